@@ -1,0 +1,72 @@
+import { DynamicModule, Module, Type } from '@nestjs/common';
+import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuthAudit } from './common/auth/auth-audit';
+import { AuthGuard } from './common/auth/auth.guard';
+import type { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { dataSourceOptions } from './database/data-source';
+import { EventDefinitionsModule } from './modules/event-definitions/event-definitions.module';
+import { HealthModule } from './modules/health/health.module';
+import { MetricsModule } from './modules/metrics/metrics.module';
+import { OrganizationsModule } from './modules/organizations/organizations.module';
+import { PersonalApiKeysModule } from './modules/personal-api-keys/personal-api-keys.module';
+import { ProjectsModule } from './modules/projects/projects.module';
+import { ProvisioningModule } from './modules/provisioning/provisioning.module';
+import { UsersModule } from './modules/users/users.module';
+import type { QueueConnection } from './queues/queue-connection';
+import { QueuesModule } from './queues/queues.module';
+import { WorkerModule } from './worker.module';
+
+export interface RuntimeOptions {
+  config: AppConfig;
+  databaseUrl: string;
+  queue: QueueConnection;
+}
+
+/** What every role needs: configuration, the database, the queues, metrics and provisioning. */
+function coreImports(runtime: RuntimeOptions): Array<DynamicModule | Type> {
+  return [
+    ConfigModule.forRoot(runtime.config),
+    TypeOrmModule.forRoot(dataSourceOptions(runtime.databaseUrl, runtime.config.database.poolSize)),
+    QueuesModule.forRoot(runtime.queue),
+    MetricsModule,
+    ProvisioningModule,
+  ];
+}
+
+/** The HTTP side: every resource module, the global auth guard and its boot-time audit. */
+@Module({
+  imports: [
+    DiscoveryModule,
+    HealthModule,
+    OrganizationsModule,
+    ProjectsModule,
+    UsersModule,
+    PersonalApiKeysModule,
+    EventDefinitionsModule,
+  ],
+  providers: [{ provide: APP_GUARD, useClass: AuthGuard }, AuthAudit],
+})
+export class ApiModule {}
+
+/** Which halves a process runs; the CLI runs neither. */
+export interface ProcessParts {
+  api: boolean;
+  workers: boolean;
+}
+
+export function partsForRole(role: AppConfig['role']): ProcessParts {
+  return { api: role === 'api' || role === 'all', workers: role === 'worker' || role === 'all' };
+}
+
+/** The root module for a process role (CONTRACT §1): `api`, `worker` or `all`. */
+@Module({})
+export class AppModule {
+  static forRoot(runtime: RuntimeOptions, parts: ProcessParts = partsForRole(runtime.config.role)): DynamicModule {
+    const imports = coreImports(runtime);
+    if (parts.api) imports.push(ApiModule);
+    if (parts.workers) imports.push(WorkerModule);
+    return { module: AppModule, imports };
+  }
+}

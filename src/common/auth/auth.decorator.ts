@@ -1,0 +1,25 @@
+import { SetMetadata } from '@nestjs/common';
+import type { Scope } from './scopes';
+
+export const AUTH_METADATA = 'hogbase:auth';
+
+/** What a route demands of its caller. Every route must declare one; the boot-time audit checks. */
+export type AuthRequirement =
+  | {
+      kind: 'personalKey';
+      scope: Scope;
+      /** Route parameter that names a project (numeric id or `@current`); resolved and access-checked. */
+      projectParam?: string;
+    }
+  | { kind: 'projectKey' }
+  | { kind: 'public' };
+
+/** Management routes: `Authorization: Bearer phx_…` with the given scope. */
+export const PersonalKeyAuth = (scope: Scope, options: { projectParam?: string } = {}) =>
+  SetMetadata(AUTH_METADATA, { kind: 'personalKey', scope, ...options } satisfies AuthRequirement);
+
+/** Public SDK routes: the project API key in the body or query (or a personal key with `project_id`). */
+export const ProjectKeyAuth = () => SetMetadata(AUTH_METADATA, { kind: 'projectKey' } satisfies AuthRequirement);
+
+/** Routes anyone may call: health, metrics. */
+export const PublicRoute = () => SetMetadata(AUTH_METADATA, { kind: 'public' } satisfies AuthRequirement);

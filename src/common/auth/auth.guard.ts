@@ -1,0 +1,104 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import { OrganizationsService } from '../../modules/organizations/organizations.service';
+import { PersonalApiKeysService } from '../../modules/personal-api-keys/personal-api-keys.service';
+import { ProjectEntity } from '../../modules/projects/project.entity';
+import { ProjectsService } from '../../modules/projects/projects.service';
+import { UsersService } from '../../modules/users/users.service';
+import { ApiError } from '../errors/api-error';
+import { AUTH_METADATA, AuthRequirement } from './auth.decorator';
+import { AuthErrors } from './auth-errors';
+import { findPersonalApiKey, findProjectIdParam, findProjectToken } from './key-sources';
+import { scopeSatisfied } from './scopes';
+import type { UserPrincipal } from './principal';
+
+const NUMERIC_ID = /^\d{1,9}$/;
+
+/** The one global guard: every route says whether it wants a personal key, a project key, or nobody. */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly keys: PersonalApiKeysService,
+    private readonly users: UsersService,
+    private readonly projects: ProjectsService,
+    private readonly organizations: OrganizationsService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const requirement = this.reflector.getAllAndOverride<AuthRequirement | undefined>(AUTH_METADATA, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    // The boot-time audit makes this unreachable; failing closed keeps a forgotten route private.
+    if (!requirement) throw ApiError.serverError();
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    if (requirement.kind === 'public') return true;
+    if (requirement.kind === 'projectKey') return this.authenticateProjectKey(request);
+    const principal = await this.authenticateUser(request);
+    if (!scopeSatisfied(principal.key.scopes, requirement.scope)) throw AuthErrors.missingScope(requirement.scope);
+    if (requirement.projectParam) {
+      const raw = (request.params as Record<string, string>)[requirement.projectParam];
+      request.project = await this.resolveProject(principal, raw);
+    }
+    return true;
+  }
+
+  private async authenticateUser(request: FastifyRequest): Promise<UserPrincipal> {
+    const found = findPersonalApiKey(request.headers.authorization, request.body, request.query);
+    if (!found) throw AuthErrors.notAuthenticated();
+    const key = await this.keys.findByValue(found.key);
+    const user = key ? await this.users.findById(key.userId) : null;
+    if (!key || !user || !user.isActive) throw AuthErrors.invalidPersonalKey(found.source);
+    const principal: UserPrincipal = { kind: 'user', user, key };
+    request.principal = principal;
+    return principal;
+  }
+
+  /** `:project_id` → an access-checked project, in the order that never reveals a project to a restricted key. */
+  private async resolveProject(principal: UserPrincipal, raw: string | undefined): Promise<ProjectEntity> {
+    let projectId: number | null;
+    if (raw === '@current') projectId = principal.user.currentProjectId;
+    else projectId = raw !== undefined && NUMERIC_ID.test(raw) ? Number(raw) : null;
+    if (projectId === null) throw AuthErrors.projectNotFound();
+    const restriction = principal.key.scopedProjects;
+    if (restriction && restriction.length > 0 && !restriction.includes(projectId)) {
+      throw AuthErrors.keyNotScopedToProject(String(projectId));
+    }
+    const project = await this.projects.findById(projectId);
+    if (!project) throw AuthErrors.projectNotFound();
+    const level = await this.organizations.membershipLevel(principal.user.id, project.organizationId);
+    if (level === null) throw AuthErrors.noProjectAccess();
+    return project;
+  }
+
+  /**
+   * Public SDK routes: a project API key, or a personal key plus `project_id` (CONTRACT §2).
+   * The token cache keeps this off the database on the hot paths.
+   */
+  private async authenticateProjectKey(request: FastifyRequest): Promise<boolean> {
+    const token = findProjectToken(request.body, request.query);
+    if (!token) throw AuthErrors.missingProjectKey();
+    if (token.startsWith('phx_')) return this.authenticatePersonalKeyForProject(request, token);
+    const projectId = await this.projects.projectIdForToken(token);
+    if (projectId === null) throw AuthErrors.invalidProjectKey();
+    request.principal = { kind: 'project', projectId, token };
+    return true;
+  }
+
+  private async authenticatePersonalKeyForProject(request: FastifyRequest, token: string): Promise<boolean> {
+    const rawProjectId = findProjectIdParam(request.body, request.query);
+    if (!rawProjectId) throw AuthErrors.invalidProject();
+    const key = await this.keys.findByValue(token);
+    const user = key ? await this.users.findById(key.userId) : null;
+    if (!key || !user || !user.isActive) throw AuthErrors.invalidPersonalKeyOnPublicRoute();
+    const projectId = NUMERIC_ID.test(rawProjectId) ? Number(rawProjectId) : null;
+    const project = projectId === null ? null : await this.projects.findById(projectId);
+    const restricted = key.scopedProjects && key.scopedProjects.length > 0 && !key.scopedProjects.includes(projectId ?? -1);
+    const level = project ? await this.organizations.membershipLevel(user.id, project.organizationId) : null;
+    if (!project || restricted || level === null) throw AuthErrors.invalidPersonalKeyOnPublicRoute();
+    request.principal = { kind: 'project', projectId: project.id, token: project.apiToken };
+    return true;
+  }
+}

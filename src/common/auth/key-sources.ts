@@ -1,0 +1,76 @@
+/** Where a personal API key was found; the phrase appears verbatim in PostHog's 401 detail. */
+export type PersonalKeySource = 'Authorization header' | 'body' | 'query string';
+
+export interface FoundPersonalKey {
+  key: string;
+  source: PersonalKeySource;
+}
+
+type Bag = Record<string, unknown> | undefined | null;
+
+const BEARER = /^Bearer\s+(\S.*)$/i;
+
+function nonEmptyString(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const trimmed = value.trim();
+  return trimmed.length > 0 ? trimmed : null;
+}
+
+function asBag(value: unknown): Bag {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
+/**
+ * PostHog's order (posthog/auth.py): Authorization Bearer header, then body `personal_api_key`,
+ * then query `personal_api_key`. Only the first candidate found is tried.
+ */
+export function findPersonalApiKey(authorization: string | undefined, body: unknown, query: unknown): FoundPersonalKey | null {
+  const header = nonEmptyString(authorization);
+  const bearer = header ? BEARER.exec(header) : null;
+  if (bearer) return { key: bearer[1].trim(), source: 'Authorization header' };
+  const fromBody = nonEmptyString(asBag(body)?.personal_api_key);
+  if (fromBody) return { key: fromBody, source: 'body' };
+  const fromQuery = nonEmptyString(asBag(query)?.personal_api_key);
+  if (fromQuery) return { key: fromQuery, source: 'query string' };
+  return null;
+}
+
+/**
+ * The project token of a public request (CONTRACT §2): body `api_key`, `token`, `$token`, then
+ * `properties.token`, then query `token` / `api_key`. For array and `{batch}` bodies the first
+ * event that carries one decides.
+ */
+export function findProjectToken(body: unknown, query: unknown): string | null {
+  const events = Array.isArray(body) ? body : null;
+  const bag = asBag(body);
+  const candidates: unknown[] = [];
+  if (bag) {
+    candidates.push(bag.api_key, bag.token, bag.$token, asBag(bag.properties)?.token);
+    if (Array.isArray(bag.batch)) candidates.push(...tokensOfEvents(bag.batch));
+  }
+  if (events) candidates.push(...tokensOfEvents(events));
+  const queryBag = asBag(query);
+  candidates.push(queryBag?.token, queryBag?.api_key);
+  for (const candidate of candidates) {
+    const token = nonEmptyString(candidate);
+    if (token) return token;
+  }
+  return null;
+}
+
+function tokensOfEvents(events: unknown[]): unknown[] {
+  const found: unknown[] = [];
+  for (const event of events) {
+    const bag = asBag(event);
+    if (!bag) continue;
+    found.push(bag.api_key, bag.token, bag.$token, asBag(bag.properties)?.token);
+  }
+  return found;
+}
+
+/** The project id that accompanies a personal key on public endpoints: body, then query. */
+export function findProjectIdParam(body: unknown, query: unknown): string | null {
+  const raw = asBag(body)?.project_id ?? asBag(query)?.project_id;
+  if (typeof raw === 'number' && Number.isInteger(raw)) return String(raw);
+  return nonEmptyString(raw);
+}

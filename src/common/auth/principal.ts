@@ -1,0 +1,51 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import type { PersonalApiKeyEntity } from '../../modules/personal-api-keys/personal-api-key.entity';
+import type { ProjectEntity } from '../../modules/projects/project.entity';
+import type { UserEntity } from '../../modules/users/user.entity';
+import { ApiError } from '../errors/api-error';
+
+/** A management caller: the user behind a personal API key. */
+export interface UserPrincipal {
+  kind: 'user';
+  user: UserEntity;
+  key: PersonalApiKeyEntity;
+}
+
+/** A public-endpoint caller: the project its key selects. */
+export interface ProjectPrincipal {
+  kind: 'project';
+  projectId: number;
+  token: string;
+}
+
+export type Principal = UserPrincipal | ProjectPrincipal;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+    /** The project named by the route (`:project_id`, `@current`), already access-checked. */
+    project?: ProjectEntity;
+  }
+}
+
+/** The authenticated user of a personal-key route. */
+export const CurrentUser = createParamDecorator((_: unknown, ctx: ExecutionContext): UserPrincipal => {
+  const principal = ctx.switchToHttp().getRequest<FastifyRequest>().principal;
+  if (principal?.kind !== 'user') throw ApiError.serverError();
+  return principal;
+});
+
+/** The project a route's `:project_id` resolved to. */
+export const CurrentProject = createParamDecorator((_: unknown, ctx: ExecutionContext): ProjectEntity => {
+  const project = ctx.switchToHttp().getRequest<FastifyRequest>().project;
+  if (!project) throw ApiError.serverError();
+  return project;
+});
+
+/** The project a public (project-key) route is acting for. */
+export const CallerProject = createParamDecorator((_: unknown, ctx: ExecutionContext): ProjectPrincipal => {
+  const principal = ctx.switchToHttp().getRequest<FastifyRequest>().principal;
+  if (principal?.kind !== 'project') throw ApiError.serverError();
+  return principal;
+});

@@ -1,0 +1,41 @@
+import { ArgumentsHost, Catch, ExceptionFilter, Logger, NotFoundException } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, ENDPOINT_NOT_FOUND } from './api-error';
+import { toApiError } from './http-error-mapping';
+import { RouteTable } from './route-table';
+
+/** The one place where errors become responses: every body is PostHog's {type, code, detail, attr}. */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ApiExceptionFilter');
+
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly routes: RouteTable,
+    private readonly maxBodyBytes: number,
+  ) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
+    const reply = http.getResponse<FastifyReply>();
+    const error = this.resolve(exception, request);
+    if (error.status >= 500) {
+      this.logger.error({ err: exception, reqId: request.id, url: request.url, method: request.method }, 'request failed');
+    }
+    const adapter = this.adapterHost.httpAdapter;
+    for (const [name, value] of Object.entries(error.headers)) adapter.setHeader(reply, name, value);
+    adapter.reply(reply, error.toBody(), error.status);
+  }
+
+  private resolve(exception: unknown, request: FastifyRequest): ApiError {
+    // Nest's own NotFoundException only comes from its unmatched-route handler: services throw ApiError.
+    if (exception instanceof NotFoundException) {
+      const allowed = this.routes.allowedMethods(request.url);
+      if (allowed.length > 0) return ApiError.methodNotAllowed(request.method, allowed);
+      return ApiError.notFound(ENDPOINT_NOT_FOUND);
+    }
+    return toApiError(exception, this.maxBodyBytes);
+  }
+}

@@ -1,0 +1,58 @@
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 1000;
+
+export interface PageRequest {
+  limit: number;
+  offset: number;
+}
+
+export interface Page<T> {
+  count?: number;
+  next: string | null;
+  previous: string | null;
+  results: T[];
+}
+
+function nonNegativeInt(raw: unknown): number | null {
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) return null;
+  const value = Number(raw);
+  return Number.isSafeInteger(value) ? value : null;
+}
+
+/**
+ * DRF LimitOffsetPagination semantics: an unparsable limit falls back to the default, limit is
+ * capped at MAX_LIMIT (CONTRACT §3), a bad offset means 0.
+ */
+export function parsePageRequest(query: Record<string, unknown> | undefined): PageRequest {
+  const limit = nonNegativeInt(query?.limit);
+  const offset = nonNegativeInt(query?.offset);
+  return {
+    limit: limit === null || limit === 0 ? DEFAULT_LIMIT : Math.min(limit, MAX_LIMIT),
+    offset: offset ?? 0,
+  };
+}
+
+/** Replaces (or adds) `limit` and `offset` in an absolute URL, keeping every other parameter. */
+function withPageParams(url: URL, limit: number, offset: number | null): string {
+  const copy = new URL(url.toString());
+  copy.searchParams.set('limit', String(limit));
+  if (offset === null) copy.searchParams.delete('offset');
+  else copy.searchParams.set('offset', String(offset));
+  return copy.toString();
+}
+
+/** The `{count, next, previous, results}` envelope with absolute links, as DRF builds it. */
+export function buildPage<T>(
+  requestUrl: URL,
+  page: PageRequest,
+  results: T[],
+  count: number,
+  options: { includeCount?: boolean } = {},
+): Page<T> {
+  const { limit, offset } = page;
+  const next = offset + limit < count ? withPageParams(requestUrl, limit, offset + limit) : null;
+  let previous: string | null = null;
+  if (offset > 0) previous = withPageParams(requestUrl, limit, offset - limit > 0 ? offset - limit : null);
+  const envelope: Page<T> = { next, previous, results };
+  return options.includeCount === false ? envelope : { count, ...envelope };
+}

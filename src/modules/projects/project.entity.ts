@@ -1,0 +1,36 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+
+/** A project is PostHog's "team": the tenant every event, person and flag belongs to. */
+@Entity('project')
+export class ProjectEntity {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column('uuid')
+  uuid: string;
+
+  @Column('uuid', { name: 'organization_id' })
+  organizationId: string;
+
+  @Column('text')
+  name: string;
+
+  /** The public project API key (`phc_…`), stored in clear because it is public and write-only. */
+  @Column('text', { name: 'api_token' })
+  apiToken: string;
+
+  @Column('text')
+  timezone: string;
+
+  @Column('jsonb', { name: 'app_urls' })
+  appUrls: string[];
+
+  @Column('boolean', { name: 'ingested_event' })
+  ingestedEvent: boolean;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import { ProjectEntity } from './project.entity';
+
+export interface ProjectChanges {
+  name?: string;
+  timezone?: string;
+  appUrls?: string[];
+}
+
+@Injectable()
+export class ProjectsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  findById(id: number): Promise<ProjectEntity | null> {
+    return this.dataSource.getRepository(ProjectEntity).findOneBy({ id });
+  }
+
+  findByApiToken(apiToken: string): Promise<ProjectEntity | null> {
+    return this.dataSource.getRepository(ProjectEntity).findOneBy({ apiToken });
+  }
+
+  /** Projects of the given organizations, optionally limited to some ids (a key's project restriction). */
+  async pageForOrganizations(
+    organizationIds: string[],
+    onlyIds: number[] | null,
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: ProjectEntity[]; count: number }> {
+    if (organizationIds.length === 0) return { rows: [], count: 0 };
+    const query = this.dataSource
+      .getRepository(ProjectEntity)
+      .createQueryBuilder('p')
+      .where('p.organization_id = ANY(:organizationIds)', { organizationIds })
+      .orderBy('p.id', 'ASC');
+    if (onlyIds) query.andWhere('p.id = ANY(:onlyIds)', { onlyIds });
+    const [rows, count] = await query.take(limit).skip(offset).getManyAndCount();
+    return { rows, count };
+  }
+
+  listForOrganization(organizationId: string): Promise<ProjectEntity[]> {
+    return this.dataSource.getRepository(ProjectEntity).find({ where: { organizationId }, order: { id: 'ASC' } });
+  }
+
+  listAll(): Promise<ProjectEntity[]> {
+    return this.dataSource.getRepository(ProjectEntity).find({ order: { id: 'ASC' } });
+  }
+
+  create(em: EntityManager, organizationId: string, name: string, apiToken: string): Promise<ProjectEntity> {
+    const project = em.create(ProjectEntity, {
+      uuid: randomUUID(),
+      organizationId,
+      name,
+      apiToken,
+      timezone: 'UTC',
+      appUrls: [],
+      ingestedEvent: false,
+    });
+    return em.save(project);
+  }
+
+  async update(id: number, changes: ProjectChanges): Promise<ProjectEntity | null> {
+    const set: Partial<ProjectEntity> = {};
+    if (changes.name !== undefined) set.name = changes.name;
+    if (changes.timezone !== undefined) set.timezone = changes.timezone;
+    if (changes.appUrls !== undefined) set.appUrls = changes.appUrls;
+    if (Object.keys(set).length > 0) await this.dataSource.getRepository(ProjectEntity).update({ id }, set);
+    return this.findById(id);
+  }
+
+  async setApiToken(id: number, apiToken: string): Promise<void> {
+    await this.dataSource.getRepository(ProjectEntity).update({ id }, { apiToken });
+  }
+}

@@ -1,0 +1,112 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { UserPrincipal } from '../../common/auth/principal';
+import { generateProjectApiKey } from '../../common/crypto/tokens';
+import { ApiError } from '../../common/errors/api-error';
+import { buildPage, Page, PageRequest } from '../../common/http/pagination';
+import { MembershipLevel } from '../organizations/organization-membership.entity';
+import { OrganizationsService } from '../organizations/organizations.service';
+import type { CreateProjectDto, ProjectDto, UpdateProjectDto } from './dto/project.dto';
+import { projectJson } from './project.presenter';
+import { ProjectEntity } from './project.entity';
+import { ProjectChanges, ProjectsRepository } from './projects.repository';
+
+interface CachedToken {
+  projectId: number | null;
+  expiresAt: number;
+}
+
+/** How long a token → project answer is reused on the hot public paths. Rotation is visible after this. */
+const TOKEN_CACHE_MS = 10_000;
+const TOKEN_CACHE_MAX = 10_000;
+
+@Injectable()
+export class ProjectsService {
+  private readonly tokenCache = new Map<string, CachedToken>();
+
+  constructor(
+    private readonly projects: ProjectsRepository,
+    private readonly organizations: OrganizationsService,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  findById(id: number): Promise<ProjectEntity | null> {
+    return this.projects.findById(id);
+  }
+
+  /** Project id for a public project API key, from a short-lived in-process cache. */
+  async projectIdForToken(token: string): Promise<number | null> {
+    const now = Date.now();
+    const cached = this.tokenCache.get(token);
+    if (cached && cached.expiresAt > now) return cached.projectId;
+    const project = await this.projects.findByApiToken(token);
+    if (this.tokenCache.size >= TOKEN_CACHE_MAX) this.tokenCache.clear();
+    this.tokenCache.set(token, { projectId: project?.id ?? null, expiresAt: now + TOKEN_CACHE_MS });
+    return project?.id ?? null;
+  }
+
+  /** The projects a key may see: its user's organizations, narrowed by the key's project restriction. */
+  async pageForUser(principal: UserPrincipal, page: PageRequest, url: URL): Promise<Page<ProjectDto>> {
+    const memberships = await this.organizations.membershipsOf(principal.user.id);
+    const levels = new Map(memberships.map((m) => [m.organization.id, m.level]));
+    const restriction = principal.key.scopedProjects?.length ? principal.key.scopedProjects : null;
+    const { rows, count } = await this.projects.pageForOrganizations([...levels.keys()], restriction, page.limit, page.offset);
+    const results = rows.map((project) => projectJson(project, levels.get(project.organizationId) ?? null));
+    return buildPage(url, page, results, count);
+  }
+
+  async describeForUser(principal: UserPrincipal, project: ProjectEntity): Promise<ProjectDto> {
+    return projectJson(project, await this.organizations.membershipLevel(principal.user.id, project.organizationId));
+  }
+
+  /** New projects go into the caller's current organization; only its admins may add one. */
+  async createForUser(principal: UserPrincipal, dto: CreateProjectDto): Promise<ProjectDto> {
+    const organizationId = principal.user.currentOrganizationId;
+    if (!organizationId) throw ApiError.validation('You need to belong to an organization.');
+    const level = await this.requireAdmin(principal, organizationId);
+    const created = await this.dataSource.transaction((em) => this.create(em, organizationId, dto.name));
+    const updated = await this.projects.update(created.id, { timezone: dto.timezone, appUrls: dto.app_urls });
+    return projectJson(updated ?? created, level);
+  }
+
+  async updateForUser(principal: UserPrincipal, project: ProjectEntity, dto: UpdateProjectDto): Promise<ProjectDto> {
+    const level = await this.requireAdmin(principal, project.organizationId);
+    const updated = await this.projects.update(project.id, { name: dto.name, timezone: dto.timezone, appUrls: dto.app_urls });
+    if (!updated) throw ApiError.notFound();
+    return projectJson(updated, level);
+  }
+
+  private async requireAdmin(principal: UserPrincipal, organizationId: string): Promise<MembershipLevel> {
+    const level = await this.organizations.membershipLevel(principal.user.id, organizationId);
+    if (level === null || level < MembershipLevel.Admin) {
+      throw ApiError.permissionDenied('Your organization access level is insufficient.');
+    }
+    return level;
+  }
+
+  listForOrganization(organizationId: string): Promise<ProjectEntity[]> {
+    return this.projects.listForOrganization(organizationId);
+  }
+
+  listAll(): Promise<ProjectEntity[]> {
+    return this.projects.listAll();
+  }
+
+  create(em: EntityManager, organizationId: string, name: string, apiToken?: string): Promise<ProjectEntity> {
+    return this.projects.create(em, organizationId, name, apiToken ?? generateProjectApiKey());
+  }
+
+  update(id: number, changes: ProjectChanges): Promise<ProjectEntity | null> {
+    return this.projects.update(id, changes);
+  }
+
+  /** Issues a new project API key; the old one stops working (after the token cache expires elsewhere). */
+  async rotateApiToken(id: number): Promise<string> {
+    const project = await this.projects.findById(id);
+    const token = generateProjectApiKey();
+    await this.projects.setApiToken(id, token);
+    if (project) this.tokenCache.delete(project.apiToken);
+    return token;
+  }
+}

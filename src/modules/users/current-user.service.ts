@@ -1,0 +1,117 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { UserPrincipal } from '../../common/auth/principal';
+import { AppConfig } from '../../config/app-config';
+import { APP_CONFIG } from '../../config/config.module';
+import { EventDefinitionsService } from '../event-definitions/event-definitions.service';
+import type { MembershipWithOrganization } from '../organizations/organizations.repository';
+import { OrganizationsService } from '../organizations/organizations.service';
+import { teamBasicJson } from '../projects/project.presenter';
+import { ProjectEntity } from '../projects/project.entity';
+import { ProjectsService } from '../projects/projects.service';
+import type { CurrentTeamDto, CurrentUserDto, OrganizationDto } from './dto/current-user.dto';
+import { UserEntity } from './user.entity';
+
+/** Builds `GET /api/users/@me/` (reference/management-api.md §7). */
+@Injectable()
+export class CurrentUserService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly organizations: OrganizationsService,
+    private readonly projects: ProjectsService,
+    private readonly definitions: EventDefinitionsService,
+  ) {}
+
+  async describe(principal: UserPrincipal): Promise<CurrentUserDto> {
+    const { user } = principal;
+    const memberships = await this.organizations.membershipsOf(user.id);
+    const current = memberships.find((m) => m.organization.id === user.currentOrganizationId) ?? memberships[0] ?? null;
+    const project = user.currentProjectId ? await this.projects.findById(user.currentProjectId) : null;
+    return {
+      ...userFields(user),
+      team: project ? await this.team(project) : null,
+      organization: current ? await this.organization(current) : null,
+      organizations: memberships.map(({ organization, level }) => ({
+        id: organization.id,
+        name: organization.name,
+        slug: organization.slug,
+        logo_media_id: null,
+        membership_level: level,
+        members_can_use_personal_api_keys: true,
+      })),
+      version: this.config.version,
+    };
+  }
+
+  private async team(project: ProjectEntity): Promise<CurrentTeamDto> {
+    const taxonomy = await this.definitions.taxonomy(project.id);
+    return {
+      ...teamBasicJson(project),
+      app_urls: project.appUrls,
+      event_names: taxonomy.eventNames,
+      event_properties: taxonomy.eventProperties,
+    };
+  }
+
+  private async organization({ organization, level }: MembershipWithOrganization): Promise<OrganizationDto> {
+    const [projects, memberCount] = await Promise.all([
+      this.projects.listForOrganization(organization.id),
+      this.organizations.memberCount(organization.id),
+    ]);
+    return {
+      id: organization.id,
+      name: organization.name,
+      slug: organization.slug,
+      logo_media_id: null,
+      created_at: organization.createdAt.toISOString(),
+      updated_at: organization.updatedAt.toISOString(),
+      membership_level: level,
+      plugins_access_level: 0,
+      teams: projects.map(teamBasicJson),
+      projects: projects.map((p) => ({ id: p.id, organization_id: p.organizationId, name: p.name })),
+      // Self-hosted: every feature is available, nothing is paywalled (CONTRACT §8).
+      available_product_features: [],
+      is_member_join_email_enabled: false,
+      metadata: { instance_tag: 'none' },
+      customer_id: null,
+      enforce_2fa: null,
+      members_can_invite: true,
+      members_can_use_personal_api_keys: true,
+      allow_publicly_shared_resources: true,
+      member_count: memberCount,
+      is_ai_data_processing_approved: null,
+      default_experiment_stats_method: 'bayesian',
+      default_role_id: null,
+    };
+  }
+}
+
+function userFields(user: UserEntity) {
+  return {
+    date_joined: user.dateJoined.toISOString(),
+    uuid: user.uuid,
+    distinct_id: user.distinctId,
+    first_name: user.firstName,
+    last_name: user.lastName,
+    email: user.email,
+    pending_email: null,
+    is_email_verified: null,
+    notification_settings: {},
+    anonymize_data: false,
+    toolbar_mode: 'toolbar',
+    has_password: false,
+    id: user.id,
+    is_staff: user.isStaff,
+    is_impersonated: false,
+    is_impersonated_until: null,
+    sensitive_session_expires_at: null,
+    events_column_config: { active: 'DEFAULT' },
+    is_2fa_enabled: false,
+    has_social_auth: false,
+    has_sso_enforcement: false,
+    has_seen_product_intro_for: null,
+    scene_personalisation: [],
+    theme_mode: null,
+    hedgehog_config: null,
+    role_at_organization: null,
+  };
+}

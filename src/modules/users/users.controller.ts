@@ -1,0 +1,34 @@
+import { Controller, Get, Header, Param } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
+import { CurrentUser, UserPrincipal } from '../../common/auth/principal';
+import { ApiError } from '../../common/errors/api-error';
+import { CurrentUserService } from './current-user.service';
+import { CurrentUserDto } from './dto/current-user.dto';
+
+@ApiTags('users')
+@ApiBearerAuth()
+@Controller()
+export class UsersController {
+  constructor(private readonly currentUser: CurrentUserService) {}
+
+  @Get('api/users/:uuid')
+  @PersonalKeyAuth('user:read')
+  @ApiOkResponse({ type: CurrentUserDto })
+  retrieve(@CurrentUser() principal: UserPrincipal, @Param('uuid') uuid: string) {
+    if (uuid !== '@me' && uuid !== principal.user.uuid) {
+      throw ApiError.permissionDenied("As a non-staff user you're only allowed to access the `@me` user instance.");
+    }
+    return this.currentUser.describe(principal);
+  }
+
+  /** Deprecated since 2021-04-05 (SPEC Versioning): same body, flagged with RFC 9745 headers. */
+  @Get('api/user')
+  @PersonalKeyAuth('user:read')
+  @Header('Deprecation', '@1617580800')
+  @Header('Link', '</api/users/@me/>; rel="successor-version"')
+  @ApiOkResponse({ type: CurrentUserDto, description: 'Deprecated: use /api/users/@me/.' })
+  legacy(@CurrentUser() principal: UserPrincipal) {
+    return this.currentUser.describe(principal);
+  }
+}

@@ -1,0 +1,29 @@
+import { BullModule } from '@nestjs/bullmq';
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { DEFAULT_JOB_OPTIONS, QUEUE_NAMES } from './queue-names';
+import { QUEUE_CONNECTION, type QueueConnection } from './queue-connection';
+import { QueueHealthService } from './queue-health.service';
+
+/** Registers BullMQ with the chosen backend; producers use a fail-fast connection. */
+@Global()
+@Module({})
+export class QueuesModule {
+  static forRoot(connection: QueueConnection): DynamicModule {
+    return {
+      module: QueuesModule,
+      imports: [
+        BullModule.forRoot({ connection: connection.workerConnection as never, prefix: connection.prefix }),
+        ...QUEUE_NAMES.map((name) =>
+          BullModule.registerQueue({
+            name,
+            connection: connection.producerConnection as never,
+            prefix: connection.prefix,
+            defaultJobOptions: DEFAULT_JOB_OPTIONS,
+          }),
+        ),
+      ],
+      providers: [{ provide: QUEUE_CONNECTION, useValue: connection }, QueueHealthService],
+      exports: [BullModule, QUEUE_CONNECTION, QueueHealthService],
+    };
+  }
+}

@@ -1,0 +1,171 @@
+import { MembershipLevel } from '../../src/modules/organizations/organization-membership.entity';
+import { ProvisioningService } from '../../src/modules/provisioning/provisioning.service';
+import { startTestApp, TestApp } from '../support/test-app';
+
+const NOT_AUTHENTICATED = {
+  type: 'authentication_error',
+  code: 'not_authenticated',
+  detail: 'Authentication credentials were not provided.',
+  attr: null,
+};
+const invalidKey = (source: string) => ({
+  type: 'authentication_error',
+  code: 'authentication_failed',
+  detail: `Personal API key found in request ${source} is invalid.`,
+  attr: null,
+});
+const denied = (detail: string) => ({ type: 'authentication_error', code: 'permission_denied', detail, attr: null });
+const PROJECT_NOT_FOUND = { type: 'invalid_request', code: 'not_found', detail: 'Project not found.', attr: null };
+
+describe('Authentication of management routes', () => {
+  let t: TestApp;
+  let provisioning: ProvisioningService;
+  let otherProjectId: number;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    provisioning = t.app.get(ProvisioningService);
+    await provisioning.createUser({ email: 'member@example.com', level: MembershipLevel.Member });
+    await provisioning.createUser({ email: 'outsider@example.com', level: MembershipLevel.Member });
+    const other = await provisioning.createOrganization('Elsewhere', 'outsider@example.com');
+    otherProjectId = other.project.id;
+  });
+  afterAll(() => t.close());
+
+  const keyFor = (email: string, scopes: string[] = ['*'], projectIds: number[] | null = null) =>
+    provisioning.createPersonalKey({ email, label: 'test', scopes, projectIds });
+
+  it('answers 401 not_authenticated with WWW-Authenticate when no key is sent', async () => {
+    const res = await t.http.get('/api/users/@me/', { key: null });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(NOT_AUTHENTICATED);
+    expect(res.headers.get('www-authenticate')).toBe('Bearer');
+  });
+
+  it('names the Authorization header when the bearer key is unknown', async () => {
+    const res = await t.http.get('/api/users/@me/', { key: 'phx_thisKeyDoesNotExist0000000000000000000000' });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(invalidKey('Authorization header'));
+  });
+
+  it('names the body when an unknown key comes in the JSON body', async () => {
+    const res = await t.http.post('/api/projects/', { personal_api_key: 'phx_nope', name: 'x' }, { key: null });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(invalidKey('body'));
+  });
+
+  it('names the query string when an unknown key comes in the query', async () => {
+    const res = await t.http.get('/api/users/@me/?personal_api_key=phx_nope', { key: null });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(invalidKey('query string'));
+  });
+
+  it('accepts the key from the query string and from the body', async () => {
+    const viaQuery = await t.http.get(`/api/users/@me/?personal_api_key=${t.keys.personalApiKey}`, { key: null });
+    expect(viaQuery.status).toBe(200);
+    const viaBody = await t.http.post('/api/projects/', { personal_api_key: t.keys.personalApiKey, name: 'Body key' }, { key: null });
+    expect(viaBody.status).toBe(201);
+  });
+
+  it('tolerates extra spaces after Bearer', async () => {
+    const res = await t.http.get('/api/users/@me/', { key: null, headers: { authorization: `Bearer    ${t.keys.personalApiKey}` } });
+    expect(res.status).toBe(200);
+  });
+
+  it('ignores a non-Bearer Authorization header', async () => {
+    const res = await t.http.get('/api/users/@me/', { key: null, headers: { authorization: `Basic ${t.keys.personalApiKey}` } });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(NOT_AUTHENTICATED);
+  });
+
+  it('rejects the key of a deactivated user at once', async () => {
+    const key = await keyFor('member@example.com');
+    expect((await t.http.get('/api/users/@me/', { key })).status).toBe(200);
+    await t.sql(`UPDATE app_user SET is_active = false WHERE email = 'member@example.com'`);
+    const res = await t.http.get('/api/users/@me/', { key });
+    await t.sql(`UPDATE app_user SET is_active = true WHERE email = 'member@example.com'`);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(invalidKey('Authorization header'));
+  });
+
+  it('rejects a deleted key on the next request', async () => {
+    const key = await keyFor('member@example.com');
+    await t.sql(`DELETE FROM personal_api_key WHERE mask_value = $1`, [`${key.slice(0, 4)}...${key.slice(-4)}`]);
+    expect((await t.http.get('/api/users/@me/', { key })).body).toEqual(invalidKey('Authorization header'));
+  });
+
+  describe('scopes', () => {
+    it('refuses a key without the route scope, naming it', async () => {
+      const key = await keyFor('member@example.com', ['feature_flag:read']);
+      const res = await t.http.get('/api/projects/', { key });
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual(denied("API key missing required scope 'project:read'"));
+    });
+
+    it('lets object:write satisfy object:read', async () => {
+      const key = await keyFor('member@example.com', ['project:write']);
+      expect((await t.http.get('/api/projects/', { key })).status).toBe(200);
+    });
+
+    it('refuses a write with a read-only scope', async () => {
+      const key = await keyFor('member@example.com', ['project:read']);
+      const res = await t.http.patch(`/api/projects/${t.keys.projectId}/`, { name: 'x' }, { key });
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual(denied("API key missing required scope 'project:write'"));
+    });
+
+    it('lets a legacy key without scopes through', async () => {
+      const key = await keyFor('member@example.com', []);
+      expect((await t.http.get('/api/users/@me/', { key })).status).toBe(200);
+    });
+  });
+
+  describe('project resolution', () => {
+    it('resolves @current to the key owner current project', async () => {
+      const res = await t.http.get('/api/projects/@current/');
+      expect(res.status).toBe(200);
+      expect(res.body.id).toBe(t.keys.projectId);
+    });
+
+    it('answers 404 Project not found for an unknown numeric id', async () => {
+      const res = await t.http.get('/api/projects/999999/');
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual(PROJECT_NOT_FOUND);
+    });
+
+    it('answers 404 Project not found for a non-numeric id', async () => {
+      const res = await t.http.get('/api/projects/abc/');
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual(PROJECT_NOT_FOUND);
+    });
+
+    it('answers 403 for a project of an organization the user is not in', async () => {
+      const res = await t.http.get(`/api/projects/${otherProjectId}/`);
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual(denied("You don't have access to the project."));
+    });
+
+    it('answers 403 naming the id when the key is limited to other projects, existing or not', async () => {
+      const key = await keyFor('outsider@example.com', ['*'], [otherProjectId]);
+      for (const id of [t.keys.projectId, 424242]) {
+        const res = await t.http.get(`/api/projects/${id}/`, { key });
+        expect(res.status).toBe(403);
+        expect(res.body).toEqual(denied(`API key does not have access to the requested project: ID ${id}.`));
+      }
+      expect((await t.http.get(`/api/projects/${otherProjectId}/`, { key })).status).toBe(200);
+    });
+
+    it('lists only the projects a limited key may see', async () => {
+      const key = await keyFor('outsider@example.com', ['*'], [otherProjectId]);
+      const res = await t.http.get('/api/projects/', { key });
+      expect(res.body.results.map((p: { id: number }) => p.id)).toEqual([otherProjectId]);
+      expect(res.body.count).toBe(1);
+    });
+
+    it('refuses another user uuid on /api/users/', async () => {
+      const res = await t.http.get('/api/users/00000000-0000-0000-0000-000000000000/');
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual(denied("As a non-staff user you're only allowed to access the `@me` user instance."));
+    });
+  });
+});

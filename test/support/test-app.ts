@@ -1,0 +1,93 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import IORedis from 'ioredis';
+import type { RuntimeOptions } from '../../src/app.module';
+import { createRootLogger } from '../../src/common/logging/logger';
+import { loadConfig } from '../../src/config/app-config';
+import { createHttpApp } from '../../src/http-app';
+import { BootstrapKeys, ProvisioningService } from '../../src/modules/provisioning/provisioning.service';
+import { configureQueueConnection } from '../../src/queues/queue-connection';
+import { HttpClient } from './http-client';
+import { databaseUrl, runId, TEST_POSTGRES_URL, TEST_REDIS_URL, templateDatabaseName } from './test-env';
+
+export interface TestApp {
+  app: NestFastifyApplication;
+  baseUrl: string;
+  databaseUrl: string;
+  keys: BootstrapKeys;
+  http: HttpClient;
+  /** Runs SQL against this file's database (test setup and assertions only). */
+  sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  /** `redis` (default) runs BullMQ on the machine's Redis; `postgres` uses the embedded default backend. */
+  queue?: 'redis' | 'postgres';
+  env?: Record<string, string>;
+}
+
+/** A fresh database cloned from the migrated template, so every file starts from the same empty state. */
+export async function createTestDatabase(): Promise<string> {
+  const name = `hogbase_t${runId()}_${randomBytes(4).toString('hex')}`;
+  const admin = new Client({ connectionString: TEST_POSTGRES_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${templateDatabaseName()}`);
+  } finally {
+    await admin.end();
+  }
+  return databaseUrl(name);
+}
+
+/** Boots the real HTTP application (same factory as production) on an ephemeral port. */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const url = await createTestDatabase();
+  const prefix = `hbt${randomBytes(4).toString('hex')}`;
+  const config = loadConfig({
+    DATABASE_URL: url,
+    ...(options.queue === 'postgres' ? {} : { REDIS_URL: TEST_REDIS_URL }),
+    QUEUE_PREFIX: prefix,
+    LOG_LEVEL: 'silent',
+    ROLE: 'api',
+    ...options.env,
+  });
+  const runtime: RuntimeOptions = { config, databaseUrl: url, queue: configureQueueConnection(config, url) };
+  const app = await createHttpApp(runtime, createRootLogger('silent'));
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const keys = await app.get(ProvisioningService).bootstrapIfEmpty();
+  if (!keys) throw new Error('test database was not empty');
+  const pool = new Client({ connectionString: url });
+  await pool.connect();
+  return {
+    app,
+    baseUrl,
+    databaseUrl: url,
+    keys,
+    http: new HttpClient(baseUrl, keys.personalApiKey),
+    sql: async (text, params) => (await pool.query(text, params)).rows,
+    close: async () => {
+      await app.close();
+      await pool.end();
+      if (options.queue !== 'postgres') await deleteRedisKeys(prefix);
+    },
+  };
+}
+
+async function deleteRedisKeys(prefix: string): Promise<void> {
+  const redis = new IORedis(TEST_REDIS_URL);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}

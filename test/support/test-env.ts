@@ -1,0 +1,20 @@
+/** Where the suite finds its real services. Overridable for machines whose servers live elsewhere. */
+export const TEST_POSTGRES_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Names shared by the global setup and every test file of one run. */
+export function runId(): string {
+  const id = process.env.HOGBASE_TEST_RUN;
+  if (!id) throw new Error('HOGBASE_TEST_RUN is not set: run the e2e tests through jest (global setup).');
+  return id;
+}
+
+export function templateDatabaseName(): string {
+  return `hogbase_t${runId()}_template`;
+}
+
+export function databaseUrl(name: string): string {
+  const url = new URL(TEST_POSTGRES_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
