@@ -38,6 +38,8 @@ export function redisOptionsFromUrl(url: string): RedisOptions {
 export function configureQueueConnection(config: AppConfig, databaseUrl: string): QueueConnection {
   const prefix = config.queue.prefix;
   if (config.redis.url) {
+    // Back to BullMQ's default (Redis) in case this process configured PostgreSQL before (tests do).
+    setDefaultBackendFactory();
     const base = redisOptionsFromUrl(config.redis.url);
     return {
       kind: 'redis',

@@ -14,7 +14,7 @@ interface FastifyishError {
  */
 export function toApiError(error: unknown, maxBodyBytes: number): ApiError {
   if (error instanceof ApiError) return error;
-  if (error instanceof HttpException) return fromHttpException(error);
+  if (error instanceof HttpException) return fromHttpException(error, maxBodyBytes);
   const fastifyError = error as FastifyishError;
   switch (fastifyError?.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -41,10 +41,10 @@ export function payloadTooLarge(maxBodyBytes: number): ApiError {
   );
 }
 
-function fromHttpException(error: HttpException): ApiError {
+function fromHttpException(error: HttpException, maxBodyBytes: number): ApiError {
   const status = error.getStatus();
   if (status === 404) return ApiError.notFound();
-  if (status === 413) return payloadTooLarge(0);
+  if (status === 413) return payloadTooLarge(maxBodyBytes);
   if (status === 401) {
     return new ApiError(401, 'authentication_error', 'not_authenticated', 'Authentication credentials were not provided.');
   }

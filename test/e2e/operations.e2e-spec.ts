@@ -1,0 +1,59 @@
+import { startTestApp, TestApp } from '../support/test-app';
+
+describe('Operational endpoints', () => {
+  describe.each(['redis', 'postgres'] as const)('with the %s queue backend', (queue) => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp({ queue });
+    });
+    afterAll(() => t.close());
+
+    it('reports liveness without a key', async () => {
+      const res = await t.http.get('/_health', { key: null });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ status: 'ok' });
+    });
+
+    it('reports readiness of the database and the queue', async () => {
+      const res = await t.http.get('/_readyz', { key: null });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ status: 'ok', checks: { database: 'ok', queue: 'ok' }, queue_backend: queue });
+    });
+  });
+
+  describe('metrics, OpenAPI and docs', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp();
+    });
+    afterAll(() => t.close());
+
+    it('exposes Prometheus metrics including request durations', async () => {
+      await t.http.get('/api/users/@me/');
+      const res = await t.http.get('/metrics', { key: null });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/plain');
+      expect(res.text).toContain('http_request_duration_seconds_bucket');
+      expect(res.text).toMatch(/route="\/api\/users\/:uuid",status="200"/);
+      expect(res.text).toContain('process_cpu_seconds_total');
+    });
+
+    it('serves the OpenAPI document at /api/schema/ listing the routes with bearer auth', async () => {
+      const res = await t.http.get('/api/schema/', { key: null });
+      expect(res.status).toBe(200);
+      expect(res.body.openapi).toMatch(/^3\./);
+      expect(Object.keys(res.body.paths)).toEqual(
+        expect.arrayContaining(['/api/projects', '/api/projects/{id}', '/api/users/{uuid}', '/api/user', '/api/personal_api_keys']),
+      );
+      expect(res.body.paths['/api/projects'].get.security).toEqual([{ bearer: [] }]);
+      expect(res.body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    });
+
+    it('serves the interactive docs at /api/docs/', async () => {
+      const res = await t.http.get('/api/docs/', { key: null });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/html');
+      expect(res.text).toContain('swagger');
+    });
+  });
+});
