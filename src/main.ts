@@ -23,7 +23,8 @@ async function main(): Promise<void> {
   const app = await startRole(runtime, logger);
   const keys = await app.get(ProvisioningService).bootstrapIfEmpty();
   if (keys) printBootstrapKeys(keys, config);
-  logger.info({ role: config.role, port: config.http.port, queue: runtime.queue.kind, version: config.version }, 'started');
+  const listening = config.role === 'worker' ? {} : { port: config.http.port };
+  logger.info({ role: config.role, ...listening, queue: runtime.queue.kind, version: config.version }, 'started');
   handleShutdown(app, database, config, logger);
 }
 

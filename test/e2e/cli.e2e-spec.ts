@@ -1,0 +1,106 @@
+import { runCli } from '../../src/cli/cli-commands';
+import { PersonalApiKeysService } from '../../src/modules/personal-api-keys/personal-api-keys.service';
+import { ProjectsService } from '../../src/modules/projects/projects.service';
+import { ProvisioningService } from '../../src/modules/provisioning/provisioning.service';
+import { UsersService } from '../../src/modules/users/users.service';
+import { startTestApp, TestApp } from '../support/test-app';
+
+describe('CLI commands', () => {
+  let t: TestApp;
+  let lines: string[];
+
+  const cli = async (...argv: string[]) => {
+    lines = [];
+    const services = {
+      provisioning: t.app.get(ProvisioningService),
+      users: t.app.get(UsersService),
+      projects: t.app.get(ProjectsService),
+      keys: t.app.get(PersonalApiKeysService),
+    };
+    const code = await runCli({ services: async () => services, out: (line) => lines.push(line) }, argv);
+    return { code, output: lines.join('\n') };
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('explains every command with --help, without touching the database', async () => {
+    const top = await runCli({ services: () => Promise.reject(new Error('no database for help')), out: (l) => (lines = [l]) }, ['--help']);
+    expect(top).toBe(0);
+    expect(lines.join('\n')).toMatch(/users[\s\S]*projects[\s\S]*keys/);
+    const sub = await cli('keys', 'create', '--help');
+    expect(sub.code).toBe(0);
+    expect(sub.output).toContain('--scopes <scopes>');
+    expect(sub.output).toContain('--projects <ids>');
+  });
+
+  it('creates and lists users', async () => {
+    const created = await cli('users', 'create', '--email', 'ada@example.com', '--level', 'admin');
+    expect(created.code).toBe(0);
+    expect(created.output).toMatch(/^Created user \d+ <ada@example.com>/);
+    const listed = await cli('users', 'list');
+    expect(listed.output).toContain('ada@example.com\tactive');
+    const [membership] = await t.sql<{ level: number }>(
+      `SELECT m.level FROM organization_membership m JOIN app_user u ON u.id = m.user_id WHERE u.email = 'ada@example.com'`,
+    );
+    expect(membership.level).toBe(8);
+  });
+
+  it('refuses a duplicate e-mail with exit code 1', async () => {
+    const again = await cli('users', 'create', '--email', 'ADA@example.com');
+    expect(again.code).toBe(1);
+    expect(again.output).toBe('error: There is already an account with this email address.');
+  });
+
+  it('rejects bad arguments with exit code 2', async () => {
+    expect((await cli('users', 'create')).code).toBe(2);
+    expect((await cli('users', 'create', '--email', 'x@example.com', '--level', 'god')).code).toBe(2);
+    expect((await cli('projects', 'rotate-key', 'abc')).code).toBe(2);
+    expect((await cli('nonsense')).code).toBe(2);
+  });
+
+  it('creates personal keys that work, with scopes and project limits', async () => {
+    const created = await cli('keys', 'create', '--email', 'ada@example.com', '--scopes', 'project:read', '--projects', String(t.keys.projectId));
+    expect(created.code).toBe(0);
+    const key = /phx_[A-Za-z0-9]{43}/.exec(created.output)?.[0];
+    expect(key).toBeDefined();
+    const me = await t.http.get('/api/users/@me/', { key });
+    expect(me.status).toBe(403);
+    expect(me.body.detail).toBe("API key missing required scope 'user:read'");
+    const project = await t.http.get(`/api/projects/${t.keys.projectId}/`, { key });
+    expect(project.status).toBe(200);
+    const listed = await cli('keys', 'list');
+    expect(listed.output).toContain(`phx_...${key!.slice(-4)}`);
+    expect(listed.output).not.toContain(key);
+  });
+
+  it('refuses unknown scopes', async () => {
+    const bad = await cli('keys', 'create', '--email', 'ada@example.com', '--scopes', 'everything:write');
+    expect(bad.code).toBe(1);
+    expect(bad.output).toBe('error: Invalid scope: everything:write');
+  });
+
+  it('creates projects, lists them and rotates their key', async () => {
+    const created = await cli('projects', 'create', '--name', 'Mobile');
+    expect(created.code).toBe(0);
+    const [, id, token] = /Created project (\d+) "Mobile"\. Project API key: (phc_[A-Za-z0-9]{43})/.exec(created.output) ?? [];
+    expect(token).toBeDefined();
+    expect((await cli('projects', 'list')).output).toContain(`${id}\t${token}\tMobile`);
+    const rotated = await cli('projects', 'rotate-key', id);
+    const fresh = /phc_[A-Za-z0-9]{43}/.exec(rotated.output)?.[0];
+    expect(fresh).toBeDefined();
+    expect(fresh).not.toBe(token);
+    const [row] = await t.sql<{ api_token: string }>('SELECT api_token FROM project WHERE id = $1', [Number(id)]);
+    expect(row.api_token).toBe(fresh);
+    expect((await cli('projects', 'rotate-key', '99999')).output).toBe('error: No project 99999.');
+  });
+
+  it('creates organizations owned by an existing user', async () => {
+    const created = await cli('organizations', 'create', '--name', 'Acme', '--owner', 'ada@example.com');
+    expect(created.code).toBe(0);
+    expect(created.output).toMatch(/^Created organization [0-9a-f-]{36} with project \d+\. Project API key: phc_/);
+    expect((await cli('organizations', 'create', '--name', 'X', '--owner', 'nobody@example.com')).code).toBe(1);
+  });
+});

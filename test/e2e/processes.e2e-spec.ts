@@ -1,0 +1,131 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { freePort, ServiceProcess } from '../support/service-process';
+import { databaseUrl, runId, TEST_POSTGRES_URL, TEST_REDIS_URL } from '../support/test-env';
+
+const KEY_LINE = /Personal API key \(phx_, for \/api\/\):\s+(phx_[A-Za-z0-9]{16,64})/;
+const PROJECT_KEY_LINE = /Project API key \(phc_, for SDKs\):\s+(phc_[A-Za-z0-9]{16,64})/;
+
+async function getJson(url: string, key: string) {
+  const res = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+  return { status: res.status, body: await res.json() };
+}
+
+/** The built service as real processes: what `npm run up` and a scaled-out deployment run. */
+describe('Service processes', () => {
+  const started: ServiceProcess[] = [];
+  const start = (env: Record<string, string>) => {
+    const service = new ServiceProcess(env);
+    started.push(service);
+    return service;
+  };
+  afterAll(() => started.forEach((service) => service.kill()));
+
+  describe('embedded default (no DATABASE_URL, no REDIS_URL)', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'hogbase-embedded-'));
+    afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+    it('boots an embedded PostgreSQL, prints keys once, keeps data and keys across restarts', async () => {
+      const [port, pgPort] = [await freePort(), await freePort()];
+      const env = { DATA_DIR: dataDir, PORT: String(port), EMBEDDED_PG_PORT: String(pgPort) };
+      const base = `http://127.0.0.1:${port}`;
+
+      const first = start(env);
+      await first.waitFor(`${base}/_readyz`);
+      const personalKey = KEY_LINE.exec(first.stdout)?.[1];
+      const projectKey = PROJECT_KEY_LINE.exec(first.stdout)?.[1];
+      expect(personalKey).toBeDefined();
+      expect(projectKey).toBeDefined();
+      const ready = await (await fetch(`${base}/_readyz`)).json();
+      expect(ready).toEqual({ status: 'ok', checks: { database: 'ok', queue: 'ok' }, queue_backend: 'postgres' });
+      const me = await getJson(`${base}/api/users/@me/`, personalKey!);
+      expect(me.status).toBe(200);
+      expect(me.body.team.api_token).toBe(projectKey);
+      const created = await fetch(`${base}/api/projects/`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${personalKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Survives restarts' }),
+      });
+      expect(created.status).toBe(201);
+      const stopped = await first.terminate();
+      expect(stopped.code).toBe(0);
+      expect(stopped.ms).toBeLessThan(25_000);
+      expect(first.stdout + first.stderr).not.toContain(personalKey!.slice(4, 20).concat('"'));
+
+      const second = start(env);
+      await second.waitFor(`${base}/_readyz`);
+      await second.waitForOutput(/"msg":"started"/);
+      expect(second.stdout).not.toMatch(KEY_LINE);
+      const projects = await getJson(`${base}/api/projects/`, personalKey!);
+      expect(projects.status).toBe(200);
+      expect(projects.body.results.map((p: { name: string }) => p.name)).toEqual(['Default Project', 'Survives restarts']);
+      expect((await second.terminate()).code).toBe(0);
+    });
+  });
+
+  describe('scaled out on one PostgreSQL and one Redis', () => {
+    let url: string;
+    beforeAll(async () => {
+      const name = `hogbase_t${runId()}_procs`;
+      const admin = new Client({ connectionString: TEST_POSTGRES_URL });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${name}`);
+      await admin.end();
+      url = databaseUrl(name);
+    });
+
+    it('runs two API processes and a worker that migrate once, bootstrap once and serve the same data', async () => {
+      const [portA, portB] = [await freePort(), await freePort()];
+      const shared = {
+        DATABASE_URL: url,
+        REDIS_URL: TEST_REDIS_URL,
+        QUEUE_PREFIX: `hbproc${runId()}`,
+        INIT_PROJECT_API_KEY: 'phc_FixedProjectKeyForAutomation0123456789abc',
+        INIT_PERSONAL_API_KEY: 'phx_FixedPersonalKeyForAutomation012345678ab',
+      };
+      const apiA = start({ ...shared, ROLE: 'api', PORT: String(portA) });
+      const apiB = start({ ...shared, ROLE: 'api', PORT: String(portB) });
+      const workerPort = await freePort();
+      const worker = start({ ...shared, ROLE: 'worker', PORT: String(workerPort) });
+      await Promise.all([apiA.waitFor(`http://127.0.0.1:${portA}/_readyz`), apiB.waitFor(`http://127.0.0.1:${portB}/_readyz`)]);
+      await worker.waitForOutput(/"role":"worker"/);
+
+      const printedKeys = [apiA, apiB, worker].filter((p) => KEY_LINE.test(p.stdout));
+      expect(printedKeys).toHaveLength(1);
+      expect(printedKeys[0].stdout).toContain(shared.INIT_PERSONAL_API_KEY);
+
+      const created = await fetch(`http://127.0.0.1:${portA}/api/projects/`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${shared.INIT_PERSONAL_API_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Made on A' }),
+      });
+      const { id } = await created.json();
+      const readOnB = await getJson(`http://127.0.0.1:${portB}/api/projects/${id}/`, shared.INIT_PERSONAL_API_KEY);
+      expect(readOnB.status).toBe(200);
+      expect(readOnB.body.name).toBe('Made on A');
+      const me = await getJson(`http://127.0.0.1:${portB}/api/users/@me/`, shared.INIT_PERSONAL_API_KEY);
+      expect(me.body.team.api_token).toBe(shared.INIT_PROJECT_API_KEY);
+
+      // The worker role serves no HTTP.
+      await expect(fetch(`http://127.0.0.1:${workerPort}/_health`)).rejects.toThrow();
+      const exits = await Promise.all([apiA.terminate(), apiB.terminate(), worker.terminate()]);
+      expect(exits.map((e) => e.code)).toEqual([0, 0, 0]);
+      exits.forEach((e) => expect(e.ms).toBeLessThan(25_000));
+    });
+  });
+
+  it('refuses to start on bad configuration, naming the variable', async () => {
+    const bad = start({ PORT: 'abc', DATA_DIR: '/tmp/never-used' });
+    expect(await bad.exit()).toBe(2);
+    expect(bad.stderr.trim()).toBe('Invalid configuration: PORT must be an integer between 0 and 65535 (got "abc")');
+  });
+
+  it('never echoes a secret in a configuration error', async () => {
+    const bad = start({ INIT_PERSONAL_API_KEY: 'phx_short!secret', DATA_DIR: '/tmp/never-used' });
+    expect(await bad.exit()).toBe(2);
+    expect(bad.stderr).toContain('INIT_PERSONAL_API_KEY');
+    expect(bad.stderr).not.toContain('short!secret');
+  });
+});

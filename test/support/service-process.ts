@@ -1,0 +1,75 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
+
+/** A free TCP port on loopback, found by letting the kernel pick one. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The built service (`node dist/main.js`) run as a real child process, as `npm run up` runs it. */
+export class ServiceProcess {
+  readonly child: ChildProcess;
+  stdout = '';
+  stderr = '';
+  private readonly exited: Promise<number | null>;
+
+  constructor(env: Record<string, string>) {
+    this.child = spawn(process.execPath, [MAIN], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child.stdout!.on('data', (chunk) => (this.stdout += chunk));
+    this.child.stderr!.on('data', (chunk) => (this.stderr += chunk));
+    this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)));
+  }
+
+  /** Polls a URL until it answers 200, or fails with what the process printed. */
+  async waitFor(url: string, timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (this.child.exitCode !== null) throw new Error(`service exited (${this.child.exitCode}): ${this.stderr}${this.stdout}`);
+      try {
+        if ((await fetch(url)).status === 200) return;
+      } catch {
+        // Not listening yet.
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    throw new Error(`service not ready at ${url}: ${this.stderr}${this.stdout}`);
+  }
+
+  /** Waits for a line of output matching the pattern. */
+  async waitForOutput(pattern: RegExp, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!pattern.test(this.stdout + this.stderr)) {
+      if (this.child.exitCode !== null || Date.now() > deadline) throw new Error(`no ${pattern} in: ${this.stdout}${this.stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  exit(): Promise<number | null> {
+    return this.exited;
+  }
+
+  /** SIGTERM, then the exit code and how long the drain took. */
+  async terminate(): Promise<{ code: number | null; ms: number }> {
+    const started = Date.now();
+    if (this.child.exitCode === null) this.child.kill('SIGTERM');
+    const code = await this.exited;
+    return { code, ms: Date.now() - started };
+  }
+
+  kill(): void {
+    if (this.child.exitCode === null) this.child.kill('SIGKILL');
+  }
+}
