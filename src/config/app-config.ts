@@ -47,7 +47,7 @@ const TOKEN_SHAPE = /^[A-Za-z0-9]{16,64}$/;
 function readInt(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
+  const value = /^-?\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN;
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new ConfigError(name, `must be an integer between ${min} and ${max}`, raw);
   }
@@ -87,9 +87,9 @@ function readEnum<T extends string>(env: Env, name: string, allowed: readonly T[
 }
 
 function readTrustProxy(env: Env): boolean | string[] {
-  const raw = env.TRUSTED_PROXIES;
-  if (raw === undefined || raw === '' || raw === 'false') return false;
-  if (raw === 'true') return true;
+  const raw = env.TRUSTED_PROXIES?.trim();
+  if (raw === undefined || raw === '' || raw.toLowerCase() === 'false') return false;
+  if (raw.toLowerCase() === 'true') return true;
   return raw.split(',').map((part) => part.trim()).filter(Boolean);
 }
 

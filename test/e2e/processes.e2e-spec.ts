@@ -8,7 +8,7 @@ import { databaseUrl, runId, TEST_POSTGRES_URL, TEST_REDIS_URL } from '../suppor
 const KEY_LINE = /Personal API key \(phx_, for \/api\/\):\s+(phx_[A-Za-z0-9]{16,64})/;
 const PROJECT_KEY_LINE = /Project API key \(phc_, for SDKs\):\s+(phc_[A-Za-z0-9]{16,64})/;
 
-async function getJson(url: string, key: string) {
+async function getJson(url: string, key: string): Promise<{ status: number; body: any }> {
   const res = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
   return { status: res.status, body: await res.json() };
 }
@@ -38,7 +38,7 @@ describe('Service processes', () => {
       const projectKey = PROJECT_KEY_LINE.exec(first.stdout)?.[1];
       expect(personalKey).toBeDefined();
       expect(projectKey).toBeDefined();
-      const ready = await (await fetch(`${base}/_readyz`)).json();
+      const ready: unknown = await (await fetch(`${base}/_readyz`)).json();
       expect(ready).toEqual({ status: 'ok', checks: { database: 'ok', queue: 'ok' }, queue_backend: 'postgres' });
       const me = await getJson(`${base}/api/users/@me/`, personalKey!);
       expect(me.status).toBe(200);
@@ -101,7 +101,7 @@ describe('Service processes', () => {
         headers: { authorization: `Bearer ${shared.INIT_PERSONAL_API_KEY}`, 'content-type': 'application/json' },
         body: JSON.stringify({ name: 'Made on A' }),
       });
-      const { id } = await created.json();
+      const { id } = (await created.json()) as { id: number };
       const readOnB = await getJson(`http://127.0.0.1:${portB}/api/projects/${id}/`, shared.INIT_PERSONAL_API_KEY);
       expect(readOnB.status).toBe(200);
       expect(readOnB.body.name).toBe('Made on A');

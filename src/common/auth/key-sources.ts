@@ -70,7 +70,10 @@ function tokensOfEvents(events: unknown[]): unknown[] {
 
 /** The project id that accompanies a personal key on public endpoints: body, then query. */
 export function findProjectIdParam(body: unknown, query: unknown): string | null {
-  const raw = asBag(body)?.project_id ?? asBag(query)?.project_id;
-  if (typeof raw === 'number' && Number.isInteger(raw)) return String(raw);
-  return nonEmptyString(raw);
+  for (const raw of [asBag(body)?.project_id, asBag(query)?.project_id]) {
+    if (typeof raw === 'number' && Number.isInteger(raw)) return String(raw);
+    const text = nonEmptyString(raw);
+    if (text) return text;
+  }
+  return null;
 }

@@ -50,6 +50,8 @@ function fromHttpException(error: HttpException, maxBodyBytes: number): ApiError
   }
   if (status === 403) return ApiError.permissionDenied();
   if (status === 400) return ApiError.validation(error.message);
+  if (status === 405) return new ApiError(405, 'invalid_request', 'method_not_allowed', error.message);
+  if (status === 429) return new ApiError(429, 'throttled_error', 'throttled', 'Request was throttled.');
   if (status < 500) return new ApiError(status, 'invalid_request', 'error', error.message);
   return ApiError.serverError();
 }

@@ -13,10 +13,11 @@ export interface Page<T> {
   results: T[];
 }
 
+/** A repeated parameter counts by its last value, as in Django's QueryDict. Huge values saturate. */
 function nonNegativeInt(raw: unknown): number | null {
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) return null;
-  const value = Number(raw);
-  return Number.isSafeInteger(value) ? value : null;
+  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+  if (typeof value !== 'string' || !/^\d+$/.test(value)) return null;
+  return Math.min(Number(value), Number.MAX_SAFE_INTEGER);
 }
 
 /**

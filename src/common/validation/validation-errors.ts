@@ -17,7 +17,7 @@ const DRF_MESSAGES: Record<string, DrfMessage> = {
   isNumber: { code: 'invalid_input', detail: () => 'A valid number is required.' },
   isBoolean: { code: 'invalid_input', detail: () => 'Must be a valid boolean.' },
   isEmail: { code: 'invalid_input', detail: () => 'Enter a valid email address.' },
-  isUUID: { code: 'invalid_input', detail: () => 'Must be a valid UUID.' },
+  isUuid: { code: 'invalid_input', detail: () => 'Must be a valid UUID.' },
   isObject: { code: 'invalid_input', detail: () => 'Expected a dictionary of items.' },
   isArray: { code: 'not_a_list', detail: (e) => `Expected a list of items but got type "${typeName(e.value)}".` },
   isIn: { code: 'invalid_choice', detail: (e) => `"${String(e.value)}" is not a valid choice.` },
@@ -60,7 +60,7 @@ function firstLeaf(errors: ValidationError[], prefix: string[] = []): { error: V
 }
 
 /** Type errors explain more than range errors, so they win when a value breaks several rules. */
-const PRIORITY = ['isDefined', 'isString', 'isInt', 'isNumber', 'isBoolean', 'isObject', 'isArray', 'isUUID', 'isEmail', 'isIn', 'isEnum', 'isNotEmpty'];
+const PRIORITY = ['isDefined', 'isString', 'isInt', 'isNumber', 'isBoolean', 'isObject', 'isArray', 'isUuid', 'isEmail', 'isIn', 'isEnum', 'isNotEmpty'];
 
 function pickConstraint(error: ValidationError): string {
   const names = Object.keys(error.constraints ?? {});

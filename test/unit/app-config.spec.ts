@@ -1,0 +1,269 @@
+import { resolve } from 'node:path';
+import { AppConfig, ConfigError, loadConfig } from '../../src/config/app-config';
+
+const PACKAGE_VERSION: string = require('../../package.json').version;
+
+const PERSONAL_KEY = 'phx_' + 'A1b2C3d4E5f6G7h8J9k0';
+const PROJECT_KEY = 'phc_' + 'Z9y8X7w6V5u4T3s2';
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`expected loadConfig(${JSON.stringify(env)}) to throw`);
+}
+
+describe(loadConfig.name, () => {
+  describe('defaults', () => {
+    it('builds the whole default configuration from an empty environment', () => {
+      const expected: AppConfig = {
+        role: 'all',
+        version: PACKAGE_VERSION,
+        http: { host: '0.0.0.0', port: 8000, maxBodyBytes: 20_971_520, trustProxy: false, publicUrl: null },
+        database: { url: null, dataDir: resolve('./data'), embeddedPort: 54329, poolSize: 10 },
+        redis: { url: null },
+        queue: { prefix: 'hogbase', workerConcurrency: 4 },
+        bootstrap: { projectApiKey: null, personalApiKey: null, adminEmail: 'admin@localhost' },
+        log: { level: 'info' },
+        shutdownGraceMs: 20_000,
+      };
+      expect(loadConfig({})).toEqual(expected);
+    });
+
+    it('treats empty strings like unset variables', () => {
+      const env = Object.fromEntries(
+        ['ROLE', 'PORT', 'MAX_BODY_BYTES', 'DATABASE_URL', 'REDIS_URL', 'PUBLIC_URL', 'TRUSTED_PROXIES', 'INIT_PERSONAL_API_KEY', 'INIT_PROJECT_API_KEY', 'LOG_LEVEL', 'HOST', 'DATA_DIR', 'INIT_ADMIN_EMAIL'].map(
+          (name) => [name, ''],
+        ),
+      );
+      expect(loadConfig(env)).toEqual(loadConfig({}));
+    });
+
+    it('ignores undefined values', () => {
+      expect(loadConfig({ PORT: undefined, ROLE: undefined })).toEqual(loadConfig({}));
+    });
+  });
+
+  describe('valid values', () => {
+    it('reads every setting', () => {
+      const config = loadConfig({
+        ROLE: 'worker',
+        HOST: '127.0.0.1',
+        PORT: '9000',
+        MAX_BODY_BYTES: '2048',
+        DATABASE_URL: 'postgres://u:p@db:5432/hog',
+        DATA_DIR: '/var/lib/hog',
+        EMBEDDED_PG_PORT: '6000',
+        DATABASE_POOL_SIZE: '20',
+        REDIS_URL: 'rediss://cache:6380',
+        QUEUE_PREFIX: 'q',
+        WORKER_CONCURRENCY: '8',
+        INIT_PROJECT_API_KEY: PROJECT_KEY,
+        INIT_PERSONAL_API_KEY: PERSONAL_KEY,
+        INIT_ADMIN_EMAIL: 'ops@example.com',
+        LOG_LEVEL: 'debug',
+        SHUTDOWN_GRACE_MS: '0',
+        TRUSTED_PROXIES: '10.0.0.1',
+        PUBLIC_URL: 'https://hog.example.com/',
+      });
+      expect(config).toEqual({
+        role: 'worker',
+        version: PACKAGE_VERSION,
+        http: { host: '127.0.0.1', port: 9000, maxBodyBytes: 2048, trustProxy: ['10.0.0.1'], publicUrl: 'https://hog.example.com' },
+        database: { url: 'postgres://u:p@db:5432/hog', dataDir: '/var/lib/hog', embeddedPort: 6000, poolSize: 20 },
+        redis: { url: 'rediss://cache:6380' },
+        queue: { prefix: 'q', workerConcurrency: 8 },
+        bootstrap: { projectApiKey: PROJECT_KEY, personalApiKey: PERSONAL_KEY, adminEmail: 'ops@example.com' },
+        log: { level: 'debug' },
+        shutdownGraceMs: 0,
+      });
+    });
+
+    it.each(['api', 'worker', 'all'])('accepts ROLE=%s', (role) => {
+      expect(loadConfig({ ROLE: role }).role).toBe(role);
+    });
+
+    it('accepts the postgresql: scheme', () => {
+      expect(loadConfig({ DATABASE_URL: 'postgresql://localhost/hog' }).database.url).toBe('postgresql://localhost/hog');
+    });
+
+    it('accepts the redis: scheme', () => {
+      expect(loadConfig({ REDIS_URL: 'redis://localhost:6379' }).redis.url).toBe('redis://localhost:6379');
+    });
+
+    it('accepts the PORT bounds 0 and 65535', () => {
+      expect([loadConfig({ PORT: '0' }).http.port, loadConfig({ PORT: '65535' }).http.port]).toEqual([0, 65535]);
+    });
+
+    it('resolves a relative DATA_DIR against the working directory', () => {
+      expect(loadConfig({ DATA_DIR: 'state/pg' }).database.dataDir).toBe(resolve('state/pg'));
+    });
+  });
+
+  describe('TRUSTED_PROXIES', () => {
+    it('is false for "false"', () => {
+      expect(loadConfig({ TRUSTED_PROXIES: 'false' }).http.trustProxy).toBe(false);
+    });
+
+    it('is true for "true"', () => {
+      expect(loadConfig({ TRUSTED_PROXIES: 'true' }).http.trustProxy).toBe(true);
+    });
+
+    it('splits a comma list and trims each entry', () => {
+      expect(loadConfig({ TRUSTED_PROXIES: '10.0.0.1, 192.168.0.0/16 ,::1' }).http.trustProxy).toEqual([
+        '10.0.0.1',
+        '192.168.0.0/16',
+        '::1',
+      ]);
+    });
+
+    it('drops empty entries of a comma list', () => {
+      expect(loadConfig({ TRUSTED_PROXIES: ',10.0.0.1,, ,' }).http.trustProxy).toEqual(['10.0.0.1']);
+    });
+
+    it('keeps a single address as a one-element list', () => {
+      expect(loadConfig({ TRUSTED_PROXIES: '127.0.0.1' }).http.trustProxy).toEqual(['127.0.0.1']);
+    });
+  });
+
+  describe('PUBLIC_URL', () => {
+    it('drops a trailing slash', () => {
+      expect(loadConfig({ PUBLIC_URL: 'https://hog.example.com/' }).http.publicUrl).toBe('https://hog.example.com');
+    });
+
+    it('drops several trailing slashes after a path', () => {
+      expect(loadConfig({ PUBLIC_URL: 'http://proxy.local/hog//' }).http.publicUrl).toBe('http://proxy.local/hog');
+    });
+
+    it('keeps a URL without a trailing slash as it is', () => {
+      expect(loadConfig({ PUBLIC_URL: 'http://proxy.local:8080/hog' }).http.publicUrl).toBe('http://proxy.local:8080/hog');
+    });
+
+    it('rejects a non-HTTP scheme', () => {
+      const error = configError({ PUBLIC_URL: 'ftp://hog.example.com' });
+      expect(error.variable).toBe('PUBLIC_URL');
+      expect(error.message).toBe('Invalid configuration: PUBLIC_URL must use one of http:, https: (got "ftp:")');
+    });
+  });
+
+  describe('validation errors', () => {
+    it('rejects a non-numeric PORT, naming the variable and the value', () => {
+      const error = configError({ PORT: 'abc' });
+      expect(error.variable).toBe('PORT');
+      expect(error.message).toBe('Invalid configuration: PORT must be an integer between 0 and 65535 (got "abc")');
+    });
+
+    it('rejects a PORT above 65535', () => {
+      expect(configError({ PORT: '65536' }).variable).toBe('PORT');
+    });
+
+    it('rejects a negative PORT', () => {
+      expect(configError({ PORT: '-1' }).variable).toBe('PORT');
+    });
+
+    it('rejects a fractional PORT', () => {
+      expect(configError({ PORT: '80.5' }).variable).toBe('PORT');
+    });
+
+    it('rejects MAX_BODY_BYTES below 1024', () => {
+      expect(configError({ MAX_BODY_BYTES: '1023' }).message).toBe(
+        'Invalid configuration: MAX_BODY_BYTES must be an integer between 1024 and 1073741824 (got "1023")',
+      );
+    });
+
+    it.each([
+      ['EMBEDDED_PG_PORT', '0'],
+      ['DATABASE_POOL_SIZE', '201'],
+      ['WORKER_CONCURRENCY', '0'],
+      ['SHUTDOWN_GRACE_MS', '120001'],
+    ])('rejects %s=%s as out of range', (name, value) => {
+      expect(configError({ [name]: value }).variable).toBe(name);
+    });
+
+    it('rejects an unknown ROLE', () => {
+      const error = configError({ ROLE: 'x' });
+      expect(error.variable).toBe('ROLE');
+      expect(error.message).toBe('Invalid configuration: ROLE must be one of api, worker, all (got "x")');
+    });
+
+    it('rejects ROLE in the wrong case', () => {
+      expect(configError({ ROLE: 'API' }).variable).toBe('ROLE');
+    });
+
+    it('rejects an unknown LOG_LEVEL', () => {
+      expect(configError({ LOG_LEVEL: 'verbose' }).message).toBe(
+        'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "verbose")',
+      );
+    });
+
+    it('rejects a DATABASE_URL with an HTTP scheme, naming only the scheme', () => {
+      const error = configError({ DATABASE_URL: 'http://x' });
+      expect(error.variable).toBe('DATABASE_URL');
+      expect(error.message).toBe('Invalid configuration: DATABASE_URL must use one of postgres:, postgresql: (got "http:")');
+    });
+
+    it('rejects an unparsable DATABASE_URL without echoing it (it may hold a password)', () => {
+      const error = configError({ DATABASE_URL: 's3cr3t-password@db' });
+      expect(error.variable).toBe('DATABASE_URL');
+      expect(error.message).toBe('Invalid configuration: DATABASE_URL must be a URL (postgres:, postgresql:) (got "<redacted>")');
+    });
+
+    it('rejects a REDIS_URL with a postgres scheme', () => {
+      expect(configError({ REDIS_URL: 'postgres://x' }).message).toBe(
+        'Invalid configuration: REDIS_URL must use one of redis:, rediss: (got "postgres:")',
+      );
+    });
+
+    it('rejects a malformed INIT_PERSONAL_API_KEY without echoing the secret', () => {
+      const error = configError({ INIT_PERSONAL_API_KEY: 'bad' });
+      expect(error.variable).toBe('INIT_PERSONAL_API_KEY');
+      expect(error.message).toBe(
+        'Invalid configuration: INIT_PERSONAL_API_KEY must be "phx_" followed by 16 to 64 letters or digits (got "<redacted>")',
+      );
+    });
+
+    it('does not echo a nearly valid personal key', () => {
+      const secret = 'phx_' + 'Secret-With-Dash-1234';
+      const error = configError({ INIT_PERSONAL_API_KEY: secret });
+      expect(error.message).not.toContain('Secret-With-Dash');
+      expect(error.message).toContain('INIT_PERSONAL_API_KEY');
+    });
+
+    it.each([
+      ['a project key in place of a personal key', 'phc_' + 'A1b2C3d4E5f6G7h8'],
+      ['15 characters after the prefix', 'phx_' + 'A'.repeat(15)],
+      ['65 characters after the prefix', 'phx_' + 'A'.repeat(65)],
+      ['an underscore after the prefix', 'phx_' + 'A'.repeat(15) + '_'],
+    ])('rejects INIT_PERSONAL_API_KEY with %s', (_label, value) => {
+      expect(configError({ INIT_PERSONAL_API_KEY: value }).variable).toBe('INIT_PERSONAL_API_KEY');
+    });
+
+    it('accepts INIT_PERSONAL_API_KEY with 16 and with 64 characters after the prefix', () => {
+      const short = 'phx_' + 'a'.repeat(16);
+      const long = 'phx_' + 'Z'.repeat(64);
+      expect([
+        loadConfig({ INIT_PERSONAL_API_KEY: short }).bootstrap.personalApiKey,
+        loadConfig({ INIT_PERSONAL_API_KEY: long }).bootstrap.personalApiKey,
+      ]).toEqual([short, long]);
+    });
+
+    it('rejects a malformed INIT_PROJECT_API_KEY', () => {
+      expect(configError({ INIT_PROJECT_API_KEY: 'phc_short' }).message).toBe(
+        'Invalid configuration: INIT_PROJECT_API_KEY must be "phc_" followed by 16 to 64 letters or digits (got "<redacted>")',
+      );
+    });
+
+    it('rejects an INIT_ADMIN_EMAIL without an @', () => {
+      expect(configError({ INIT_ADMIN_EMAIL: 'admin' }).message).toBe(
+        'Invalid configuration: INIT_ADMIN_EMAIL must be an e-mail address (got "admin")',
+      );
+    });
+
+    it('is an Error subclass', () => {
+      expect(configError({ ROLE: 'x' })).toBeInstanceOf(Error);
+    });
+  });
+});
