@@ -8,6 +8,7 @@ import { ConfigModule } from './config/config.module';
 import { dataSourceOptions } from './database/data-source';
 import { EventDefinitionsModule } from './modules/event-definitions/event-definitions.module';
 import { HealthModule } from './modules/health/health.module';
+import { IngestionModule } from './modules/ingestion/ingestion.module';
 import { MetricsModule } from './modules/metrics/metrics.module';
 import { OrganizationsModule } from './modules/organizations/organizations.module';
 import { PersonalApiKeysModule } from './modules/personal-api-keys/personal-api-keys.module';
@@ -29,7 +30,7 @@ function coreImports(runtime: RuntimeOptions): Array<DynamicModule | Type> {
   return [
     ConfigModule.forRoot(runtime.config),
     TypeOrmModule.forRoot(dataSourceOptions(runtime.databaseUrl, runtime.config.database.poolSize)),
-    QueuesModule.forRoot(runtime.queue),
+    QueuesModule.forRoot(runtime.queue, runtime.config.ingestion.partitions),
     MetricsModule,
     ProvisioningModule,
   ];
@@ -45,6 +46,7 @@ function coreImports(runtime: RuntimeOptions): Array<DynamicModule | Type> {
     UsersModule,
     PersonalApiKeysModule,
     EventDefinitionsModule,
+    IngestionModule,
   ],
   providers: [{ provide: APP_GUARD, useClass: AuthGuard }, AuthAudit],
 })

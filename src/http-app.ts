@@ -7,7 +7,8 @@ import type { RuntimeOptions } from './app.module';
 import { AppModule } from './app.module';
 import { ApiExceptionFilter } from './common/errors/api-exception.filter';
 import { RouteTable } from './common/errors/route-table';
-import { registerJsonBodyParser } from './common/http/json-body-parser';
+import { registerBodyParsers } from './common/http/json-body-parser';
+import { registerPublicRouteHooks } from './common/http/public-route-hooks';
 import { setPublicUrl } from './common/http/request-url';
 import { PinoNestLogger } from './common/logging/logger';
 import { createValidationPipe } from './common/validation/validation.pipe';
@@ -37,7 +38,8 @@ export async function createHttpApp(runtime: RuntimeOptions, logger: Logger): Pr
   });
   const fastify = adapter.getInstance();
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
-  registerJsonBodyParser(fastify);
+  registerBodyParsers(fastify);
+  registerPublicRouteHooks(fastify, config.ingestion.maxDecompressedBytes);
   setPublicUrl(config.http.publicUrl);
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(runtime), adapter, {

@@ -27,7 +27,16 @@ export interface AppConfig {
     poolSize: number;
   };
   redis: { url: string | null };
-  queue: { prefix: string; workerConcurrency: number };
+  queue: { prefix: string };
+  ingestion: {
+    /** Queues that per-distinct_id ordering is spread over; each runs one job at a time. */
+    partitions: number;
+    /** How long concurrent captures are gathered into one enqueue. */
+    coalesceMs: number;
+    /** How long an enqueue may take before capture answers 503. */
+    enqueueTimeoutMs: number;
+    maxDecompressedBytes: number;
+  };
   bootstrap: { projectApiKey: string | null; personalApiKey: string | null; adminEmail: string };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
   shutdownGraceMs: number;
@@ -99,7 +108,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const publicUrl = readUrl(env, 'PUBLIC_URL', ['http:', 'https:']);
   const email = env.INIT_ADMIN_EMAIL || 'admin@localhost';
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new ConfigError('INIT_ADMIN_EMAIL', 'must be an e-mail address', email);
-  return {
+  const config: AppConfig = {
     role: readEnum(env, 'ROLE', ['api', 'worker', 'all'] as const, 'all'),
     version: packageVersion,
     http: {
@@ -116,9 +125,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
       poolSize: readInt(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
     },
     redis: { url: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']) },
-    queue: {
-      prefix: env.QUEUE_PREFIX || 'hogbase',
-      workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 4, 1, 256),
+    queue: { prefix: env.QUEUE_PREFIX || 'hogbase' },
+    ingestion: {
+      partitions: readInt(env, 'INGESTION_PARTITIONS', 4, 1, 64),
+      coalesceMs: readInt(env, 'INGESTION_COALESCE_MS', 2, 0, 1000),
+      enqueueTimeoutMs: readInt(env, 'INGESTION_ENQUEUE_TIMEOUT_MS', 1500, 100, 60000),
+      maxDecompressedBytes: readInt(env, 'MAX_DECOMPRESSED_BYTES', 0, 0, 4 * 1024 * 1024 * 1024),
     },
     bootstrap: {
       projectApiKey: readKey(env, 'INIT_PROJECT_API_KEY', 'phc_'),
@@ -128,4 +140,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     log: { level: readEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info') },
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 20000, 0, 120000),
   };
+  // PostHog budgets five times the wire cap for the decompressed payload.
+  if (config.ingestion.maxDecompressedBytes === 0) config.ingestion.maxDecompressedBytes = 5 * config.http.maxBodyBytes;
+  return config;
 }

@@ -16,7 +16,7 @@ export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions
     logging: false,
     extra: {
       max: poolSize,
-      connectionTimeoutMillis: 5000,
+      connectionTimeoutMillis: 2000,
       // Keep a dead database from hanging requests: fail the query, let callers answer 503.
       query_timeout: 30000,
     },

@@ -2,26 +2,11 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import IORedis, { RedisOptions } from 'ioredis';
-import { INGESTION_QUEUE } from './queue-names';
+import { withDeadline } from '../common/async/with-deadline';
+import { ingestionQueueName } from './queue-names';
 import { QUEUE_CONNECTION, type QueueConnection } from './queue-connection';
 
 const PING_TIMEOUT_MS = 1500;
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
-}
 
 /** Readiness of the queue backend, and the boot-time check of Redis durability settings. */
 @Injectable()
@@ -29,7 +14,7 @@ export class QueueHealthService implements OnApplicationBootstrap {
   private readonly logger = new Logger(QueueHealthService.name);
 
   constructor(
-    @InjectQueue(INGESTION_QUEUE) private readonly queue: Queue,
+    @InjectQueue(ingestionQueueName(0)) private readonly queue: Queue,
     @Inject(QUEUE_CONNECTION) private readonly connection: QueueConnection,
   ) {}
 
@@ -39,11 +24,11 @@ export class QueueHealthService implements OnApplicationBootstrap {
 
   /** Resolves when the backend answers a cheap read; rejects within PING_TIMEOUT_MS otherwise. */
   async ping(): Promise<void> {
-    await withTimeout(this.queue.getJobCounts('waiting'), PING_TIMEOUT_MS, 'queue ping');
+    await withDeadline(this.queue.getJobCounts('waiting'), PING_TIMEOUT_MS, 'queue ping');
   }
 
   async depth(): Promise<Record<string, number>> {
-    return withTimeout(this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed'), PING_TIMEOUT_MS, 'queue depth');
+    return withDeadline(this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed'), PING_TIMEOUT_MS, 'queue depth');
   }
 
   async onApplicationBootstrap(): Promise<void> {

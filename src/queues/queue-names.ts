@@ -1,13 +1,25 @@
 import type { DefaultJobOptions } from 'bullmq';
 
-/** Every queue the service uses. One job carries a batch of events, never a single event (CONTRACT §1). */
-export const INGESTION_QUEUE = 'ingestion';
+/**
+ * Ingestion is spread over partition queues by hash(project key, distinct_id). Each partition runs one
+ * job at a time across every worker, so one distinct_id's events are applied in capture order.
+ */
+export function ingestionQueueName(partition: number): string {
+  return `ingestion-${partition}`;
+}
 
-export const QUEUE_NAMES = [INGESTION_QUEUE] as const;
+export function ingestionQueueNames(partitions: number): string[] {
+  return Array.from({ length: partitions }, (_, partition) => ingestionQueueName(partition));
+}
 
-/** Retries with backoff; completed jobs are trimmed, failed ones are kept as the dead-letter record. */
+export const INGESTION_JOB = 'events';
+
+/**
+ * Transient failures are retried inside the processor (so a partition never reorders); a job that
+ * still fails goes to the failed set, which is the dead-letter queue. Completed jobs are trimmed.
+ */
 export const DEFAULT_JOB_OPTIONS: DefaultJobOptions = {
-  attempts: 8,
+  attempts: 3,
   backoff: { type: 'exponential', delay: 1000 },
   removeOnComplete: { count: 1000 },
   removeOnFail: false,

@@ -1,6 +1,6 @@
 import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { DEFAULT_JOB_OPTIONS, QUEUE_NAMES } from './queue-names';
+import { DEFAULT_JOB_OPTIONS, ingestionQueueNames } from './queue-names';
 import { QUEUE_CONNECTION, type QueueConnection } from './queue-connection';
 import { QueueHealthService } from './queue-health.service';
 
@@ -8,12 +8,12 @@ import { QueueHealthService } from './queue-health.service';
 @Global()
 @Module({})
 export class QueuesModule {
-  static forRoot(connection: QueueConnection): DynamicModule {
+  static forRoot(connection: QueueConnection, partitions: number): DynamicModule {
     return {
       module: QueuesModule,
       imports: [
         BullModule.forRoot({ connection: connection.workerConnection as never, prefix: connection.prefix }),
-        ...QUEUE_NAMES.map((name) =>
+        ...ingestionQueueNames(partitions).map((name) =>
           BullModule.registerQueue({
             name,
             connection: connection.producerConnection as never,

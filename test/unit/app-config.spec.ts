@@ -25,7 +25,8 @@ describe(loadConfig.name, () => {
         http: { host: '0.0.0.0', port: 8000, maxBodyBytes: 20_971_520, trustProxy: false, publicUrl: null },
         database: { url: null, dataDir: resolve('./data'), embeddedPort: 54329, poolSize: 10 },
         redis: { url: null },
-        queue: { prefix: 'hogbase', workerConcurrency: 4 },
+        queue: { prefix: 'hogbase' },
+        ingestion: { partitions: 4, coalesceMs: 2, enqueueTimeoutMs: 1500, maxDecompressedBytes: 5 * 20_971_520 },
         bootstrap: { projectApiKey: null, personalApiKey: null, adminEmail: 'admin@localhost' },
         log: { level: 'info' },
         shutdownGraceMs: 20_000,
@@ -40,6 +41,11 @@ describe(loadConfig.name, () => {
         ),
       );
       expect(loadConfig(env)).toEqual(loadConfig({}));
+    });
+
+    it('derives the decompressed cap from the body limit unless it is set', () => {
+      expect(loadConfig({ MAX_BODY_BYTES: '2048' }).ingestion.maxDecompressedBytes).toBe(10_240);
+      expect(loadConfig({ MAX_BODY_BYTES: '2048', MAX_DECOMPRESSED_BYTES: '4096' }).ingestion.maxDecompressedBytes).toBe(4096);
     });
 
     it('ignores undefined values', () => {
@@ -60,7 +66,10 @@ describe(loadConfig.name, () => {
         DATABASE_POOL_SIZE: '20',
         REDIS_URL: 'rediss://cache:6380',
         QUEUE_PREFIX: 'q',
-        WORKER_CONCURRENCY: '8',
+        INGESTION_PARTITIONS: '8',
+        INGESTION_COALESCE_MS: '0',
+        INGESTION_ENQUEUE_TIMEOUT_MS: '900',
+        MAX_DECOMPRESSED_BYTES: '8192',
         INIT_PROJECT_API_KEY: PROJECT_KEY,
         INIT_PERSONAL_API_KEY: PERSONAL_KEY,
         INIT_ADMIN_EMAIL: 'ops@example.com',
@@ -75,7 +84,8 @@ describe(loadConfig.name, () => {
         http: { host: '127.0.0.1', port: 9000, maxBodyBytes: 2048, trustProxy: ['10.0.0.1'], publicUrl: 'https://hog.example.com' },
         database: { url: 'postgres://u:p@db:5432/hog', dataDir: '/var/lib/hog', embeddedPort: 6000, poolSize: 20 },
         redis: { url: 'rediss://cache:6380' },
-        queue: { prefix: 'q', workerConcurrency: 8 },
+        queue: { prefix: 'q' },
+        ingestion: { partitions: 8, coalesceMs: 0, enqueueTimeoutMs: 900, maxDecompressedBytes: 8192 },
         bootstrap: { projectApiKey: PROJECT_KEY, personalApiKey: PERSONAL_KEY, adminEmail: 'ops@example.com' },
         log: { level: 'debug' },
         shutdownGraceMs: 0,
@@ -177,7 +187,7 @@ describe(loadConfig.name, () => {
     it.each([
       ['EMBEDDED_PG_PORT', '0'],
       ['DATABASE_POOL_SIZE', '201'],
-      ['WORKER_CONCURRENCY', '0'],
+      ['INGESTION_PARTITIONS', '0'],
       ['SHUTDOWN_GRACE_MS', '120001'],
     ])('rejects %s=%s as out of range', (name, value) => {
       expect(configError({ [name]: value }).variable).toBe(name);

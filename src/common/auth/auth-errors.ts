@@ -36,6 +36,8 @@ export const AuthErrors = {
       'invalid_api_key',
       'Project API key invalid. You can find your project API key in PostHog project settings.',
     ),
+  malformedProjectKey: (reason: string) =>
+    new ApiError(401, 'authentication_error', reason, `Provided API key is not valid: ${reason}`),
   invalidPersonalKeyOnPublicRoute: () =>
     new ApiError(401, 'authentication_error', 'invalid_personal_api_key', 'Invalid Personal API key.'),
   invalidProject: () => new ApiError(400, 'validation_error', 'invalid_project', 'Invalid Project ID.', 'project_id'),

@@ -11,7 +11,11 @@ export type AuthRequirement =
       /** Route parameter that names a project (numeric id or `@current`); resolved and access-checked. */
       projectParam?: string;
     }
-  | { kind: 'projectKey' }
+  | {
+      kind: 'projectKey';
+      /** Capture: a well-formed key that cannot be checked (database down) is accepted and checked by the worker. */
+      failOpen?: boolean;
+    }
   | { kind: 'public' };
 
 /** Management routes: `Authorization: Bearer phx_…` with the given scope. */
@@ -19,7 +23,8 @@ export const PersonalKeyAuth = (scope: Scope, options: { projectParam?: string }
   SetMetadata(AUTH_METADATA, { kind: 'personalKey', scope, ...options } satisfies AuthRequirement);
 
 /** Public SDK routes: the project API key in the body or query (or a personal key with `project_id`). */
-export const ProjectKeyAuth = () => SetMetadata(AUTH_METADATA, { kind: 'projectKey' } satisfies AuthRequirement);
+export const ProjectKeyAuth = (options: { failOpen?: boolean } = {}) =>
+  SetMetadata(AUTH_METADATA, { kind: 'projectKey', ...options } satisfies AuthRequirement);
 
 /** Routes anyone may call: health, metrics. */
 export const PublicRoute = () => SetMetadata(AUTH_METADATA, { kind: 'public' } satisfies AuthRequirement);

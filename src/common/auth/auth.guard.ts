@@ -9,7 +9,7 @@ import { UsersService } from '../../modules/users/users.service';
 import { ApiError } from '../errors/api-error';
 import { AUTH_METADATA, AuthRequirement } from './auth.decorator';
 import { AuthErrors } from './auth-errors';
-import { findPersonalApiKey, findProjectIdParam, findProjectToken } from './key-sources';
+import { findPersonalApiKey, findProjectIdParam, findProjectToken, projectTokenShapeProblem } from './key-sources';
 import { scopeSatisfied } from './scopes';
 import type { UserPrincipal } from './principal';
 
@@ -35,7 +35,7 @@ export class AuthGuard implements CanActivate {
     if (!requirement) throw ApiError.serverError();
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     if (requirement.kind === 'public') return true;
-    if (requirement.kind === 'projectKey') return this.authenticateProjectKey(request);
+    if (requirement.kind === 'projectKey') return this.authenticateProjectKey(request, requirement.failOpen === true);
     const principal = await this.authenticateUser(request);
     if (!scopeSatisfied(principal.key.scopes, requirement.scope)) throw AuthErrors.missingScope(requirement.scope);
     if (requirement.projectParam) {
@@ -77,11 +77,21 @@ export class AuthGuard implements CanActivate {
    * Public SDK routes: a project API key, or a personal key plus `project_id` (CONTRACT §2).
    * The token cache keeps this off the database on the hot paths.
    */
-  private async authenticateProjectKey(request: FastifyRequest): Promise<boolean> {
+  private async authenticateProjectKey(request: FastifyRequest, failOpen: boolean): Promise<boolean> {
     const token = findProjectToken(request.body, request.query);
     if (!token) throw AuthErrors.missingProjectKey();
+    const problem = projectTokenShapeProblem(token);
+    if (problem) throw AuthErrors.malformedProjectKey(problem);
     if (token.startsWith('phx_')) return this.authenticatePersonalKeyForProject(request, token);
-    const projectId = await this.projects.projectIdForToken(token);
+    let projectId: number | null;
+    try {
+      projectId = await this.projects.projectIdForToken(token);
+    } catch (error) {
+      // The database is unreachable: capture accepts (the worker validates later) so nothing is lost.
+      if (!failOpen) throw ApiError.unavailable('Unable to verify the project API key. Please try again.');
+      request.principal = { kind: 'project', projectId: null, token };
+      return true;
+    }
     if (projectId === null) throw AuthErrors.invalidProjectKey();
     request.principal = { kind: 'project', projectId, token };
     return true;

@@ -68,6 +68,14 @@ function tokensOfEvents(events: unknown[]): unknown[] {
   return found;
 }
 
+/** PostHog's token shape rules (rust/capture token.rs): the reason a token is refused, or null. */
+export function projectTokenShapeProblem(token: string): 'too_long' | 'not_ascii' | null {
+  if (token.length > 64) return 'too_long';
+  // Printable ASCII only: emoji, NUL and control characters never appear in a real key.
+  if (!/^[\x21-\x7e]+$/.test(token)) return 'not_ascii';
+  return null;
+}
+
 /** The project id that accompanies a personal key on public endpoints: body, then query. */
 export function findProjectIdParam(body: unknown, query: unknown): string | null {
   for (const raw of [asBag(body)?.project_id, asBag(query)?.project_id]) {

@@ -15,7 +15,8 @@ export interface UserPrincipal {
 /** A public-endpoint caller: the project its key selects. */
 export interface ProjectPrincipal {
   kind: 'project';
-  projectId: number;
+  /** Null only on fail-open routes when the key could not be checked; the worker checks it. */
+  projectId: number | null;
   token: string;
 }
 

@@ -1,6 +1,7 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import secureJsonParse from 'secure-json-parse';
 import { ApiError } from '../errors/api-error';
+import { publicRouteOptions } from './public-route';
 
 /** Parse a JSON body into a value; `__proto__` / `constructor.prototype` keys are refused, never merged. */
 export function parseJsonBody(text: string): unknown {
@@ -14,12 +15,26 @@ export function parseJsonBody(text: string): unknown {
   }
 }
 
-/** Replaces Fastify's JSON parser so that parse failures carry PostHog's error body. */
-export function registerJsonBodyParser(fastify: FastifyInstance): void {
-  fastify.removeContentTypeParser(['application/json']);
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+const JSON_TYPE = /^application\/(.+\+)?json\b/i;
+
+function unsupportedMediaType(type: string): ApiError {
+  return new ApiError(415, 'invalid_request', 'unsupported_media_type', `Unsupported media type "${type}" in request.`);
+}
+
+/**
+ * One parser for every content type. SDK routes (capture, decide) keep the raw bytes: they may be gzip
+ * sent as text/plain, base64 forms or lz64, decoded later by payload-decoding. Management routes take
+ * JSON only, with PostHog's error bodies.
+ */
+export function registerBodyParsers(fastify: FastifyInstance): void {
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (request: FastifyRequest, body: Buffer | string, done) => {
+    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+    if (publicRouteOptions(request)?.rawBody) return done(null, bytes);
+    const type = (request.headers['content-type'] ?? '').split(';')[0].trim();
+    if (type !== '' && !JSON_TYPE.test(type)) return done(unsupportedMediaType(type), undefined);
     try {
-      done(null, parseJsonBody(String(body)));
+      done(null, parseJsonBody(bytes.toString('utf8')));
     } catch (error) {
       done(error as Error, undefined);
     }

@@ -40,7 +40,14 @@ export class ProjectsService {
     const now = Date.now();
     const cached = this.tokenCache.get(token);
     if (cached && cached.expiresAt > now) return cached.projectId;
-    const project = await this.projects.findByApiToken(token);
+    let project: ProjectEntity | null;
+    try {
+      project = await this.projects.findByApiToken(token);
+    } catch (error) {
+      // Database unreachable: a key we knew a moment ago still counts (the worker re-checks it).
+      if (cached) return cached.projectId;
+      throw error;
+    }
     if (this.tokenCache.size >= TOKEN_CACHE_MAX) this.tokenCache.clear();
     this.tokenCache.set(token, { projectId: project?.id ?? null, expiresAt: now + TOKEN_CACHE_MS });
     return project?.id ?? null;

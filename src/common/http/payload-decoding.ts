@@ -1,0 +1,170 @@
+import { gunzip } from 'node:zlib';
+import LZString from 'lz-string';
+import { ApiError } from '../errors/api-error';
+import { payloadTooLarge } from '../errors/http-error-mapping';
+
+/** What a capture or decide request carries before we know what is inside. */
+export interface RawPayloadRequest {
+  body: Buffer | undefined;
+  contentType: string | undefined;
+  contentEncoding: string | undefined;
+  query: Record<string, unknown>;
+}
+
+export interface DecodeOptions {
+  /** Upper bound on the decompressed size: gzip and lz64 bombs stop here with 413. */
+  maxDecompressedBytes: number;
+  /** Legacy capture paths unwrap a base64 payload a second time, as PostHog does. */
+  unwrapBase64Twice?: boolean;
+}
+
+export interface DecodedPayload {
+  value: unknown;
+  /** Characters of decoded JSON text: bounds the size of any event inside. */
+  decodedLength: number;
+}
+
+/** serde_json's recursion limit, which PostHog's capture inherits. */
+export const MAX_JSON_DEPTH = 128;
+
+type Compression = 'gzip' | 'lz64' | 'base64' | null;
+
+const GZIP_MAGIC = [0x1f, 0x8b];
+const STRICT_BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+export const invalidPayload = (reason: string) =>
+  new ApiError(400, 'validation_error', 'invalid_payload', `Malformed request data: ${reason}`);
+
+export const noData = () =>
+  new ApiError(
+    400,
+    'validation_error',
+    'no_data',
+    'No data found. Make sure to use a POST request when sending the payload in the body of the request.',
+  );
+
+function queryString(query: Record<string, unknown>, name: string): string | undefined {
+  const value = query[name];
+  const last = Array.isArray(value) ? value[value.length - 1] : value;
+  return typeof last === 'string' && last.length > 0 ? last : undefined;
+}
+
+function compressionFrom(hint: string | undefined): Compression {
+  switch (hint?.trim().toLowerCase()) {
+    case 'gzip':
+    case 'gzip-js':
+      return 'gzip';
+    case 'lz64':
+    case 'lz-string':
+      return 'lz64';
+    case 'base64':
+    case 'b64':
+      return 'base64';
+    default:
+      return null;
+  }
+}
+
+/** The payload bytes and the compression hint, from `?data=`, a `data=` form body or the raw body. */
+function locatePayload(request: RawPayloadRequest): { bytes: Buffer; hint: string | undefined } {
+  const fromQuery = queryString(request.query, 'data');
+  const queryHint = queryString(request.query, 'compression');
+  if (fromQuery) return { bytes: Buffer.from(fromQuery, 'utf8'), hint: queryHint };
+  const body = request.body;
+  if (!body || body.length === 0) throw noData();
+  if ((request.contentType ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded')) {
+    const form = new URLSearchParams(body.toString('latin1'));
+    // `+` in base64 arrives as a space once the form is decoded.
+    const data = form.get('data')?.replace(/ /g, '+');
+    if (!data) throw noData();
+    return { bytes: Buffer.from(data, 'latin1'), hint: queryHint ?? form.get('compression') ?? request.contentEncoding };
+  }
+  return { bytes: body, hint: queryHint ?? request.contentEncoding };
+}
+
+function isStrictBase64(bytes: Buffer): boolean {
+  if (bytes.length === 0 || bytes.length % 4 !== 0) return false;
+  const first = bytes[0];
+  // JSON never needs unwrapping; this keeps `true`, `1234` and friends from being mistaken for base64.
+  if (first === 0x7b || first === 0x5b) return false;
+  return STRICT_BASE64.test(bytes.toString('latin1'));
+}
+
+function fromBase64(bytes: Buffer): Buffer {
+  const text = bytes.toString('latin1').trim();
+  if (!STRICT_BASE64.test(text.replace(/-/g, '+').replace(/_/g, '/'))) throw invalidPayload('invalid base64');
+  return Buffer.from(text, 'base64');
+}
+
+function gunzipBounded(bytes: Buffer, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    gunzip(bytes, { maxOutputLength: limit }, (error, result) => {
+      if (!error) return resolve(result);
+      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return reject(payloadTooLarge(limit));
+      reject(invalidPayload('invalid GZIP data'));
+    });
+  });
+}
+
+function hasGzipMagic(bytes: Buffer): boolean {
+  return bytes.length >= 2 && bytes[0] === GZIP_MAGIC[0] && bytes[1] === GZIP_MAGIC[1];
+}
+
+function utf8(bytes: Buffer): string {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw invalidPayload('invalid UTF-8');
+  }
+}
+
+/** Deepest nesting of a parsed JSON value, walked iteratively so no input can overflow the stack. */
+export function jsonDepthExceeds(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
+/**
+ * The decoding pipeline of PostHog's capture (reference/ingestion-decide.md §2.2): locate the payload,
+ * unwrap base64, gunzip (by hint, header or magic bytes) or lz64 (by hint), UTF-8, JSON.
+ */
+export async function decodePayload(request: RawPayloadRequest, options: DecodeOptions): Promise<DecodedPayload> {
+  const { bytes: located, hint } = locatePayload(request);
+  const compression = compressionFrom(hint);
+  let bytes = located;
+  if (compression === 'base64' || (compression !== 'lz64' && !hasGzipMagic(bytes) && isStrictBase64(bytes))) {
+    bytes = fromBase64(bytes);
+  }
+  let text: string;
+  if (compression === 'lz64') {
+    text = LZString.decompressFromBase64(bytes.toString('latin1').replace(/ /g, '+')) ?? '';
+    if (text === '') throw invalidPayload('invalid lz64 data');
+    if (Buffer.byteLength(text, 'utf8') > options.maxDecompressedBytes) throw payloadTooLarge(options.maxDecompressedBytes);
+  } else {
+    if (compression === 'gzip' || hasGzipMagic(bytes)) bytes = await gunzipBounded(bytes, options.maxDecompressedBytes);
+    if (options.unwrapBase64Twice && isStrictBase64(bytes)) bytes = fromBase64(bytes);
+    text = utf8(bytes);
+  }
+  return { value: parseJsonPayload(text), decodedLength: text.length };
+}
+
+export function parseJsonPayload(text: string): unknown {
+  if (text.trim() === '') throw noData();
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw invalidPayload(error instanceof Error ? error.message : 'invalid JSON');
+  }
+  if (jsonDepthExceeds(value, MAX_JSON_DEPTH)) throw invalidPayload(`nesting deeper than ${MAX_JSON_DEPTH} levels`);
+  return value;
+}

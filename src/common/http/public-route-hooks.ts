@@ -1,0 +1,53 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { decodePayload } from './payload-decoding';
+import { publicRouteOptions } from './public-route';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Characters of the decoded payload text: no event inside can be bigger. */
+    decodedPayloadLength?: number;
+  }
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** PostHog's capture CORS: any origin, echoed, with credentials (reference/ingestion-decide.md §1.1). */
+function applyCors(request: FastifyRequest, reply: FastifyReply): void {
+  const origin = header(request, 'origin');
+  reply.header('access-control-allow-origin', origin ?? '*');
+  if (origin) reply.header('access-control-allow-credentials', 'true');
+  reply.header('access-control-allow-methods', 'GET, POST, OPTIONS');
+  const requested = header(request, 'access-control-request-headers');
+  reply.header('access-control-allow-headers', requested ?? 'Content-Type, Authorization');
+  reply.header('access-control-max-age', '86400');
+  reply.header('vary', 'Origin');
+}
+
+/**
+ * CORS on every reply of a public SDK route (errors included, so browsers can read them), and payload
+ * decoding before the guard runs, so the guard finds the project key inside gzip or base64 bodies.
+ */
+export function registerPublicRouteHooks(fastify: FastifyInstance, maxDecompressedBytes: number): void {
+  fastify.addHook('onRequest', async (request, reply) => {
+    if (publicRouteOptions(request)?.cors) applyCors(request, reply);
+  });
+  fastify.addHook('preHandler', async (request) => {
+    const options = publicRouteOptions(request);
+    if (!options?.decodePayload || request.method === 'OPTIONS') return;
+    const raw = Buffer.isBuffer(request.body) ? request.body : undefined;
+    const decoded = await decodePayload(
+      {
+        body: raw,
+        contentType: header(request, 'content-type'),
+        contentEncoding: header(request, 'content-encoding'),
+        query: request.query as Record<string, unknown>,
+      },
+      { maxDecompressedBytes, unwrapBase64Twice: options.legacyBase64 },
+    );
+    request.body = decoded.value;
+    request.decodedPayloadLength = decoded.decodedLength;
+  });
+}

@@ -1,0 +1,23 @@
+import { RouteConfig } from '@nestjs/platform-fastify';
+import type { FastifyRequest } from 'fastify';
+
+/** Fastify route options of the public SDK routes (capture, decide), read by the HTTP hooks. */
+export interface PublicRouteOptions {
+  /** Keep the body as raw bytes (it may be gzip, a base64 form or lz64). */
+  rawBody: boolean;
+  /** Decode the payload (body or `?data=`) into JSON before the guard runs. */
+  decodePayload: boolean;
+  /** Answer CORS like PostHog's capture: echo the Origin, allow credentials. */
+  cors: boolean;
+  /** Legacy capture paths unwrap base64 twice. */
+  legacyBase64?: boolean;
+}
+
+const KEY = 'hogbasePublic';
+
+export const PublicSdkRoute = (options: PublicRouteOptions) => RouteConfig({ [KEY]: options });
+
+export function publicRouteOptions(request: FastifyRequest): PublicRouteOptions | undefined {
+  const config = request.routeOptions?.config as unknown as Record<string, unknown> | undefined;
+  return config?.[KEY] as PublicRouteOptions | undefined;
+}

@@ -1,0 +1,53 @@
+import { ApiError } from '../../common/errors/api-error';
+import { invalidPayload, noData } from '../../common/http/payload-decoding';
+
+export interface CaptureEnvelope {
+  items: unknown[];
+  /** `sent_at` of a `{batch}` body. */
+  sentAt: unknown;
+}
+
+type Bag = Record<string, unknown>;
+
+const isBag = (value: unknown): value is Bag => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * The four body shapes of PostHog's v0 capture (reference/ingestion-decide.md §2.1): an array of
+ * events, `{api_key, batch, sent_at}`, a single event, and on `/engage` an event-less object that
+ * becomes `$identify`.
+ */
+export function extractCaptureEvents(payload: unknown, path: string): CaptureEnvelope {
+  let envelope: CaptureEnvelope;
+  if (Array.isArray(payload)) {
+    envelope = { items: payload, sentAt: undefined };
+  } else if (isBag(payload) && Array.isArray(payload.batch)) {
+    envelope = { items: payload.batch, sentAt: payload.sent_at };
+  } else if (isBag(payload)) {
+    const engage = path.replace(/\/+$/, '').endsWith('/engage') && payload.event === undefined;
+    envelope = { items: [engage ? { ...payload, event: '$identify' } : payload], sentAt: payload.sent_at };
+  } else {
+    throw invalidPayload('expected an event, an array of events or a batch');
+  }
+  if (envelope.items.length === 0) throw noData();
+  return envelope;
+}
+
+function eventToken(event: unknown): string | null {
+  if (!isBag(event)) return null;
+  for (const candidate of [event.api_key, event.token, event.$token, isBag(event.properties) ? event.properties.token : undefined]) {
+    if (typeof candidate === 'string' && candidate.trim() !== '') return candidate.trim();
+  }
+  return null;
+}
+
+/**
+ * An array of events must agree on one project key (PostHog answers 401 otherwise). A `{batch}` body
+ * names its key once, at the top, and that key wins.
+ */
+export function assertSingleProjectKey(payload: unknown): void {
+  if (!Array.isArray(payload)) return;
+  const tokens = new Set(payload.map(eventToken).filter((token): token is string => token !== null));
+  if (tokens.size > 1) {
+    throw new ApiError(401, 'authentication_error', 'invalid_api_key', 'Events in one request must use the same project API key.');
+  }
+}

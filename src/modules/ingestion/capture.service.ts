@@ -1,0 +1,82 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { ProjectPrincipal } from '../../common/auth/principal';
+import { AppConfig } from '../../config/app-config';
+import { APP_CONFIG } from '../../config/config.module';
+import { assertSingleProjectKey, extractCaptureEvents } from './capture-events';
+import { MAX_EVENT_BYTES, normalizeEvent } from './event-normalization';
+import { IngestionMetrics } from './ingestion-metrics';
+import { IngestionProducer } from './ingestion-producer';
+import type { IngestionSegment, IngestionWarning, NormalizedEvent } from './ingestion.types';
+import { partitionOf } from './partitioning';
+import { parseSentAt } from './timestamps';
+
+export interface CaptureContext {
+  path: string;
+  query: Record<string, unknown>;
+  ip: string | null;
+  nowMs: number;
+  /** Size of the decoded payload text; events are measured only when it could hold an oversize one. */
+  decodedLength: number;
+}
+
+/**
+ * The capture use case on the API: shape the payload into events, drop the ones SPEC says to drop
+ * (recording why), normalise the rest and hand them to the partition queues. Answers once enqueued.
+ */
+@Injectable()
+export class CaptureService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly producer: IngestionProducer,
+    private readonly metrics: IngestionMetrics,
+  ) {}
+
+  async accept(caller: ProjectPrincipal, payload: unknown, context: CaptureContext): Promise<void> {
+    assertSingleProjectKey(payload);
+    const envelope = extractCaptureEvents(payload, context.path);
+    const sentAtMs = parseSentAt(envelope.sentAt, context.query.sent_at ?? context.query._);
+    const measure = context.decodedLength > MAX_EVENT_BYTES;
+    const segments = new Map<number, IngestionSegment>();
+    const warnings: IngestionWarning[] = [];
+    let accepted = 0;
+    for (const raw of envelope.items) {
+      if (measure && Buffer.byteLength(JSON.stringify(raw) ?? '') > MAX_EVENT_BYTES) {
+        warnings.push({ type: 'event_too_big', details: { max_bytes: MAX_EVENT_BYTES } });
+        continue;
+      }
+      const result = normalizeEvent(raw, { nowMs: context.nowMs, sentAtMs, ip: context.ip });
+      if ('warning' in result) {
+        warnings.push(result.warning);
+        continue;
+      }
+      if (result.extraWarnings) warnings.push(...result.extraWarnings);
+      this.segmentFor(segments, caller, result.event, context.nowMs).events.push(result.event);
+      accepted += 1;
+    }
+    for (const warning of warnings) this.metrics.dropped.inc({ reason: warning.type });
+    if (warnings.length > 0) this.attachWarnings(segments, caller, warnings, context.nowMs);
+    this.metrics.received.inc({ path: context.path }, envelope.items.length);
+    await this.producer.enqueue(segments);
+    this.metrics.enqueued.inc(accepted);
+  }
+
+  private segmentFor(segments: Map<number, IngestionSegment>, caller: ProjectPrincipal, event: NormalizedEvent, nowMs: number) {
+    const partition = partitionOf(caller.token, event.distinct_id, this.config.ingestion.partitions);
+    let segment = segments.get(partition);
+    if (!segment) {
+      segment = { projectId: caller.projectId, token: caller.token, receivedAt: new Date(nowMs).toISOString(), events: [], warnings: [] };
+      segments.set(partition, segment);
+    }
+    return segment;
+  }
+
+  /** Warnings ride along with any segment of the request, or alone when every event was dropped. */
+  private attachWarnings(segments: Map<number, IngestionSegment>, caller: ProjectPrincipal, warnings: IngestionWarning[], nowMs: number) {
+    const first = segments.values().next().value as IngestionSegment | undefined;
+    if (first) {
+      first.warnings.push(...warnings);
+      return;
+    }
+    segments.set(0, { projectId: caller.projectId, token: caller.token, receivedAt: new Date(nowMs).toISOString(), events: [], warnings });
+  }
+}

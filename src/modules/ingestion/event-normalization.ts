@@ -1,0 +1,109 @@
+import { v5 as uuidv5, v7 as uuidv7, validate as isUuid } from 'uuid';
+import { cleanJson, cleanString, setOwn } from './sanitize';
+import { resolveEventTime } from './timestamps';
+import type { IngestionWarning, NormalizedEvent } from './ingestion.types';
+import { elementsToChain } from './elements-chain';
+
+export const MAX_DISTINCT_ID_LENGTH = 200;
+/** Events bigger than this are dropped with a warning; the rest of the request is kept. */
+export const MAX_EVENT_BYTES = 1024 * 1024;
+/** Namespace for the stable uuid given to an event whose own uuid is malformed, so its retries still dedupe. */
+const REPLACED_UUID_NAMESPACE = '4d1e5a86-4d55-4a59-9f3f-3a2a3f4b8a10';
+
+export interface NormalizeContext {
+  nowMs: number;
+  sentAtMs: number | null;
+  ip: string | null;
+}
+
+export type NormalizeResult = { event: NormalizedEvent } | { warning: IngestionWarning };
+
+type Bag = Record<string, unknown>;
+const isBag = (value: unknown): value is Bag => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** distinct_id: strings kept, numbers and others stringified, NUL replaced, cut to 200 characters. */
+export function normalizeDistinctId(raw: unknown): string | null {
+  if (raw === undefined || raw === null) return null;
+  const text = typeof raw === 'string' ? raw : typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : JSON.stringify(raw);
+  const clean = cleanString(text);
+  if (clean.length <= MAX_DISTINCT_ID_LENGTH) return clean;
+  return Array.from(clean).slice(0, MAX_DISTINCT_ID_LENGTH).join('');
+}
+
+function distinctIdOf(item: Bag, properties: Bag): unknown {
+  return item.distinct_id ?? item.$distinct_id ?? properties.distinct_id ?? properties.$distinct_id;
+}
+
+function uuidOf(item: Bag, distinctId: string, event: string): { uuid: string; replaced: boolean } {
+  const raw = item.uuid;
+  if (raw === undefined || raw === null || raw === '') return { uuid: uuidv7(), replaced: false };
+  if (typeof raw === 'string' && isUuid(raw)) return { uuid: raw.toLowerCase(), replaced: false };
+  return { uuid: uuidv5(`${String(raw)}\u0000${distinctId}\u0000${event}`, REPLACED_UUID_NAMESPACE), replaced: true };
+}
+
+/** Top-level `$set` / `$set_once` / `$unset` merge into properties; the top-level values win. */
+function mergePersonUpdates(item: Bag, properties: Bag): void {
+  for (const key of ['$set', '$set_once'] as const) {
+    if (!isBag(item[key])) continue;
+    setOwn(properties, key, { ...(isBag(properties[key]) ? properties[key] : {}), ...item[key] });
+  }
+  if (item.$unset !== undefined) {
+    const fromProperties = Array.isArray(properties.$unset) ? properties.$unset : [];
+    const fromItem = Array.isArray(item.$unset) ? item.$unset : isBag(item.$unset) ? Object.keys(item.$unset) : [];
+    setOwn(properties, '$unset', [...fromProperties, ...fromItem]);
+  }
+}
+
+function elementsChainOf(properties: Bag): string {
+  const chain = properties.$elements_chain;
+  if (typeof chain === 'string') {
+    delete properties.$elements_chain;
+    return chain;
+  }
+  if (Array.isArray(properties.$elements)) {
+    const built = elementsToChain(properties.$elements);
+    delete properties.$elements;
+    return built;
+  }
+  return '';
+}
+
+/**
+ * One captured event → a stored event or a dropped one with its warning (SPEC: an event without a
+ * name, or without or with an empty distinct_id, is dropped while the request still succeeds).
+ */
+export function normalizeEvent(raw: unknown, context: NormalizeContext): NormalizeResult & { extraWarnings?: IngestionWarning[] } {
+  if (!isBag(raw)) return { warning: { type: 'invalid_event', details: { reason: 'event is not an object' } } };
+  const item = cleanJson(raw) as Bag;
+  const properties: Bag = isBag(item.properties) ? { ...item.properties } : {};
+  if (typeof item.event !== 'string' || item.event === '') {
+    return { warning: { type: 'missing_event_name', details: { distinct_id: normalizeDistinctId(distinctIdOf(item, properties)) } } };
+  }
+  const distinctId = normalizeDistinctId(distinctIdOf(item, properties));
+  if (distinctId === null) return { warning: { type: 'missing_distinct_id', details: { event: item.event } } };
+  if (distinctId === '') return { warning: { type: 'empty_distinct_id', details: { event: item.event } } };
+
+  const extraWarnings: IngestionWarning[] = [];
+  const { uuid, replaced } = uuidOf(item, distinctId, item.event);
+  if (replaced) extraWarnings.push({ type: 'invalid_uuid_replaced', details: { event: item.event, given: String(item.uuid), uuid } });
+  mergePersonUpdates(item, properties);
+  if (context.ip && properties.$ip === undefined) properties.$ip = context.ip;
+  if (context.sentAtMs !== null && properties.$sent_at === undefined) properties.$sent_at = new Date(context.sentAtMs).toISOString();
+  const time = resolveEventTime({
+    timestamp: item.timestamp,
+    offset: item.offset,
+    sentAtMs: context.sentAtMs,
+    ignoreSentAt: properties.$ignore_sent_at === true,
+    nowMs: context.nowMs,
+  });
+  for (const type of time.warnings) extraWarnings.push({ type, details: { event: item.event, timestamp: item.timestamp ?? null } });
+  const event: NormalizedEvent = {
+    uuid,
+    event: item.event,
+    distinct_id: distinctId,
+    properties,
+    timestamp: new Date(time.ms).toISOString(),
+    elements_chain: elementsChainOf(properties),
+  };
+  return extraWarnings.length > 0 ? { event, extraWarnings } : { event };
+}

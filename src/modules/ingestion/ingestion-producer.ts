@@ -1,0 +1,112 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import type { Queue } from 'bullmq';
+import { withDeadline } from '../../common/async/with-deadline';
+import { ApiError } from '../../common/errors/api-error';
+import { AppConfig } from '../../config/app-config';
+import { APP_CONFIG } from '../../config/config.module';
+import { INGESTION_JOB, ingestionQueueName } from '../../queues/queue-names';
+import type { IngestionJobData, IngestionSegment } from './ingestion.types';
+
+interface Waiter {
+  resolve: () => void;
+  reject: (error: unknown) => void;
+  outstanding: number;
+  settled: boolean;
+}
+
+interface PendingPartition {
+  segments: IngestionSegment[];
+  waiters: Waiter[];
+  events: number;
+}
+
+/** Flush at once past this many pending events, whatever the coalescing window says. */
+const FLUSH_AT_EVENTS = 2000;
+
+export const queueUnavailable = () => ApiError.unavailable('Unable to store event. Please try again.');
+
+/**
+ * Puts segments on the partition queues. Captures arriving within a few milliseconds share one job per
+ * partition (a job carries a batch of events, never one), and each caller is answered only once every
+ * job holding its events was acknowledged by the queue — or told 503 when that fails or takes too long.
+ */
+@Injectable()
+export class IngestionProducer implements OnModuleInit {
+  private readonly logger = new Logger(IngestionProducer.name);
+  private queues: Queue[] = [];
+  private pending = new Map<number, PendingPartition>();
+  private flushTimer: NodeJS.Timeout | null = null;
+  private pendingEvents = 0;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  onModuleInit(): void {
+    this.queues = Array.from({ length: this.config.ingestion.partitions }, (_, partition) =>
+      this.moduleRef.get<Queue>(getQueueToken(ingestionQueueName(partition)), { strict: false }),
+    );
+  }
+
+  /** Resolves once every segment is durably enqueued; rejects with a 503 ApiError otherwise. */
+  enqueue(segmentsByPartition: Map<number, IngestionSegment>): Promise<void> {
+    if (segmentsByPartition.size === 0) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = { resolve, reject, outstanding: segmentsByPartition.size, settled: false };
+      for (const [partition, segment] of segmentsByPartition) {
+        const slot = this.pending.get(partition) ?? { segments: [], waiters: [], events: 0 };
+        slot.segments.push(segment);
+        slot.waiters.push(waiter);
+        slot.events += segment.events.length;
+        this.pending.set(partition, slot);
+        this.pendingEvents += segment.events.length;
+      }
+      this.scheduleFlush();
+    });
+  }
+
+  private scheduleFlush(): void {
+    if (this.pendingEvents >= FLUSH_AT_EVENTS) {
+      if (this.flushTimer) clearTimeout(this.flushTimer);
+      this.flushTimer = null;
+      this.flush();
+      return;
+    }
+    if (this.flushTimer) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = null;
+      this.flush();
+    }, this.config.ingestion.coalesceMs);
+  }
+
+  private flush(): void {
+    const batch = this.pending;
+    this.pending = new Map();
+    this.pendingEvents = 0;
+    for (const [partition, slot] of batch) void this.addJob(partition, slot);
+  }
+
+  private async addJob(partition: number, slot: PendingPartition): Promise<void> {
+    const data: IngestionJobData = { segments: slot.segments };
+    try {
+      await withDeadline(this.queues[partition].add(INGESTION_JOB, data), this.config.ingestion.enqueueTimeoutMs, 'enqueue');
+      for (const waiter of slot.waiters) {
+        waiter.outstanding -= 1;
+        if (waiter.outstanding === 0 && !waiter.settled) {
+          waiter.settled = true;
+          waiter.resolve();
+        }
+      }
+    } catch (error) {
+      this.logger.warn({ err: error, partition, events: slot.events }, 'enqueue failed');
+      for (const waiter of slot.waiters) {
+        if (waiter.settled) continue;
+        waiter.settled = true;
+        waiter.reject(queueUnavailable());
+      }
+    }
+  }
+}

@@ -1,0 +1,43 @@
+const NEEDS_CLEANING = /[\u0000\ud800-\udfff]/;
+
+/** PostgreSQL text and jsonb refuse NUL and lone surrogates: both become U+FFFD. */
+export function cleanString(value: string): string {
+  if (!NEEDS_CLEANING.test(value)) return value;
+  return value.replace(/\u0000/g, '\ufffd').toWellFormed();
+}
+
+/**
+ * A deep copy of parsed JSON with every key and string cleaned. Iterative, so depth cannot overflow
+ * the stack; `__proto__` stays an ordinary key (defineProperty never sets prototypes).
+ */
+export function cleanJson(value: unknown): unknown {
+  if (typeof value === 'string') return cleanString(value);
+  if (value === null || typeof value !== 'object') return value;
+  const root: { value: unknown } = { value: undefined };
+  const stack: Array<{ source: unknown; assign: (copy: unknown) => void }> = [{ source: value, assign: (c) => (root.value = c) }];
+  while (stack.length > 0) {
+    const { source, assign } = stack.pop()!;
+    if (typeof source === 'string') {
+      assign(cleanString(source));
+    } else if (source === null || typeof source !== 'object') {
+      assign(source);
+    } else if (Array.isArray(source)) {
+      const copy: unknown[] = new Array(source.length);
+      assign(copy);
+      source.forEach((item, index) => stack.push({ source: item, assign: (c) => (copy[index] = c) }));
+    } else {
+      const copy: Record<string, unknown> = {};
+      assign(copy);
+      for (const [key, item] of Object.entries(source)) {
+        const cleanKey = cleanString(key);
+        stack.push({ source: item, assign: (c) => setOwn(copy, cleanKey, c) });
+      }
+    }
+  }
+  return root.value;
+}
+
+/** Assignment that treats `__proto__` as data, never as the prototype. */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
