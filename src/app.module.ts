@@ -68,7 +68,7 @@ export class AppModule {
   static forRoot(runtime: RuntimeOptions, parts: ProcessParts = partsForRole(runtime.config.role)): DynamicModule {
     const imports = coreImports(runtime);
     if (parts.api) imports.push(ApiModule);
-    if (parts.workers) imports.push(WorkerModule);
+    if (parts.workers) imports.push(WorkerModule.forRoot(runtime.config.ingestion.partitions));
     return { module: AppModule, imports };
   }
 }

@@ -1,5 +1,10 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
+import { IngestionWorkerModule } from './modules/ingestion/ingestion-worker.module';
 
 /** BullMQ processors. Started only in the `worker` and `all` roles. */
 @Module({})
-export class WorkerModule {}
+export class WorkerModule {
+  static forRoot(partitions: number): DynamicModule {
+    return { module: WorkerModule, imports: [IngestionWorkerModule.forRoot(partitions)] };
+  }
+}

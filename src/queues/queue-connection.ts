@@ -49,7 +49,7 @@ export function configureQueueConnection(config: AppConfig, databaseUrl: string)
         ...base,
         // Commands fail at once while Redis is unreachable instead of queueing in memory.
         enableOfflineQueue: false,
-        maxRetriesPerRequest: 1,
+        maxRetriesPerRequest: null,
         connectTimeout: 2000,
       },
     };

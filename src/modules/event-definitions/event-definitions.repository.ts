@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import type { PropertySighting } from './definitions-recorder';
 import { PropertyDefinitionType } from './property-definition.entity';
 
 @Injectable()
@@ -21,5 +22,34 @@ export class EventDefinitionsRepository {
       [projectId, type],
     );
     return rows.map((row) => row.name);
+  }
+
+  /** First sight creates the definition; later sights move `last_seen_at` forward. */
+  async recordEventNames(projectId: number, names: string[], seenAt: Date): Promise<void> {
+    if (names.length === 0) return;
+    await this.dataSource.query(
+      `INSERT INTO event_definition (id, project_id, name, created_at, last_seen_at)
+       SELECT gen_random_uuid(), $1, n, now(), $3 FROM unnest($2::text[]) AS n
+       ON CONFLICT (project_id, name)
+       DO UPDATE SET last_seen_at = GREATEST(event_definition.last_seen_at, EXCLUDED.last_seen_at)`,
+      [projectId, names, seenAt],
+    );
+  }
+
+  /** New property definitions; a known one only gains a type it did not have yet. */
+  async recordProperties(projectId: number, properties: PropertySighting[]): Promise<void> {
+    if (properties.length === 0) return;
+    await this.dataSource.query(
+      `INSERT INTO property_definition (id, project_id, name, type, property_type, is_numerical)
+       SELECT gen_random_uuid(), $1, p.name, p.type, p.property_type, p.is_numerical
+         FROM jsonb_to_recordset($2::jsonb) AS p(name text, type smallint, property_type text, is_numerical boolean)
+       ON CONFLICT (project_id, name, type, coalesce(group_type_index, -1))
+       DO UPDATE SET property_type = EXCLUDED.property_type, is_numerical = EXCLUDED.is_numerical
+        WHERE property_definition.property_type IS NULL AND EXCLUDED.property_type IS NOT NULL`,
+      [
+        projectId,
+        JSON.stringify(properties.map((p) => ({ name: p.name, type: p.type, property_type: p.propertyType, is_numerical: p.isNumerical }))),
+      ],
+    );
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DefinitionsRecorder } from './definitions-recorder';
 import { EventDefinitionsRepository } from './event-definitions.repository';
 import { PropertyDefinitionType } from './property-definition.entity';
 
@@ -9,7 +10,17 @@ export interface ProjectTaxonomy {
 
 @Injectable()
 export class EventDefinitionsService {
+  private readonly recorder = new DefinitionsRecorder();
+
   constructor(private readonly definitions: EventDefinitionsRepository) {}
+
+  /** Creates definitions for what ingestion saw, writing only what this process has not written today. */
+  async recordSeen(projectId: number, events: Array<{ event: string; properties: Record<string, unknown> }>, now = new Date()) {
+    const sighting = this.recorder.unseen(projectId, events, now);
+    await this.definitions.recordEventNames(projectId, sighting.eventNames, now);
+    await this.definitions.recordProperties(projectId, sighting.properties);
+    this.recorder.remember(projectId, sighting, now);
+  }
 
   /** The event names and event property names seen in a project, for the current-user reply. */
   async taxonomy(projectId: number): Promise<ProjectTaxonomy> {

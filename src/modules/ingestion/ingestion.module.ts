@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
 import { CaptureController } from './capture.controller';
 import { CaptureService } from './capture.service';
-import { IngestionMetrics } from './ingestion-metrics';
+import { IngestionMetricsModule } from './ingestion-metrics.module';
 import { IngestionProducer } from './ingestion-producer';
 
 /** The API half of ingestion: decode, validate, enqueue. The worker half is IngestionWorkerModule. */
 @Module({
+  imports: [IngestionMetricsModule],
   controllers: [CaptureController],
-  providers: [CaptureService, IngestionProducer, IngestionMetrics],
-  exports: [IngestionMetrics],
+  providers: [CaptureService, IngestionProducer],
 })
 export class IngestionModule {}

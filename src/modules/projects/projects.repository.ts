@@ -70,6 +70,10 @@ export class ProjectsRepository {
     return this.findById(id);
   }
 
+  async markIngested(id: number): Promise<void> {
+    await this.dataSource.query('UPDATE project SET ingested_event = true WHERE id = $1 AND NOT ingested_event', [id]);
+  }
+
   async setApiToken(id: number, apiToken: string): Promise<void> {
     await this.dataSource.getRepository(ProjectEntity).update({ id }, { apiToken });
   }

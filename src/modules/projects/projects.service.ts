@@ -24,6 +24,7 @@ const TOKEN_CACHE_MAX = 10_000;
 @Injectable()
 export class ProjectsService {
   private readonly tokenCache = new Map<string, CachedToken>();
+  private readonly ingestedProjects = new Set<number>();
 
   constructor(
     private readonly projects: ProjectsRepository,
@@ -90,6 +91,13 @@ export class ProjectsService {
       throw ApiError.permissionDenied('Your organization access level is insufficient.');
     }
     return level;
+  }
+
+  /** Flags the project as having received events (`ingested_event`), once per process. */
+  async markIngested(projectId: number): Promise<void> {
+    if (this.ingestedProjects.has(projectId)) return;
+    await this.projects.markIngested(projectId);
+    this.ingestedProjects.add(projectId);
   }
 
   listForOrganization(organizationId: string): Promise<ProjectEntity[]> {

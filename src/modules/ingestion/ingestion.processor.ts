@@ -1,0 +1,51 @@
+import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { Logger, OnApplicationShutdown, Type } from '@nestjs/common';
+import { Job, UnrecoverableError } from 'bullmq';
+import { IngestionWorkerService } from './ingestion-worker.service';
+import type { IngestionJobData } from './ingestion.types';
+import { isTransientError, retryDelayMs } from './transient-errors';
+
+/** A crashed worker's job is taken over after this long without a lock renewal. */
+export const WORKER_OPTIONS = { concurrency: 1, lockDuration: 15_000, stalledInterval: 10_000, maxStalledCount: 3 };
+
+/**
+ * The processor of one partition queue (one class per queue: @Processor binds a class to a queue).
+ * Transient failures are retried here, inside the job, so the partition keeps its order; anything
+ * else is a poison job and goes straight to the failed set (the dead-letter queue) with its reason.
+ */
+export function ingestionProcessorFor(queueName: string): Type<WorkerHost> {
+  @Processor(queueName, WORKER_OPTIONS)
+  class IngestionPartitionProcessor extends WorkerHost implements OnApplicationShutdown {
+    private readonly logger = new Logger(`IngestionProcessor:${queueName}`);
+    private stopping = false;
+
+    constructor(private readonly ingestion: IngestionWorkerService) {
+      super();
+    }
+
+    async process(job: Job<IngestionJobData>): Promise<void> {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await this.ingestion.processJob(job.data);
+        } catch (error) {
+          if (!isTransientError(error)) throw new UnrecoverableError(`ingestion failed: ${describe(error)}`);
+          // On shutdown the job goes back to the queue (its events are claimed by uuid, so nothing doubles).
+          if (this.stopping) throw error;
+          if (attempt % 10 === 0) this.logger.warn({ err: error, jobId: job.id, attempt }, 'transient failure, retrying');
+          await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
+        }
+      }
+    }
+
+    onApplicationShutdown(): void {
+      this.stopping = true;
+    }
+  }
+  Object.defineProperty(IngestionPartitionProcessor, 'name', { value: `IngestionProcessor_${queueName.replace(/\W/g, '_')}` });
+  return IngestionPartitionProcessor;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}

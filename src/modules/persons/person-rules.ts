@@ -1,0 +1,93 @@
+import { setOwn } from '../ingestion/sanitize';
+
+type Bag = Record<string, unknown>;
+const isBag = (value: unknown): value is Bag => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** Ids PostHog refuses to merge on (reference/ingestion-decide.md §3): SDK placeholders, not people. */
+const ILLEGAL_CASE_INSENSITIVE = new Set([
+  'anonymous', 'guest', 'distinctid', 'distinct_id', 'id', 'not_authenticated', 'email', 'undefined', 'true', 'false',
+]);
+const ILLEGAL_CASE_SENSITIVE = new Set(['[object Object]', 'NaN', 'None', 'none', 'null', '0']);
+
+export function isIllegalDistinctId(id: string): boolean {
+  const trimmed = id.trim();
+  if (trimmed === '') return true;
+  const unquoted = trimmed.replace(/^["']|["']$/g, '');
+  return ILLEGAL_CASE_INSENSITIVE.has(unquoted.toLowerCase()) || ILLEGAL_CASE_SENSITIVE.has(unquoted);
+}
+
+/** The person changes an event asks for, read from its (already normalised) properties. */
+export interface PersonUpdates {
+  set: Bag;
+  setOnce: Bag;
+  unset: string[];
+}
+
+export function personUpdatesOf(properties: Bag): PersonUpdates {
+  const unset = properties.$unset;
+  return {
+    set: isBag(properties.$set) ? properties.$set : {},
+    setOnce: isBag(properties.$set_once) ? properties.$set_once : {},
+    unset: Array.isArray(unset) ? unset.filter((key): key is string => typeof key === 'string') : isBag(unset) ? Object.keys(unset) : [],
+  };
+}
+
+export function hasUpdates(updates: PersonUpdates): boolean {
+  return Object.keys(updates.set).length > 0 || Object.keys(updates.setOnce).length > 0 || updates.unset.length > 0;
+}
+
+/**
+ * PostHog's order (person-update.ts): `$set_once` only where the key is missing, then `$set`
+ * overwrites, then `$unset` removes. Returns a new object and whether anything changed.
+ */
+export function applyPersonUpdates(current: Bag, updates: PersonUpdates): { properties: Bag; changed: boolean } {
+  const next: Bag = { ...current };
+  let changed = false;
+  for (const [key, value] of Object.entries(updates.setOnce)) {
+    if (Object.prototype.hasOwnProperty.call(next, key)) continue;
+    setOwn(next, key, value);
+    changed = true;
+  }
+  for (const [key, value] of Object.entries(updates.set)) {
+    if (Object.prototype.hasOwnProperty.call(next, key) && deepEqual(next[key], value)) continue;
+    setOwn(next, key, value);
+    changed = true;
+  }
+  for (const key of updates.unset) {
+    if (!Object.prototype.hasOwnProperty.call(next, key)) continue;
+    delete next[key];
+    changed = true;
+  }
+  return { properties: next, changed };
+}
+
+/** On a merge the person of the event's own distinct_id (the target) wins every shared key. */
+export function mergeProperties(source: Bag, target: Bag): Bag {
+  return { ...source, ...target };
+}
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Which identity operation an event asks for. */
+export type IdentityOperation =
+  | { kind: 'none' }
+  | { kind: 'merge'; otherId: string; dangerous: boolean; identify: boolean };
+
+export function identityOperationOf(event: string, properties: Bag): IdentityOperation {
+  if (event === '$identify' && typeof properties.$anon_distinct_id === 'string') {
+    return { kind: 'merge', otherId: properties.$anon_distinct_id, dangerous: false, identify: true };
+  }
+  if ((event === '$create_alias' || event === '$merge_dangerously') && typeof properties.alias === 'string') {
+    return { kind: 'merge', otherId: properties.alias, dangerous: event === '$merge_dangerously', identify: false };
+  }
+  return { kind: 'none' };
+}
+
+/** `$process_person_profile: false` and `$groupidentify` events never create or change persons. */
+export function isPersonless(event: string, properties: Bag): boolean {
+  return properties.$process_person_profile === false || event === '$groupidentify';
+}

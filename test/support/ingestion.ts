@@ -1,0 +1,37 @@
+import type { TestApp } from './test-app';
+
+/** Polls until the query returns at least `count` rows (ingestion is asynchronous), or fails with what it saw. */
+export async function waitForRows<T = Record<string, unknown>>(
+  t: TestApp,
+  sql: string,
+  params: unknown[],
+  count: number,
+  timeoutMs = 15_000,
+): Promise<T[]> {
+  const deadline = Date.now() + timeoutMs;
+  let rows: T[] = [];
+  while (Date.now() < deadline) {
+    rows = await t.sql<T>(sql, params);
+    if (rows.length >= count) return rows;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`expected ${count} rows from ${sql}, saw ${rows.length}: ${JSON.stringify(rows).slice(0, 500)}`);
+}
+
+/** Waits until every partition queue is idle, so "nothing else will arrive" can be asserted. */
+export async function waitForQueuesIdle(t: TestApp, timeoutMs = 15_000): Promise<void> {
+  const { getQueueToken } = await import('@nestjs/bullmq');
+  const partitions = Number(process.env.INGESTION_PARTITIONS_FOR_TESTS ?? 4);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let busy = 0;
+    for (let p = 0; p < partitions; p++) {
+      const queue = t.app.get(getQueueToken(`ingestion-${p}`), { strict: false });
+      const counts = await queue.getJobCounts('waiting', 'active', 'delayed');
+      busy += counts.waiting + counts.active + counts.delayed;
+    }
+    if (busy === 0) return;
+    if (Date.now() > deadline) throw new Error(`queues still busy (${busy} jobs)`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
