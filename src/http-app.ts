@@ -31,7 +31,7 @@ export async function createHttpApp(runtime: RuntimeOptions, logger: Logger): Pr
     },
     logger: false,
     // Slow or stalled clients cannot hold sockets forever (reference/reliability.md §5 item 17).
-    requestTimeout: 30_000,
+    requestTimeout: config.http.requestTimeoutMs,
     connectionTimeout: 60_000,
     return503OnClosing: true,
     forceCloseConnections: 'idle',

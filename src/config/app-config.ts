@@ -18,6 +18,8 @@ export interface AppConfig {
     trustProxy: boolean | string[];
     /** Base for absolute links (pagination) when the service sits behind a proxy that rewrites Host. */
     publicUrl: string | null;
+    /** A request (headers and body) must arrive within this time, so stalled clients cannot hold sockets. */
+    requestTimeoutMs: number;
   };
   database: {
     /** Null means: start the embedded PostgreSQL in `dataDir`. */
@@ -117,6 +119,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       maxBodyBytes: readInt(env, 'MAX_BODY_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
       trustProxy: readTrustProxy(env),
       publicUrl: publicUrl ? publicUrl.replace(/\/+$/, '') : null,
+      requestTimeoutMs: readInt(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
     },
     database: {
       url: readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),

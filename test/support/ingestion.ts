@@ -1,3 +1,8 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import type { Queue } from 'bullmq';
+import type { AppConfig } from '../../src/config/app-config';
+import { APP_CONFIG } from '../../src/config/config.module';
+import { ingestionQueueNames } from '../../src/queues/queue-names';
 import type { TestApp } from './test-app';
 
 /** Polls until the query returns at least `count` rows (ingestion is asynchronous), or fails with what it saw. */
@@ -18,17 +23,19 @@ export async function waitForRows<T = Record<string, unknown>>(
   throw new Error(`expected ${count} rows from ${sql}, saw ${rows.length}: ${JSON.stringify(rows).slice(0, 500)}`);
 }
 
-/** Waits until every partition queue is idle, so "nothing else will arrive" can be asserted. */
+export function partitionQueues(t: TestApp): Queue[] {
+  const config = t.app.get<AppConfig>(APP_CONFIG);
+  return ingestionQueueNames(config.ingestion.partitions).map((name) => t.app.get<Queue>(getQueueToken(name), { strict: false }));
+}
+
+/** Waits until no partition queue has work left, so "nothing else will arrive" can be asserted. */
 export async function waitForQueuesIdle(t: TestApp, timeoutMs = 15_000): Promise<void> {
-  const { getQueueToken } = await import('@nestjs/bullmq');
-  const partitions = Number(process.env.INGESTION_PARTITIONS_FOR_TESTS ?? 4);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     let busy = 0;
-    for (let p = 0; p < partitions; p++) {
-      const queue = t.app.get(getQueueToken(`ingestion-${p}`), { strict: false });
-      const counts = await queue.getJobCounts('waiting', 'active', 'delayed');
-      busy += counts.waiting + counts.active + counts.delayed;
+    for (const queue of partitionQueues(t)) {
+      const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+      busy += counts.waiting + counts.active + counts.delayed + counts.prioritized;
     }
     if (busy === 0) return;
     if (Date.now() > deadline) throw new Error(`queues still busy (${busy} jobs)`);

@@ -22,7 +22,7 @@ describe(loadConfig.name, () => {
       const expected: AppConfig = {
         role: 'all',
         version: PACKAGE_VERSION,
-        http: { host: '0.0.0.0', port: 8000, maxBodyBytes: 20_971_520, trustProxy: false, publicUrl: null },
+        http: { host: '0.0.0.0', port: 8000, maxBodyBytes: 20_971_520, trustProxy: false, publicUrl: null, requestTimeoutMs: 30_000 },
         database: { url: null, dataDir: resolve('./data'), embeddedPort: 54329, poolSize: 10 },
         redis: { url: null },
         queue: { prefix: 'hogbase' },
@@ -81,7 +81,7 @@ describe(loadConfig.name, () => {
       expect(config).toEqual({
         role: 'worker',
         version: PACKAGE_VERSION,
-        http: { host: '127.0.0.1', port: 9000, maxBodyBytes: 2048, trustProxy: ['10.0.0.1'], publicUrl: 'https://hog.example.com' },
+        http: { host: '127.0.0.1', port: 9000, maxBodyBytes: 2048, trustProxy: ['10.0.0.1'], publicUrl: 'https://hog.example.com', requestTimeoutMs: 30_000 },
         database: { url: 'postgres://u:p@db:5432/hog', dataDir: '/var/lib/hog', embeddedPort: 6000, poolSize: 20 },
         redis: { url: 'rediss://cache:6380' },
         queue: { prefix: 'q' },
