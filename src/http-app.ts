@@ -32,6 +32,13 @@ export async function createHttpApp(runtime: RuntimeOptions, logger: Logger): Pr
     logger: false,
     // Slow or stalled clients cannot hold sockets forever (reference/reliability.md §5 item 17).
     requestTimeout: config.http.requestTimeoutMs,
+    // Node enforces these only when it checks connections (every 30 s by default); partial headers
+    // fall under headersTimeout, which would otherwise stay at 60 s.
+    http: {
+      connectionsCheckingInterval: Math.min(1000, config.http.requestTimeoutMs),
+      headersTimeout: config.http.requestTimeoutMs,
+      requestTimeout: config.http.requestTimeoutMs,
+    } as never,
     connectionTimeout: 60_000,
     return503OnClosing: true,
     forceCloseConnections: 'idle',

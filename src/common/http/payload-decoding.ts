@@ -157,6 +157,13 @@ export async function decodePayload(request: RawPayloadRequest, options: DecodeO
   return { value: parseJsonPayload(text), decodedLength: text.length };
 }
 
+/** `[]` and `{"batch": []}` carry nothing: PostHog answers no_data before looking at keys. */
+function isEmptyPayload(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length === 0;
+  const batch = (value as { batch?: unknown } | null)?.batch;
+  return Array.isArray(batch) && batch.length === 0;
+}
+
 export function parseJsonPayload(text: string): unknown {
   if (text.trim() === '') throw noData();
   let value: unknown;
@@ -166,5 +173,6 @@ export function parseJsonPayload(text: string): unknown {
     throw invalidPayload(error instanceof Error ? error.message : 'invalid JSON');
   }
   if (jsonDepthExceeds(value, MAX_JSON_DEPTH)) throw invalidPayload(`nesting deeper than ${MAX_JSON_DEPTH} levels`);
+  if (isEmptyPayload(value)) throw noData();
   return value;
 }

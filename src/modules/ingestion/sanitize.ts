@@ -24,13 +24,15 @@ export function cleanJson(value: unknown): unknown {
     } else if (Array.isArray(source)) {
       const copy: unknown[] = new Array(source.length);
       assign(copy);
-      source.forEach((item, index) => stack.push({ source: item, assign: (c) => (copy[index] = c) }));
+      for (let index = source.length - 1; index >= 0; index--) stack.push({ source: source[index], assign: (c) => (copy[index] = c) });
     } else {
       const copy: Record<string, unknown> = {};
       assign(copy);
-      for (const [key, item] of Object.entries(source)) {
-        const cleanKey = cleanString(key);
-        stack.push({ source: item, assign: (c) => setOwn(copy, cleanKey, c) });
+      // Pushed in reverse so they are popped, and so assigned, in their original order.
+      const entries = Object.entries(source);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const cleanKey = cleanString(entries[i][0]);
+        stack.push({ source: entries[i][1], assign: (c) => setOwn(copy, cleanKey, c) });
       }
     }
   }

@@ -1,0 +1,325 @@
+import { connect } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { sendJson, sendRaw, storedEvents, warningsOf } from '../support/capture-client';
+import { waitForQueuesIdle, waitForRows } from '../support/ingestion';
+import { startTestApp, TestApp } from '../support/test-app';
+
+const MAX_BODY = 2 * 1024 * 1024;
+const MAX_DECOMPRESSED = 4 * 1024 * 1024;
+const invalidPayload = (detail: string) => ({ type: 'validation_error', code: 'invalid_payload', detail, attr: null });
+const NO_DATA = {
+  type: 'validation_error',
+  code: 'no_data',
+  detail: 'No data found. Make sure to use a POST request when sending the payload in the body of the request.',
+  attr: null,
+};
+
+/**
+ * reliability.md §5 items 1–25 (with SPEC's silent-drop rule in place of item 22): each bad input gets
+ * its documented status and body, nothing accepted is lost, nothing rejected is stored.
+ */
+describe('Capture of bad inputs', () => {
+  let t: TestApp;
+  let key: string;
+  /** Events the server accepted: after the table, exactly these must be stored. */
+  const accepted = new Set<string>();
+  let serial = 0;
+  const event = (extra: Record<string, unknown> = {}) => {
+    const name = `bad_${++serial}`;
+    return { name, body: { api_key: key, event: name, distinct_id: 'bad-user', ...extra } };
+  };
+  const expectAccepted = async (name: string, res: { status: number; text: string }) => {
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.text)).toEqual({ status: 1 });
+    accepted.add(name);
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { ROLE: 'all', MAX_BODY_BYTES: String(MAX_BODY), MAX_DECOMPRESSED_BYTES: String(MAX_DECOMPRESSED), REQUEST_TIMEOUT_MS: '1000' } });
+    key = t.keys.projectApiKey;
+  });
+  afterAll(() => t.close());
+
+  it('1. malformed JSON → 400 invalid_payload', async () => {
+    const res = await sendRaw(t, '/capture/', `{"api_key":"${key}","event":`, { 'content-type': 'application/json' });
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.text)).toEqual(invalidPayload('Malformed request data: Unexpected end of JSON input'));
+  });
+
+  it.each([
+    ['an empty body', ''],
+    ['[]', '[]'],
+    ['{"batch": []}', '{"batch": []}'],
+  ])('2. %s → 400 no_data', async (_label, raw) => {
+    const res = await sendRaw(t, '/batch/', raw, { 'content-type': 'application/json' });
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.text)).toEqual(NO_DATA);
+  });
+
+  it.each([
+    ['no Content-Type', undefined],
+    ['text/plain holding JSON', 'text/plain'],
+    ['application/octet-stream', 'application/octet-stream'],
+  ])('3. %s → 200', async (_label, type) => {
+    const { name, body } = event();
+    await expectAccepted(name, await sendRaw(t, '/capture/', JSON.stringify(body), type ? { 'content-type': type } : {}));
+  });
+
+  it('4. text/plain gzip with ?compression=gzip-js → 200', async () => {
+    const { name, body } = event();
+    await expectAccepted(name, await sendRaw(t, '/e/?compression=gzip-js', gzipSync(JSON.stringify(body)), { 'content-type': 'text/plain' }));
+  });
+
+  it('5. data=<base64> → 200; invalid base64 in data= → 400', async () => {
+    const { name, body } = event();
+    const good = `data=${encodeURIComponent(Buffer.from(JSON.stringify(body)).toString('base64'))}`;
+    await expectAccepted(name, await sendRaw(t, '/e/?compression=base64', good, { 'content-type': 'application/x-www-form-urlencoded' }));
+    const bad = await sendRaw(t, '/e/?compression=base64', 'data=%%%not-base64%%%', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.text)).toEqual(invalidPayload('Malformed request data: invalid base64'));
+  });
+
+  it('6. corrupt gzip → 400 invalid GZIP data', async () => {
+    const res = await sendRaw(t, '/batch/', Buffer.concat([Buffer.from([0x1f, 0x8b, 0x08, 0x00]), Buffer.from('garbage after the magic')]), {
+      'content-type': 'application/json',
+      'content-encoding': 'gzip',
+    });
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.text)).toEqual(invalidPayload('Malformed request data: invalid GZIP data'));
+  });
+
+  it('7. gzip bomb → 413 fast, memory bounded', async () => {
+    const bomb = gzipSync(Buffer.alloc(256 * 1024 * 1024, 0x20));
+    expect(bomb.length).toBeLessThan(MAX_BODY);
+    const rssBefore = process.memoryUsage().rss;
+    const started = Date.now();
+    const res = await sendRaw(t, '/batch/', bomb, { 'content-type': 'text/plain' });
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.text)).toEqual({
+      type: 'invalid_request',
+      code: 'payload_too_large',
+      detail: `Request body is larger than the limit of ${MAX_DECOMPRESSED} bytes.`,
+      attr: null,
+    });
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(50 * 1024 * 1024);
+  });
+
+  it('8. a body over the wire cap → 413, and the connection stays usable', async () => {
+    const res = await sendRaw(t, '/batch/', Buffer.alloc(MAX_BODY + 1024, 0x20), { 'content-type': 'application/json' });
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.text).code).toBe('payload_too_large');
+    const { name, body } = event();
+    await expectAccepted(name, await sendJson(t, '/capture/', body));
+  });
+
+  it('9. a body just under the cap with valid events → 200, nothing lost', async () => {
+    const padding = 'x'.repeat(100_000);
+    const batch = Array.from({ length: 18 }, (_, i) => ({ event: `bulk_${i}`, distinct_id: 'bulk', properties: { padding } }));
+    const raw = JSON.stringify({ api_key: key, batch });
+    expect(raw.length).toBeGreaterThan(MAX_BODY * 0.85);
+    expect(raw.length).toBeLessThan(MAX_BODY);
+    await expectAccepted('bulk', await sendRaw(t, '/batch/', raw, { 'content-type': 'application/json' }));
+    batch.forEach((item) => accepted.add(item.event));
+    accepted.delete('bulk');
+  });
+
+  it('10. one event over 1 MB inside a batch → 200, that event dropped with a warning, the rest kept', async () => {
+    const small = event();
+    const raw = JSON.stringify({ api_key: key, batch: [small.body, { event: 'too_big', distinct_id: 'big', properties: { blob: 'y'.repeat(1_100_000) } }] });
+    await expectAccepted(small.name, await sendRaw(t, '/batch/', raw, { 'content-type': 'application/json' }));
+    await waitForRows(t, `SELECT 1 FROM ingestion_warning WHERE type = 'event_too_big'`, [], 1);
+  });
+
+  it('11. invalid UTF-8 → 400', async () => {
+    const res = await sendRaw(t, '/capture/', Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]), { 'content-type': 'application/json' });
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.text)).toEqual(invalidPayload('Malformed request data: invalid UTF-8'));
+  });
+
+  it('12. a lone surrogate → 200, stored as U+FFFD', async () => {
+    const name = `bad_${++serial}`;
+    const raw = `{"api_key":"${key}","event":"${name}","distinct_id":"sur","properties":{"s":"a\\ud800b"}}`;
+    await expectAccepted(name, await sendRaw(t, '/capture/', raw, { 'content-type': 'application/json' }));
+    const [row] = await waitForRows<{ properties: { s: string } }>(t, 'SELECT properties FROM event WHERE event = $1', [name], 1);
+    expect(row.properties.s).toBe('a\ufffdb');
+  });
+
+  it('13. NUL in distinct_id, name, keys and values → 200, stored as U+FFFD', async () => {
+    const name = `bad_${++serial}\u0000x`;
+    await expectAccepted(name.replace('\u0000', '\ufffd'), await sendJson(t, '/capture/', { api_key: key, event: name, distinct_id: 'n\u0000l', properties: { 'k\u0000': 'v\u0000' } }));
+    const [row] = await waitForRows<{ distinct_id: string; properties: Record<string, string> }>(
+      t,
+      'SELECT distinct_id, properties FROM event WHERE event = $1',
+      [name.replace('\u0000', '\ufffd')],
+      1,
+    );
+    expect(row.distinct_id).toBe('n\ufffdl');
+    expect(row.properties['k\ufffd']).toBe('v\ufffd');
+  });
+
+  it('14. nesting 10,000 deep → 400 fast; 100 deep → 200', async () => {
+    const deep = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+    const started = Date.now();
+    const tooDeep = await sendRaw(t, '/capture/', `{"api_key":"${key}","event":"deep","distinct_id":"d","properties":${deep(10_000)}}`, {
+      'content-type': 'application/json',
+    });
+    expect(tooDeep.status).toBe(400);
+    expect(JSON.parse(tooDeep.text)).toEqual(invalidPayload('Malformed request data: nesting deeper than 128 levels'));
+    expect(Date.now() - started).toBeLessThan(500);
+    const name = `bad_${++serial}`;
+    await expectAccepted(name, await sendRaw(t, '/capture/', `{"api_key":"${key}","event":"${name}","distinct_id":"d","properties":${deep(100)}}`, { 'content-type': 'application/json' }));
+  });
+
+  it('15. 50,000 properties → 200 within a second', async () => {
+    const { name, body } = event({ properties: Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`p${i}`, i])) });
+    const started = Date.now();
+    await expectAccepted(name, await sendJson(t, '/capture/', body));
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('16. __proto__ and constructor.prototype keys are stored as plain keys; Object.prototype untouched', async () => {
+    const name = `bad_${++serial}`;
+    const raw = `{"api_key":"${key}","event":"${name}","distinct_id":"proto","properties":{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}}},"$set":{"__proto__":{"p":1}}}`;
+    await expectAccepted(name, await sendRaw(t, '/capture/', raw, { 'content-type': 'application/json' }));
+    const [row] = await waitForRows<{ properties: Record<string, unknown> }>(t, 'SELECT properties FROM event WHERE event = $1', [name], 1);
+    expect(Object.keys(row.properties)).toEqual(expect.arrayContaining(['__proto__', 'constructor']));
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('17. a client that never finishes its headers is cut off at REQUEST_TIMEOUT_MS', async () => {
+    let reply = '';
+    const closedAfter = await new Promise<number>((resolve, reject) => {
+      const started = Date.now();
+      const socket = connect(Number(new URL(t.baseUrl).port), '127.0.0.1', () => socket.write('POST /capture/ HTTP/1.1\r\nHost: x\r\nContent-Le'));
+      // Reading keeps the stream flowing, so the server's close reaches us as 'end' then 'close'.
+      socket.on('data', (chunk) => (reply += chunk));
+      socket.on('close', () => resolve(Date.now() - started));
+      socket.on('error', () => undefined);
+      setTimeout(() => reject(new Error('socket still open')), 10_000);
+    });
+    expect(reply).toMatch(/^HTTP\/1\.1 408 Request Timeout/);
+    expect(closedAfter).toBeLessThan(3000);
+    const { name, body } = event();
+    await expectAccepted(name, await sendJson(t, '/capture/', body));
+  });
+
+  it('18. no project key → 401 missing_api_key', async () => {
+    const res = await sendJson(t, '/capture/', { event: 'x', distinct_id: 'y' });
+    expect(res.status).toBe(401);
+    expect(JSON.parse(res.text)).toEqual({
+      type: 'authentication_error',
+      code: 'missing_api_key',
+      detail: 'API key not provided. You can find your project API key in PostHog project settings.',
+      attr: null,
+    });
+  });
+
+  it('19. a well-formed unknown project key → 401 invalid_api_key', async () => {
+    const res = await sendJson(t, '/capture/', { api_key: 'phc_ThisKeyBelongsToNoProjectAtAll000000000000', event: 'x', distinct_id: 'y' });
+    expect(res.status).toBe(401);
+    expect(JSON.parse(res.text)).toEqual({
+      type: 'authentication_error',
+      code: 'invalid_api_key',
+      detail: 'Project API key invalid. You can find your project API key in PostHog project settings.',
+      attr: null,
+    });
+  });
+
+  it.each([
+    ['whitespace only', '   ', 'missing_api_key'],
+    ['over 64 characters', `phc_${'a'.repeat(70)}`, 'too_long'],
+    ['an emoji', 'phc_🦔hedgehog', 'not_ascii'],
+    ['a NUL byte', 'phc_abc\u0000def', 'not_ascii'],
+  ])('20. a malformed key (%s) → 401 %s', async (_label, token, code) => {
+    const res = await sendJson(t, '/capture/', { api_key: token, event: 'x', distinct_id: 'y' });
+    expect(res.status).toBe(401);
+    expect(JSON.parse(res.text).code).toBe(code);
+  });
+
+  it('20. a key with surrounding whitespace and newline is trimmed and accepted', async () => {
+    const { name, body } = event({ api_key: ` ${key}\n` });
+    await expectAccepted(name, await sendJson(t, '/capture/', body));
+  });
+
+  it('21. two different project keys in one array → 401', async () => {
+    const res = await sendJson(t, '/e/', [
+      { event: 'x', properties: { token: key, distinct_id: 'a' } },
+      { event: 'y', properties: { token: 'phc_SomeOtherProjectKey0000000000000000000000', distinct_id: 'b' } },
+    ]);
+    expect(res.status).toBe(401);
+    expect(JSON.parse(res.text)).toEqual({
+      type: 'authentication_error',
+      code: 'invalid_api_key',
+      detail: 'Events in one request must use the same project API key.',
+      attr: null,
+    });
+  });
+
+  it('22. (SPEC) events without a name or distinct_id are dropped silently; the rest of the batch is kept', async () => {
+    const kept = event();
+    const res = await sendJson(t, '/batch/', {
+      api_key: key,
+      batch: [kept.body, { distinct_id: 'no-name' }, { event: '', distinct_id: 'empty-name' }, { event: 'no_id' }, { event: 'null_id', distinct_id: null }, { event: 'empty_id', distinct_id: '' }, null],
+    });
+    await expectAccepted(kept.name, res);
+    const warnings = await waitForRows<{ type: string }>(t, `SELECT type FROM ingestion_warning WHERE type IN ('missing_event_name','missing_distinct_id','empty_distinct_id','invalid_event') ORDER BY id`, [], 6);
+    expect(warnings.map((w) => w.type).sort()).toEqual(['empty_distinct_id', 'invalid_event', 'missing_distinct_id', 'missing_distinct_id', 'missing_event_name', 'missing_event_name']);
+  });
+
+  it.each([
+    ['a number', 23, '23'],
+    ['an object', { number: 3, string: 'a' }, '{"number":3,"string":"a"}'],
+    ['an array', [1, 'b'], '[1,"b"]'],
+    ['10,000 characters', 'z'.repeat(10_000), 'z'.repeat(200)],
+  ])('23. distinct_id as %s → 200, stored as a string', async (_label, distinctId, stored) => {
+    const { name, body } = event({ distinct_id: distinctId });
+    await expectAccepted(name, await sendJson(t, '/capture/', body));
+    const [row] = await waitForRows<{ distinct_id: string }>(t, 'SELECT distinct_id FROM event WHERE event = $1', [name], 1);
+    expect(row.distinct_id).toBe(stored);
+  });
+
+  it.each([
+    ['two days ahead → now, with a warning', () => new Date(Date.now() + 2 * 86_400_000).toISOString(), 'now', 'event_timestamp_in_future'],
+    ['within 23 h ahead → kept', () => new Date(Date.now() + 3_600_000).toISOString(), 'given', null],
+    ['1970 → kept', () => '1970-01-02T00:00:00.000Z', 'given', null],
+    ['year 0001 → kept', () => '0001-01-01T00:00:00.000Z', 'given', null],
+    ['"yesterday" → now, with a warning', () => 'yesterday', 'now', 'ignored_invalid_timestamp'],
+  ])('24. timestamp %s', async (_label, timestamp, expected, warning) => {
+    const given = timestamp();
+    const before = Date.now();
+    const { name, body } = event({ timestamp: given });
+    await expectAccepted(name, await sendJson(t, '/capture/', body));
+    const [row] = await waitForRows<{ timestamp: Date }>(t, 'SELECT timestamp FROM event WHERE event = $1', [name], 1);
+    const stored = new Date(row.timestamp).getTime();
+    if (expected === 'given') expect(stored).toBe(Date.parse(given));
+    else expect(stored).toBeGreaterThanOrEqual(before - 5);
+    if (warning) await waitForRows(t, `SELECT 1 FROM ingestion_warning WHERE type = $1 AND details->>'event' = $2`, [warning, name], 1);
+  });
+
+  it('25. the same uuid sent again, and the same batch twice concurrently, is stored once', async () => {
+    const uuid = '01890f9e-0000-7000-8000-000000000025';
+    const single = { api_key: key, event: 'dup_single', distinct_id: 'dup', uuid };
+    await sendJson(t, '/capture/', single);
+    await sendJson(t, '/capture/', single);
+    const batch = { api_key: key, batch: Array.from({ length: 20 }, (_, i) => ({ event: 'dup_batch', distinct_id: `dup${i}`, uuid: `01890f9e-0000-7000-8000-0000000001${String(i).padStart(2, '0')}` })) };
+    const replies = await Promise.all([sendJson(t, '/batch/', batch), sendJson(t, '/batch/', batch)]);
+    expect(replies.map((r) => r.status)).toEqual([200, 200]);
+    await waitForQueuesIdle(t);
+    const counts = await t.sql<{ event: string; n: number }>(`SELECT event, count(*)::int AS n FROM event WHERE event LIKE 'dup_%' GROUP BY event ORDER BY event`);
+    expect(counts).toEqual([
+      { event: 'dup_batch', n: 20 },
+      { event: 'dup_single', n: 1 },
+    ]);
+  });
+
+  it('stores exactly the accepted events: nothing accepted lost, nothing rejected stored', async () => {
+    await waitForQueuesIdle(t);
+    const stored = await storedEvents(t, `event LIKE 'bad\\_%' OR event LIKE 'bulk\\_%'`);
+    expect(new Set(stored.map((row) => row.event))).toEqual(accepted);
+    expect(stored.length).toBe(new Set(stored.map((row) => row.uuid)).size);
+    const rejected = await t.sql(`SELECT 1 FROM event WHERE event IN ('deep', 'x', 'y', 'too_big', 'no_id', 'null_id', 'empty_id')`);
+    expect(rejected).toEqual([]);
+    expect((await warningsOf(t)).length).toBeGreaterThan(0);
+  });
+});
