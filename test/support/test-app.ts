@@ -1,9 +1,11 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import IORedis from 'ioredis';
-import type { RuntimeOptions } from '../../src/app.module';
+import { AppModule, RuntimeOptions } from '../../src/app.module';
 import { createRootLogger } from '../../src/common/logging/logger';
 import { loadConfig } from '../../src/config/app-config';
 import { createHttpApp } from '../../src/http-app';
@@ -14,6 +16,7 @@ import { databaseUrl, runId, TEST_POSTGRES_URL, TEST_REDIS_URL, templateDatabase
 
 export interface TestApp {
   app: NestFastifyApplication;
+  runtime: RuntimeOptions;
   baseUrl: string;
   databaseUrl: string;
   keys: BootstrapKeys;
@@ -67,6 +70,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   await pool.connect();
   return {
     app,
+    runtime,
     baseUrl,
     databaseUrl: url,
     keys,
@@ -92,4 +96,13 @@ async function deleteRedisKeys(prefix: string): Promise<void> {
   } finally {
     redis.disconnect();
   }
+}
+
+/** Another worker process on the same database and queues (in this process, as its own Nest context). */
+export async function startExtraWorker(t: TestApp): Promise<INestApplicationContext> {
+  const config = { ...t.runtime.config, role: 'worker' as const };
+  const runtime: RuntimeOptions = { config, databaseUrl: t.databaseUrl, queue: configureQueueConnection(config, t.databaseUrl) };
+  const context = await NestFactory.createApplicationContext(AppModule.forRoot(runtime), { logger: false });
+  await context.init();
+  return context;
 }

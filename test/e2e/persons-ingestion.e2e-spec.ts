@@ -1,0 +1,120 @@
+import { sendJson } from '../support/capture-client';
+import { waitForQueuesIdle } from '../support/ingestion';
+import { personByDistinctId, personsOf } from '../support/persons';
+import { startTestApp, TestApp } from '../support/test-app';
+
+/** Person semantics of ingestion (reference/ingestion-decide.md §3), through the real capture path. */
+describe('Persons from ingestion', () => {
+  let t: TestApp;
+  const send = async (batch: Array<Record<string, unknown>>) => {
+    const res = await sendJson(t, '/batch/', { api_key: t.keys.projectApiKey, batch });
+    expect(res.status).toBe(200);
+    await waitForQueuesIdle(t);
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { ROLE: 'all' } });
+  });
+  afterAll(() => t.close());
+
+  it('applies $set_once, then $set, then $unset, in capture order', async () => {
+    await send([
+      { event: 'e', distinct_id: 'order', properties: { $set: { plan: 'free', keep: 1 }, $set_once: { first: 'a' } } },
+      { event: 'e', distinct_id: 'order', properties: { $set: { plan: 'pro' }, $set_once: { first: 'b', other: 'c' } } },
+      { event: '$set', distinct_id: 'order', properties: { $unset: ['keep'] } },
+    ]);
+    expect((await personByDistinctId(t, 'order'))?.properties).toEqual({ plan: 'pro', first: 'a', other: 'c' });
+  });
+
+  it('$identify merges the anonymous id into the identified one (browser shape: top-level $set)', async () => {
+    await send([{ event: '$pageview', distinct_id: 'anon-1', properties: { $set: { seen: true, shared: 'anon' } } }]);
+    await send([{ event: '$identify', distinct_id: 'user-1', $set: { email: 'u1@example.com' }, properties: { $anon_distinct_id: 'anon-1' } }]);
+    const person = await personByDistinctId(t, 'user-1');
+    expect(person).toMatchObject({ distinct_ids: ['anon-1', 'user-1'], is_identified: true });
+    expect(person?.properties).toEqual({ seen: true, shared: 'anon', email: 'u1@example.com' });
+  });
+
+  it('merges two existing persons with the identified person winning shared keys', async () => {
+    await send([
+      { event: 'e', distinct_id: 'anon-2', properties: { $set: { shared: 'anon', only_anon: 1 } } },
+      { event: 'e', distinct_id: 'user-2', properties: { $set: { shared: 'user', only_user: 2 } } },
+    ]);
+    const before = (await personsOf(t)).length;
+    await send([{ event: '$identify', distinct_id: 'user-2', properties: { $anon_distinct_id: 'anon-2' } }]);
+    const person = await personByDistinctId(t, 'anon-2');
+    expect(person?.distinct_ids).toEqual(['anon-2', 'user-2']);
+    expect(person?.properties).toEqual({ shared: 'user', only_anon: 1, only_user: 2 });
+    expect((await personsOf(t)).length).toBe(before - 1);
+  });
+
+  it('refuses to merge away an already identified person, except with $merge_dangerously', async () => {
+    await send([
+      { event: '$identify', distinct_id: 'ident-a', properties: { $anon_distinct_id: 'anon-a' } },
+      { event: '$identify', distinct_id: 'ident-b', properties: { $anon_distinct_id: 'anon-b' } },
+    ]);
+    await send([{ event: '$identify', distinct_id: 'ident-a', properties: { $anon_distinct_id: 'ident-b' } }]);
+    expect((await personByDistinctId(t, 'ident-a'))?.distinct_ids).toEqual(['anon-a', 'ident-a']);
+    const [warning] = await t.sql<{ details: Record<string, string> }>(`SELECT details FROM ingestion_warning WHERE type = 'cannot_merge_already_identified'`);
+    expect(warning.details).toEqual({ distinct_id: 'ident-a', other_id: 'ident-b' });
+    await send([{ event: '$merge_dangerously', distinct_id: 'ident-a', properties: { alias: 'ident-b' } }]);
+    expect((await personByDistinctId(t, 'ident-a'))?.distinct_ids).toEqual(['anon-a', 'anon-b', 'ident-a', 'ident-b']);
+  });
+
+  it('$create_alias joins the alias to the person (node and python shapes)', async () => {
+    await send([{ event: 'e', distinct_id: 'alias-main', properties: { $set: { a: 1 } } }]);
+    await send([{ event: '$create_alias', distinct_id: 'alias-main', properties: { alias: 'alias-other' } }]);
+    await send([{ event: '$create_alias', distinct_id: 'py-prev', properties: { alias: 'alias-main' } }]);
+    expect((await personByDistinctId(t, 'alias-main'))?.distinct_ids).toEqual(['alias-main', 'alias-other', 'py-prev']);
+  });
+
+  it('treats ids that only look like placeholders in another case as real (PostHog: null is case-sensitive)', async () => {
+    await send([{ event: '$identify', distinct_id: 'upper-null-user', properties: { $anon_distinct_id: 'NULL' } }]);
+    expect((await personByDistinctId(t, 'NULL'))?.distinct_ids).toEqual(['NULL', 'upper-null-user']);
+  });
+
+  it.each(['anonymous', 'GUEST', 'null', '0', 'undefined', '[object Object]', '"guest"'])('never merges on the illegal id %s', async (illegal) => {
+    await send([{ event: '$identify', distinct_id: `legit-${illegal.length}`, properties: { $anon_distinct_id: illegal } }]);
+    expect(await personByDistinctId(t, illegal)).toBeUndefined();
+    const warnings = await t.sql(`SELECT 1 FROM ingestion_warning WHERE type = 'cannot_merge_with_illegal_distinct_id' AND details->>'other_id' = $1`, [illegal]);
+    expect(warnings.length).toBeGreaterThan(0);
+  });
+
+  it('creates no person for $process_person_profile: false events, and ignores their $set', async () => {
+    await send([{ event: 'e', distinct_id: 'personless', properties: { $process_person_profile: false, $set: { x: 1 } } }]);
+    expect(await personByDistinctId(t, 'personless')).toBeUndefined();
+    const [event] = await t.sql<{ person_id: string | null }>(`SELECT person_id FROM event WHERE distinct_id = 'personless'`);
+    expect(event.person_id).toBeNull();
+  });
+
+  it('upserts groups from $groupidentify and gives each type an index 0–4', async () => {
+    await send([
+      { event: '$groupidentify', distinct_id: 'g', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { name: 'Acme', size: 1 } } },
+      { event: '$groupidentify', distinct_id: 'g', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { size: 5 } } },
+      { event: '$groupidentify', distinct_id: 'g', properties: { $group_type: 'team', $group_key: 42 } },
+    ]);
+    expect(await t.sql('SELECT group_type, group_type_index FROM group_type_mapping ORDER BY group_type_index')).toEqual([
+      { group_type: 'company', group_type_index: 0 },
+      { group_type: 'team', group_type_index: 1 },
+    ]);
+    expect(await t.sql('SELECT group_type_index, group_key, properties FROM "group" ORDER BY group_type_index')).toEqual([
+      { group_type_index: 0, group_key: 'acme', properties: { name: 'Acme', size: 5 } },
+      { group_type_index: 1, group_key: '42', properties: {} },
+    ]);
+  });
+
+  it('records event and property definitions with detected types', async () => {
+    await send([{ event: 'signed_up', distinct_id: 'def', properties: { d_plan: 'pro', d_seats: 3, d_trial: true, d_at: '2026-01-02T03:04:05Z', $set: { d_email: 'x@y.z' } } }]);
+    const events = await t.sql<{ name: string }>(`SELECT name FROM event_definition WHERE name = 'signed_up'`);
+    expect(events).toHaveLength(1);
+    const properties = await t.sql(`SELECT name, type, property_type, is_numerical FROM property_definition WHERE name LIKE 'd\\_%' ORDER BY name`);
+    expect(properties).toEqual([
+      { name: 'd_at', type: 1, property_type: 'DateTime', is_numerical: false },
+      { name: 'd_email', type: 2, property_type: 'String', is_numerical: false },
+      { name: 'd_plan', type: 1, property_type: 'String', is_numerical: false },
+      { name: 'd_seats', type: 1, property_type: 'Numeric', is_numerical: true },
+      { name: 'd_trial', type: 1, property_type: 'Boolean', is_numerical: false },
+    ]);
+    const [project] = await t.sql<{ ingested_event: boolean }>('SELECT ingested_event FROM project WHERE id = $1', [t.keys.projectId]);
+    expect(project.ingested_event).toBe(true);
+  });
+});
