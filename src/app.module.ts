@@ -14,6 +14,7 @@ import { OrganizationsModule } from './modules/organizations/organizations.modul
 import { PersonalApiKeysModule } from './modules/personal-api-keys/personal-api-keys.module';
 import { ProjectsModule } from './modules/projects/projects.module';
 import { ProvisioningModule } from './modules/provisioning/provisioning.module';
+import { RemoteConfigModule } from './modules/remote-config/remote-config.module';
 import { UsersModule } from './modules/users/users.module';
 import type { QueueConnection } from './queues/queue-connection';
 import { QueuesModule } from './queues/queues.module';
@@ -47,6 +48,7 @@ function coreImports(runtime: RuntimeOptions): Array<DynamicModule | Type> {
     PersonalApiKeysModule,
     EventDefinitionsModule,
     IngestionModule,
+    RemoteConfigModule,
   ],
   providers: [{ provide: APP_GUARD, useClass: AuthGuard }, AuthAudit],
 })

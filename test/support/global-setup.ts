@@ -5,6 +5,8 @@ import { databaseUrl, TEST_POSTGRES_URL, TEST_REDIS_URL, templateDatabaseName } 
 
 /** One migrated template database per run; each test file clones it (CREATE DATABASE … TEMPLATE). */
 export default async function globalSetup(): Promise<void> {
+  // Jest runs this once per project that names it; the first run prepares everything.
+  if (process.env.HOGBASE_TEST_RUN) return;
   process.env.HOGBASE_TEST_RUN = `${Date.now().toString(36)}${process.pid.toString(36)}`;
   const admin = new Client({ connectionString: TEST_POSTGRES_URL, connectionTimeoutMillis: 3000 });
   try {

@@ -3,6 +3,7 @@ import { runId, TEST_POSTGRES_URL } from './test-env';
 
 /** Drops every database this run made. */
 export default async function globalTeardown(): Promise<void> {
+  if (!process.env.HOGBASE_TEST_RUN) return;
   const admin = new Client({ connectionString: TEST_POSTGRES_URL });
   await admin.connect();
   try {
@@ -13,4 +14,5 @@ export default async function globalTeardown(): Promise<void> {
   } finally {
     await admin.end();
   }
+  delete process.env.HOGBASE_TEST_RUN;
 }
