@@ -5,12 +5,14 @@ import { PersonalApiKeysService } from '../modules/personal-api-keys/personal-ap
 import { ProjectsService } from '../modules/projects/projects.service';
 import { ProvisioningService } from '../modules/provisioning/provisioning.service';
 import { UsersService } from '../modules/users/users.service';
+import { DeadLettersService } from '../queues/dead-letters.service';
 
 export interface CliServices {
   provisioning: ProvisioningService;
   users: UsersService;
   projects: ProjectsService;
   keys: PersonalApiKeysService;
+  deadLetters: DeadLettersService;
 }
 
 /** What the commands need. Services are opened only when a command runs, so `--help` needs no database. */
@@ -129,6 +131,27 @@ export function buildCli(ctx: CliContext): Command {
       for (const key of await keys.listAll()) {
         ctx.out(`${key.id}\tuser ${key.userId}\t${key.maskValue}\t${(key.scopes ?? ['*']).join(',')}\t${key.label}`);
       }
+    });
+  const dlq = program.command('dlq').description('Inspect and replay ingestion jobs that failed for good (the dead-letter queue).');
+  dlq
+    .command('list')
+    .description('List failed ingestion jobs: reference, when, how many events, why.')
+    .option('--limit <n>', 'at most this many', positiveInt, 100)
+    .action(async (opts: { limit: number }) => {
+      const { deadLetters } = await ctx.services();
+      const letters = await deadLetters.list(opts.limit);
+      ctx.out(`${letters.length} dead-lettered job(s)`);
+      for (const letter of letters) ctx.out(`${letter.ref}\t${letter.failedAt ?? '-'}\t${letter.events} events\t${letter.reason}`);
+    });
+  dlq
+    .command('replay')
+    .description('Put failed jobs back on their queue (all of them, or the references given). Events already stored are not stored twice.')
+    .argument('[refs...]', 'references from `dlq list`, e.g. ingestion-0:42')
+    .option('--all', 'replay every failed job')
+    .action(async (refs: string[], opts: { all?: boolean }) => {
+      if (refs.length === 0 && !opts.all) throw new InvalidArgumentError('give job references or --all.');
+      const { deadLetters } = await ctx.services();
+      ctx.out(`Replayed ${await deadLetters.replay(opts.all ? [] : refs)} job(s).`);
     });
   return program;
 }

@@ -10,6 +10,7 @@ import { PersonalApiKeysService } from '../modules/personal-api-keys/personal-ap
 import { ProjectsService } from '../modules/projects/projects.service';
 import { ProvisioningService } from '../modules/provisioning/provisioning.service';
 import { UsersService } from '../modules/users/users.service';
+import { DeadLettersService } from '../queues/dead-letters.service';
 import { configureQueueConnection } from '../queues/queue-connection';
 import { CliServices, runCli } from './cli-commands';
 
@@ -30,6 +31,7 @@ async function openServices(): Promise<{ services: CliServices; close: () => Pro
       users: context.get(UsersService),
       projects: context.get(ProjectsService),
       keys: context.get(PersonalApiKeysService),
+      deadLetters: context.get(DeadLettersService),
     },
     close: async () => {
       await context.close();

@@ -2,6 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { DEFAULT_JOB_OPTIONS, ingestionQueueNames } from './queue-names';
 import { QUEUE_CONNECTION, type QueueConnection } from './queue-connection';
+import { DeadLettersService } from './dead-letters.service';
 import { QueueHealthService } from './queue-health.service';
 
 /** Registers BullMQ with the chosen backend; producers use a fail-fast connection. */
@@ -22,8 +23,8 @@ export class QueuesModule {
           }),
         ),
       ],
-      providers: [{ provide: QUEUE_CONNECTION, useValue: connection }, QueueHealthService],
-      exports: [BullModule, QUEUE_CONNECTION, QueueHealthService],
+      providers: [{ provide: QUEUE_CONNECTION, useValue: connection }, QueueHealthService, DeadLettersService],
+      exports: [BullModule, QUEUE_CONNECTION, QueueHealthService, DeadLettersService],
     };
   }
 }

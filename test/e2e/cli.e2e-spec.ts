@@ -3,6 +3,7 @@ import { PersonalApiKeysService } from '../../src/modules/personal-api-keys/pers
 import { ProjectsService } from '../../src/modules/projects/projects.service';
 import { ProvisioningService } from '../../src/modules/provisioning/provisioning.service';
 import { UsersService } from '../../src/modules/users/users.service';
+import { DeadLettersService } from '../../src/queues/dead-letters.service';
 import { startTestApp, TestApp } from '../support/test-app';
 
 describe('CLI commands', () => {
@@ -16,6 +17,7 @@ describe('CLI commands', () => {
       users: t.app.get(UsersService),
       projects: t.app.get(ProjectsService),
       keys: t.app.get(PersonalApiKeysService),
+      deadLetters: t.app.get(DeadLettersService),
     };
     const code = await runCli({ services: async () => services, out: (line) => lines.push(line) }, argv);
     return { code, output: lines.join('\n') };

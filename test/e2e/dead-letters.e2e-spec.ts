@@ -1,0 +1,70 @@
+import { runCli } from '../../src/cli/cli-commands';
+import { PersonalApiKeysService } from '../../src/modules/personal-api-keys/personal-api-keys.service';
+import { ProjectsService } from '../../src/modules/projects/projects.service';
+import { ProvisioningService } from '../../src/modules/provisioning/provisioning.service';
+import { UsersService } from '../../src/modules/users/users.service';
+import { DeadLettersService } from '../../src/queues/dead-letters.service';
+import type { IngestionJobData } from '../../src/modules/ingestion/ingestion.types';
+import { sendJson } from '../support/capture-client';
+import { partitionQueues, waitForQueuesIdle, waitForRows } from '../support/ingestion';
+import { startTestApp, TestApp } from '../support/test-app';
+
+describe('Dead-letter queue', () => {
+  let t: TestApp;
+  const cli = async (...argv: string[]) => {
+    const lines: string[] = [];
+    const services = {
+      provisioning: t.app.get(ProvisioningService),
+      users: t.app.get(UsersService),
+      projects: t.app.get(ProjectsService),
+      keys: t.app.get(PersonalApiKeysService),
+      deadLetters: t.app.get(DeadLettersService),
+    };
+    const code = await runCli({ services: async () => services, out: (line) => lines.push(line) }, argv);
+    return { code, lines };
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { ROLE: 'all' } });
+  });
+  afterAll(() => t.close());
+
+  it('sends a poison job to the failed set after one try, keeps the queue moving, and replays it once fixed', async () => {
+    // A job for a project that does not exist breaks a foreign key: not transient, so not retried.
+    const poison: IngestionJobData = {
+      segments: [
+        {
+          projectId: 9999,
+          token: 'phc_ProjectThatWasNeverCreated000000000000000',
+          receivedAt: new Date().toISOString(),
+          events: [{ uuid: '01890f9e-9999-7000-8000-000000000001', event: 'poisoned', distinct_id: 'p', properties: {}, timestamp: new Date().toISOString(), elements_chain: '' }],
+          warnings: [],
+        },
+      ],
+    };
+    const [queue] = partitionQueues(t);
+    const job = await queue.add('events', poison);
+    await sendJson(t, '/capture/', { api_key: t.keys.projectApiKey, event: 'healthy', distinct_id: 'h' });
+    await waitForRows(t, `SELECT 1 FROM event WHERE event = 'healthy'`, [], 1);
+    await waitForQueuesIdle(t);
+    const failed = await queue.getJob(job.id!);
+    expect(await failed!.isFailed()).toBe(true);
+    expect(failed!.attemptsMade).toBe(1);
+
+    const listed = await cli('dlq', 'list');
+    expect(listed.code).toBe(0);
+    expect(listed.lines[0]).toBe('1 dead-lettered job(s)');
+    expect(listed.lines[1]).toMatch(new RegExp(`^ingestion-0:${job.id}\\t\\S+\\t1 events\\tingestion failed: .*foreign key`));
+
+    expect((await cli('dlq', 'replay')).code).toBe(2);
+    await t.sql(`INSERT INTO organization (id, name, slug) VALUES ('00000000-0000-4000-8000-000000009999', 'Late', 'late')`);
+    await t.sql(`INSERT INTO project (id, uuid, organization_id, name, api_token) VALUES (9999, gen_random_uuid(), '00000000-0000-4000-8000-000000009999', 'Late', 'phc_ProjectThatWasNeverCreated000000000000000')`);
+    const replayed = await cli('dlq', 'replay', `ingestion-0:${job.id}`);
+    expect(replayed.lines).toEqual(['Replayed 1 job(s).']);
+    await waitForRows(t, `SELECT 1 FROM event WHERE event = 'poisoned' AND project_id = 9999`, [], 1);
+    await waitForQueuesIdle(t);
+    expect((await cli('dlq', 'list')).lines[0]).toBe('0 dead-lettered job(s)');
+    expect((await cli('dlq', 'replay', '--all')).lines).toEqual(['Replayed 0 job(s).']);
+    expect(await t.sql(`SELECT count(*)::int AS n FROM event WHERE event = 'poisoned'`)).toEqual([{ n: 1 }]);
+  });
+});
