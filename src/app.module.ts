@@ -70,7 +70,7 @@ export class AppModule {
   static forRoot(runtime: RuntimeOptions, parts: ProcessParts = partsForRole(runtime.config.role)): DynamicModule {
     const imports = coreImports(runtime);
     if (parts.api) imports.push(ApiModule);
-    if (parts.workers) imports.push(WorkerModule.forRoot(runtime.config.ingestion.partitions));
+    if (parts.workers) imports.push(WorkerModule.forRoot(runtime.config.ingestion.partitions, runtime.queue.workerConnection));
     return { module: AppModule, imports };
   }
 }

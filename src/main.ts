@@ -21,21 +21,28 @@ async function main(): Promise<void> {
   const runtime: RuntimeOptions = { config, databaseUrl: database.url, queue: configureQueueConnection(config, database.url) };
 
   const app = await startRole(runtime, logger);
-  const keys = await app.get(ProvisioningService).bootstrapIfEmpty();
-  if (keys) printBootstrapKeys(keys, config);
   const listening = config.role === 'worker' ? {} : { port: config.http.port };
   logger.info({ role: config.role, ...listening, queue: runtime.queue.kind, version: config.version }, 'started');
   handleShutdown(app, database, config, logger);
 }
 
+/** Provisioning happens before listening, so no request can meet a database without its first project. */
 async function startRole(runtime: RuntimeOptions, logger: Logger): Promise<INestApplicationContext> {
   const { config } = runtime;
   if (config.role === 'worker') {
-    return NestFactory.createApplicationContext(AppModule.forRoot(runtime), { logger: new PinoNestLogger(logger) });
+    const context = await NestFactory.createApplicationContext(AppModule.forRoot(runtime), { logger: new PinoNestLogger(logger) });
+    await provision(context, config);
+    return context;
   }
   const app = await createHttpApp(runtime, logger);
+  await provision(app, config);
   await app.listen({ port: config.http.port, host: config.http.host });
   return app;
+}
+
+async function provision(app: INestApplicationContext, config: AppConfig): Promise<void> {
+  const keys = await app.get(ProvisioningService).bootstrapIfEmpty();
+  if (keys) printBootstrapKeys(keys, config);
 }
 
 function readConfigOrExit(): AppConfig {

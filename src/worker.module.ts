@@ -4,7 +4,7 @@ import { IngestionWorkerModule } from './modules/ingestion/ingestion-worker.modu
 /** BullMQ processors. Started only in the `worker` and `all` roles. */
 @Module({})
 export class WorkerModule {
-  static forRoot(partitions: number): DynamicModule {
-    return { module: WorkerModule, imports: [IngestionWorkerModule.forRoot(partitions)] };
+  static forRoot(partitions: number, workerConnection: unknown): DynamicModule {
+    return { module: WorkerModule, imports: [IngestionWorkerModule.forRoot(partitions, workerConnection)] };
   }
 }

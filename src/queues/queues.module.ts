@@ -3,6 +3,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { DEFAULT_JOB_OPTIONS, ingestionQueueNames } from './queue-names';
 import { QUEUE_CONNECTION, type QueueConnection } from './queue-connection';
 import { DeadLettersService } from './dead-letters.service';
+import { QueueErrorListeners } from './queue-error-listeners';
 import { QueueHealthService } from './queue-health.service';
 
 /** Registers BullMQ with the chosen backend; producers use a fail-fast connection. */
@@ -23,8 +24,8 @@ export class QueuesModule {
           }),
         ),
       ],
-      providers: [{ provide: QUEUE_CONNECTION, useValue: connection }, QueueHealthService, DeadLettersService],
-      exports: [BullModule, QUEUE_CONNECTION, QueueHealthService, DeadLettersService],
+      providers: [{ provide: QUEUE_CONNECTION, useValue: connection }, QueueHealthService, DeadLettersService, QueueErrorListeners],
+      exports: [BullModule, QUEUE_CONNECTION, QueueHealthService, DeadLettersService, QueueErrorListeners],
     };
   }
 }

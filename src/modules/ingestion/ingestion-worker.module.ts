@@ -14,7 +14,7 @@ import { PartitionConcurrency } from './partition-concurrency';
 /** The worker half of ingestion: one processor per partition queue. */
 @Module({})
 export class IngestionWorkerModule {
-  static forRoot(partitions: number): DynamicModule {
+  static forRoot(partitions: number, workerConnection: unknown): DynamicModule {
     return {
       module: IngestionWorkerModule,
       imports: [ProjectsModule, PersonsModule, EventsModule, GroupsModule, EventDefinitionsModule, IngestionMetricsModule],
@@ -22,7 +22,7 @@ export class IngestionWorkerModule {
         IngestionWorkerService,
         IngestionWarningsRepository,
         PartitionConcurrency,
-        ...ingestionQueueNames(partitions).map(ingestionProcessorFor),
+        ...ingestionQueueNames(partitions).map((name) => ingestionProcessorFor(name, workerConnection)),
       ],
     };
   }

@@ -1,6 +1,7 @@
-import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnApplicationShutdown, Type } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
+import { errorLogger } from '../../queues/queue-error-listeners';
 import { IngestionWorkerService } from './ingestion-worker.service';
 import type { IngestionJobData } from './ingestion.types';
 import { isTransientError, retryDelayMs } from './transient-errors';
@@ -13,11 +14,14 @@ export const WORKER_OPTIONS = { concurrency: 1, lockDuration: 15_000, stalledInt
  * Transient failures are retried here, inside the job, so the partition keeps its order; anything
  * else is a poison job and goes straight to the failed set (the dead-letter queue) with its reason.
  */
-export function ingestionProcessorFor(queueName: string): Type<WorkerHost> {
-  @Processor(queueName, WORKER_OPTIONS)
+export function ingestionProcessorFor(queueName: string, workerConnection: unknown): Type<WorkerHost> {
+  // The queue was registered with the producers' fail-fast connection; a worker must block and
+  // reconnect instead, or a Redis outage turns its fetch loop into a busy loop.
+  @Processor(queueName, { ...WORKER_OPTIONS, connection: workerConnection as never })
   class IngestionPartitionProcessor extends WorkerHost implements OnApplicationShutdown {
     private readonly logger = new Logger(`IngestionProcessor:${queueName}`);
     private stopping = false;
+    private readonly logError = errorLogger(this.logger, queueName);
 
     constructor(private readonly ingestion: IngestionWorkerService) {
       super();
@@ -35,6 +39,12 @@ export function ingestionProcessorFor(queueName: string): Type<WorkerHost> {
           await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
         }
       }
+    }
+
+    /** Without a listener an 'error' event (Redis gone) would crash the worker. */
+    @OnWorkerEvent('error')
+    onError(error: Error): void {
+      this.logError(error);
     }
 
     onApplicationShutdown(): void {

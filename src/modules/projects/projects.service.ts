@@ -19,6 +19,8 @@ interface CachedToken {
 
 /** How long a token → project answer is reused on the hot public paths. Rotation is visible after this. */
 const TOKEN_CACHE_MS = 10_000;
+/** Unknown tokens are remembered briefly: enough to shield the database, short enough for new projects. */
+const UNKNOWN_TOKEN_CACHE_MS = 2_000;
 const TOKEN_CACHE_MAX = 10_000;
 
 @Injectable()
@@ -50,7 +52,7 @@ export class ProjectsService {
       throw error;
     }
     if (this.tokenCache.size >= TOKEN_CACHE_MAX) this.tokenCache.clear();
-    this.tokenCache.set(token, { projectId: project?.id ?? null, expiresAt: now + TOKEN_CACHE_MS });
+    this.tokenCache.set(token, { projectId: project?.id ?? null, expiresAt: now + (project ? TOKEN_CACHE_MS : UNKNOWN_TOKEN_CACHE_MS) });
     return project?.id ?? null;
   }
 

@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import IORedis from 'ioredis';
+import { Client } from 'pg';
+import { v7 as uuidv7 } from 'uuid';
+import { sendJson } from '../support/capture-client';
+import { waitForQueuesIdle } from '../support/ingestion';
+import { PrivatePostgres, PrivateRedis } from '../support/private-servers';
+import { freePort, ServiceProcess } from '../support/service-process';
+import { startTestApp, createTestDatabase, TestApp } from '../support/test-app';
+import { runId, TEST_REDIS_URL } from '../support/test-env';
+
+const PROJECT_KEY = 'phc_FaultTestProjectKey000000000000000000000';
+const PERSONAL_KEY = 'phx_FaultTestPersonalKey00000000000000000000';
+const UNAVAILABLE = { type: 'server_error', code: 'server_error', detail: 'Unable to store event. Please try again.', attr: null };
+
+function eventsFor(label: string, count: number) {
+  return Array.from({ length: count }, (_, i) => ({ event: label, distinct_id: `${label}-${i % 50}`, uuid: uuidv7(), properties: { i } }));
+}
+
+async function postBatch(baseUrl: string, batch: Array<Record<string, unknown>>): Promise<number> {
+  const res = await fetch(`${baseUrl}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: PROJECT_KEY, batch }) });
+  const text = await res.text();
+  if (res.status !== 200) process.stdout.write(`postBatch ${res.status} ${text}\n`);
+  return res.status;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function countIn(url: string, sql: string): Promise<number> {
+  const client = new Client({ connectionString: url });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows[0].n;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('Faults', () => {
+  describe('Redis hangs, then disappears', () => {
+    const redis = new PrivateRedis();
+    let t: TestApp;
+    const acknowledged = new Set<string>();
+    const capture = async () => {
+      const uuid = randomUUID();
+      const started = Date.now();
+      const res = await sendJson(t, '/capture/', { api_key: t.keys.projectApiKey, event: 'through_outage', distinct_id: 'o', uuid });
+      if (res.status === 200) acknowledged.add(uuid);
+      return { status: res.status, body: res.text ? JSON.parse(res.text) : null, ms: Date.now() - started };
+    };
+
+    beforeAll(async () => {
+      await redis.start();
+      t = await startTestApp({ env: { ROLE: 'all', REDIS_URL: redis.url() } });
+    });
+    afterAll(async () => {
+      redis.thaw();
+      await t.close();
+      await redis.destroy();
+    });
+
+    it('answers 503 within 2 s while Redis is frozen, and recovers by itself', async () => {
+      expect((await capture()).status).toBe(200);
+      redis.freeze();
+      const during = await capture();
+      expect(during).toMatchObject({ status: 503, body: UNAVAILABLE });
+      expect(during.ms).toBeLessThan(2000);
+      const ready = await t.http.get('/_readyz', { key: null });
+      expect(ready.status).toBe(503);
+      expect(ready.body.checks.queue).toBe('unreachable');
+      redis.thaw();
+      await until('capture to recover', async () => ((await capture()).status === 200 ? true : undefined), 10_000);
+    });
+
+    it('answers 503 at once while Redis is down, and recovers when it restarts (AOF keeps queued jobs)', async () => {
+      await redis.kill();
+      const during = await capture();
+      expect(during).toMatchObject({ status: 503, body: UNAVAILABLE });
+      expect(during.ms).toBeLessThan(2000);
+      // Workers wait for Redis quietly: a fetch loop that spins would burn a core and starve timers.
+      const cpuBefore = process.cpuUsage();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const cpu = process.cpuUsage(cpuBefore);
+      expect((cpu.user + cpu.system) / 1000).toBeLessThan(300);
+      await redis.start();
+      await until('capture to recover', async () => ((await capture()).status === 200 ? true : undefined), 20_000);
+    });
+
+    it('stores every acknowledged event exactly once', async () => {
+      await waitForQueuesIdle(t, 20_000);
+      const rows = await t.sql<{ uuid: string; n: number }>(`SELECT uuid::text, count(*)::int AS n FROM event WHERE event = 'through_outage' GROUP BY uuid`);
+      const stored = new Map(rows.map((row) => [row.uuid, row.n]));
+      for (const uuid of acknowledged) expect({ uuid, n: stored.get(uuid) }).toEqual({ uuid, n: 1 });
+      expect(acknowledged.size).toBeGreaterThanOrEqual(3);
+    });
+  });
+
+  describe('a worker killed with SIGKILL in the middle of its jobs', () => {
+    const services: ServiceProcess[] = [];
+    afterAll(() => services.forEach((service) => service.kill()));
+
+    it('leaves every acknowledged event stored exactly once after another worker takes over', async () => {
+      const url = await createTestDatabase();
+      const env = {
+        DATABASE_URL: url,
+        REDIS_URL: TEST_REDIS_URL,
+        QUEUE_PREFIX: `hbkill${runId()}`,
+        INIT_PROJECT_API_KEY: PROJECT_KEY,
+        INIT_PERSONAL_API_KEY: PERSONAL_KEY,
+        LOG_LEVEL: 'warn',
+      };
+      const port = await freePort();
+      const api = new ServiceProcess({ ...env, ROLE: 'api', PORT: String(port) });
+      services.push(api);
+      await api.waitFor(`http://127.0.0.1:${port}/_readyz`);
+      const baseUrl = `http://127.0.0.1:${port}`;
+      const total = 40 * 500;
+      const batches = Array.from({ length: 40 }, (_, i) => eventsFor(`killed_${i % 4}`, 500));
+      for (let i = 0; i < batches.length; i += 4) {
+        const statuses = await Promise.all(batches.slice(i, i + 4).map((batch) => postBatch(baseUrl, batch)));
+        expect(statuses).toEqual([200, 200, 200, 200]);
+      }
+      const count = `SELECT count(*)::int AS n FROM event WHERE event LIKE 'killed\\_%'`;
+      const first = new ServiceProcess({ ...env, ROLE: 'worker', PORT: String(await freePort()) });
+      services.push(first);
+      const atKill = await until('the first events to be stored', async () => {
+        const n = await countIn(url, count);
+        return n > 0 ? n : undefined;
+      }, 30_000);
+      first.kill();
+      expect(atKill).toBeLessThan(total);
+
+      const second = new ServiceProcess({ ...env, ROLE: 'worker', PORT: String(await freePort()) });
+      services.push(second);
+      await until('every event to be stored', async () => ((await countIn(url, count)) >= total ? true : undefined), 90_000);
+      expect(await countIn(url, count)).toBe(total);
+      expect(await countIn(url, `SELECT count(DISTINCT uuid)::int AS n FROM event WHERE event LIKE 'killed\\_%'`)).toBe(total);
+      expect((await second.terminate()).code).toBe(0);
+      expect((await api.terminate()).code).toBe(0);
+    }, 150_000);
+  });
+
+  describe('the database goes down while workers run', () => {
+    const postgres = new PrivatePostgres();
+    let service: ServiceProcess;
+    afterAll(() => {
+      service?.kill();
+      postgres.destroy();
+    });
+
+    it('keeps accepting into Redis, waits, and stores everything once when the database returns', async () => {
+      await postgres.start();
+      const url = await postgres.createDatabase('hogbase');
+      const prefix = `hbpgdown${runId()}`;
+      const port = await freePort();
+      const baseUrl = `http://127.0.0.1:${port}`;
+      service = new ServiceProcess({
+        DATABASE_URL: url,
+        REDIS_URL: TEST_REDIS_URL,
+        QUEUE_PREFIX: prefix,
+        INIT_PROJECT_API_KEY: PROJECT_KEY,
+        INIT_PERSONAL_API_KEY: PERSONAL_KEY,
+        ROLE: 'all',
+        PORT: String(port),
+        LOG_LEVEL: 'warn',
+      });
+      await service.waitFor(`${baseUrl}/_readyz`);
+      const count = `SELECT count(*)::int AS n FROM event WHERE event IN ('before_outage', 'during_outage')`;
+      expect(await postBatch(baseUrl, eventsFor('before_outage', 100))).toBe(200);
+      await until('the first batch', async () => ((await countIn(url, count)) === 100 ? true : undefined), 15_000);
+
+      postgres.stop();
+      for (let i = 0; i < 5; i++) expect(await postBatch(baseUrl, eventsFor('during_outage', 100))).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      expect(service.child.exitCode).toBeNull();
+      expect((await fetch(`${baseUrl}/_readyz`)).status).toBe(503);
+
+      await postgres.start();
+      await until('every event to be stored', async () => ((await countIn(url, count)) >= 600 ? true : undefined), 60_000);
+      expect(await countIn(url, count)).toBe(600);
+      const redis = new IORedis(TEST_REDIS_URL);
+      const failed = await Promise.all([0, 1, 2, 3].map((p) => redis.zcard(`${prefix}:ingestion-${p}:failed`)));
+      redis.disconnect();
+      expect(failed).toEqual([0, 0, 0, 0]);
+      expect((await service.terminate()).code).toBe(0);
+    }, 120_000);
+  });
+});
