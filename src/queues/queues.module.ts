@@ -5,6 +5,7 @@ import { QUEUE_CONNECTION, type QueueConnection } from './queue-connection';
 import { DeadLettersService } from './dead-letters.service';
 import { QueueErrorListeners } from './queue-error-listeners';
 import { QueueHealthService } from './queue-health.service';
+import { QueueMetrics } from './queue-metrics';
 
 /** Registers BullMQ with the chosen backend; producers use a fail-fast connection. */
 @Global()
@@ -24,8 +25,8 @@ export class QueuesModule {
           }),
         ),
       ],
-      providers: [{ provide: QUEUE_CONNECTION, useValue: connection }, QueueHealthService, DeadLettersService, QueueErrorListeners],
-      exports: [BullModule, QUEUE_CONNECTION, QueueHealthService, DeadLettersService, QueueErrorListeners],
+      providers: [{ provide: QUEUE_CONNECTION, useValue: connection }, QueueHealthService, DeadLettersService, QueueErrorListeners, QueueMetrics],
+      exports: [BullModule, QUEUE_CONNECTION, QueueHealthService, DeadLettersService, QueueErrorListeners, QueueMetrics],
     };
   }
 }

@@ -154,4 +154,15 @@ describe('Capture body formats', () => {
     expect(byName.offset).toBeGreaterThanOrEqual(before - 5000 - 5);
     expect(byName.offset).toBeLessThanOrEqual(after - 5000 + 5);
   });
+
+  it('counts received, enqueued, dropped and persisted events in /metrics', async () => {
+    await sendJson(t, '/batch/', { api_key: key, batch: [{ event: 'counted', distinct_id: 'm' }, { distinct_id: 'nameless' }] });
+    await waitForRows(t, `SELECT 1 FROM event WHERE event = 'counted'`, [], 1);
+    const metrics = await t.http.get('/metrics', { key: null });
+    expect(metrics.text).toMatch(/ingestion_events_received_total\{path="\/batch"\} \d+/);
+    expect(metrics.text).toMatch(/ingestion_events_enqueued_total \d+/);
+    expect(metrics.text).toMatch(/ingestion_events_dropped_total\{reason="missing_event_name"\} [1-9]/);
+    expect(metrics.text).toMatch(/ingestion_events_persisted_total [1-9]/);
+    expect(metrics.text).toMatch(/ingestion_lag_seconds_count [1-9]/);
+  });
 });

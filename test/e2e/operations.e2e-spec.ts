@@ -36,6 +36,7 @@ describe('Operational endpoints', () => {
       expect(res.text).toContain('http_request_duration_seconds_bucket');
       expect(res.text).toMatch(/route="\/api\/users\/:uuid",status="200"/);
       expect(res.text).toContain('process_cpu_seconds_total');
+      expect(res.text).toMatch(/ingestion_queue_jobs\{queue="ingestion-0",state="waiting"\} \d+/);
     });
 
     it('serves the OpenAPI document at /api/schema/ listing the routes with bearer auth', async () => {
