@@ -22,7 +22,16 @@ export interface DecodedPayload {
   value: unknown;
   /** Characters of decoded JSON text: bounds the size of any event inside. */
   decodedLength: number;
+  /** Whether the text holds escapes (NUL, surrogates) that strings must be cleaned of before storage. */
+  needsCleaning: boolean;
 }
+
+/**
+ * NUL and surrogates arrive escaped in JSON text (raw NUL is invalid JSON, raw lone surrogates invalid
+ * UTF-8); lz64 text is not UTF-8-checked, so raw surrogates count too. Valid pairs also match: cleaning
+ * them is a no-op, only slower.
+ */
+const CLEANABLE = /\\u(0000|[dD][89a-fA-F])|[\ud800-\udfff]/;
 
 /** serde_json's recursion limit, which PostHog's capture inherits. */
 export const MAX_JSON_DEPTH = 128;
@@ -154,7 +163,7 @@ export async function decodePayload(request: RawPayloadRequest, options: DecodeO
     if (options.unwrapBase64Twice && isStrictBase64(bytes)) bytes = fromBase64(bytes);
     text = utf8(bytes);
   }
-  return { value: parseJsonPayload(text), decodedLength: text.length };
+  return { value: parseJsonPayload(text), decodedLength: text.length, needsCleaning: CLEANABLE.test(text) };
 }
 
 /** `[]` and `{"batch": []}` carry nothing: PostHog answers no_data before looking at keys. */

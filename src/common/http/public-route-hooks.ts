@@ -6,6 +6,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Characters of the decoded payload text: no event inside can be bigger. */
     decodedPayloadLength?: number;
+    /** Whether strings of the payload may hold NUL or lone surrogates. */
+    payloadNeedsCleaning?: boolean;
   }
 }
 
@@ -49,5 +51,6 @@ export function registerPublicRouteHooks(fastify: FastifyInstance, maxDecompress
     );
     request.body = decoded.value;
     request.decodedPayloadLength = decoded.decodedLength;
+    request.payloadNeedsCleaning = decoded.needsCleaning;
   });
 }

@@ -49,11 +49,13 @@ export class Ingestion1763780200000 implements MigrationInterface {
       )`);
 
     // Dedup lives outside the partitioned table: a unique key there would have to include the timestamp,
-    // and a retried event may be skew-corrected to a slightly different timestamp.
+    // and a retried event may be skew-corrected to a slightly different timestamp. It also finds an
+    // event by uuid: its timestamp leads to the right partition, so `event` needs no uuid index.
     await q.query(`
       CREATE TABLE event_uuid (
         project_id integer NOT NULL,
         uuid uuid NOT NULL,
+        timestamp timestamptz NOT NULL,
         PRIMARY KEY (project_id, uuid)
       )`);
     await q.query(`
@@ -72,7 +74,6 @@ export class Ingestion1763780200000 implements MigrationInterface {
     await q.query(`CREATE INDEX event_project_timestamp_idx ON event (project_id, timestamp DESC, uuid)`);
     await q.query(`CREATE INDEX event_project_event_timestamp_idx ON event (project_id, event, timestamp DESC)`);
     await q.query(`CREATE INDEX event_project_distinct_timestamp_idx ON event (project_id, distinct_id, timestamp DESC)`);
-    await q.query(`CREATE INDEX event_project_uuid_idx ON event (project_id, uuid)`);
 
     await q.query(`
       CREATE TABLE ingestion_warning (

@@ -13,12 +13,13 @@ export class EventsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** The uuids not stored before: claiming them is what makes a retried job write each event once. */
-  async claimNewUuids(em: EntityManager, projectId: number, uuids: string[]): Promise<Set<string>> {
-    if (uuids.length === 0) return new Set();
+  async claimNewUuids(em: EntityManager, projectId: number, events: NormalizedEvent[]): Promise<Set<string>> {
+    if (events.length === 0) return new Set();
     const rows: Array<{ uuid: string }> = await em.query(
-      `INSERT INTO event_uuid (project_id, uuid) SELECT $1, u FROM unnest($2::uuid[]) AS u
+      `INSERT INTO event_uuid (project_id, uuid, timestamp)
+       SELECT $1, u, t FROM unnest($2::uuid[], $3::timestamptz[]) AS x(u, t)
        ON CONFLICT DO NOTHING RETURNING uuid`,
-      [projectId, uuids],
+      [projectId, events.map((e) => e.uuid), events.map((e) => e.timestamp)],
     );
     return new Set(rows.map((row) => row.uuid));
   }

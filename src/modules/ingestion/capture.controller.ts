@@ -53,6 +53,7 @@ export class CaptureController {
       ip: request.ip ?? null,
       nowMs: Date.now(),
       decodedLength: request.decodedPayloadLength ?? 0,
+      needsCleaning: request.payloadNeedsCleaning ?? true,
     });
     // sendBeacon callers get 204; everyone else exactly 200, or posthog-js retries (reliability.md §0).
     if (query.beacon === '1') {

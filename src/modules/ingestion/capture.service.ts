@@ -17,6 +17,8 @@ export interface CaptureContext {
   nowMs: number;
   /** Size of the decoded payload text; events are measured only when it could hold an oversize one. */
   decodedLength: number;
+  /** False when the payload provably holds no NUL or lone surrogate: events are then used as parsed. */
+  needsCleaning: boolean;
 }
 
 /**
@@ -44,7 +46,7 @@ export class CaptureService {
         warnings.push({ type: 'event_too_big', details: { max_bytes: MAX_EVENT_BYTES } });
         continue;
       }
-      const result = normalizeEvent(raw, { nowMs: context.nowMs, sentAtMs, ip: context.ip });
+      const result = normalizeEvent(raw, { nowMs: context.nowMs, sentAtMs, ip: context.ip, clean: context.needsCleaning });
       if ('warning' in result) {
         warnings.push(result.warning);
         continue;

@@ -14,6 +14,8 @@ export interface NormalizeContext {
   nowMs: number;
   sentAtMs: number | null;
   ip: string | null;
+  /** Deep-clean strings (NUL, lone surrogates); skipped when the payload provably has none. */
+  clean?: boolean;
 }
 
 export type NormalizeResult = { event: NormalizedEvent } | { warning: IngestionWarning };
@@ -74,7 +76,7 @@ function elementsChainOf(properties: Bag): string {
  */
 export function normalizeEvent(raw: unknown, context: NormalizeContext): NormalizeResult & { extraWarnings?: IngestionWarning[] } {
   if (!isBag(raw)) return { warning: { type: 'invalid_event', details: { reason: 'event is not an object' } } };
-  const item = cleanJson(raw) as Bag;
+  const item = context.clean === false ? raw : (cleanJson(raw) as Bag);
   const properties: Bag = isBag(item.properties) ? { ...item.properties } : {};
   if (typeof item.event !== 'string' || item.event === '') {
     return { warning: { type: 'missing_event_name', details: { distinct_id: normalizeDistinctId(distinctIdOf(item, properties)) } } };

@@ -48,7 +48,7 @@ export class IngestionWorkerService {
   }
 
   private async storeProject(em: EntityManager, work: ProjectWork): Promise<NormalizedEvent[]> {
-    const claimed = await this.events.claimNewUuids(em, work.projectId, work.events.map((e) => e.uuid));
+    const claimed = await this.events.claimNewUuids(em, work.projectId, work.events);
     const fresh = work.events.filter((event) => claimed.delete(event.uuid));
     this.metrics.duplicates.inc(work.events.length - fresh.length);
     const outcome = await this.persons.applyEvents(em, work.projectId, fresh);

@@ -1,0 +1,97 @@
+'use strict';
+// Shared pieces of the benchmark: processes, load generation, database helpers. Plain JS so that
+// `npm run bench` needs nothing but the build.
+const { spawn, execFileSync } = require('node:child_process');
+const { createServer } = require('node:net');
+const { join } = require('node:path');
+const autocannon = require('autocannon');
+const { Client } = require('pg');
+
+const ROOT = join(__dirname, '..', '..');
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHttp(url, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`not ready: ${url}`);
+}
+
+/** A child process whose resident memory is sampled while it runs. */
+function startProcess(args, env) {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  let peakRss = 0;
+  const sampler = setInterval(() => {
+    try {
+      const kb = Number(execFileSync('ps', ['-o', 'rss=', '-p', String(child.pid)]).toString().trim());
+      peakRss = Math.max(peakRss, kb * 1024);
+    } catch {
+      // exited
+    }
+  }, 500);
+  return {
+    child,
+    peakRssMb: () => Math.round(peakRss / 1048576),
+    stop: () =>
+      new Promise((resolve) => {
+        clearInterval(sampler);
+        if (child.exitCode !== null) return resolve(child.exitCode);
+        child.once('exit', (code) => resolve(code));
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** autocannon with a fixed body; returns requests/s, latency percentiles and error counts. */
+function load(options) {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      { method: 'POST', headers: { 'content-type': 'application/json' }, connections: 50, pipelining: 1, ...options },
+      (error, result) => {
+        if (error) return reject(error);
+        resolve({
+          requestsPerSec: Math.round(result.requests.average),
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+          total: result['2xx'] + result.non2xx,
+          non2xx: result.non2xx,
+          errors: result.errors + result.timeouts,
+        });
+      },
+    );
+  });
+}
+
+async function sql(url, text, params) {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+function databaseUrl(base, name) {
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+module.exports = { ROOT, freePort, waitForHttp, startProcess, load, sql, databaseUrl };
