@@ -131,7 +131,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     queue: { prefix: env.QUEUE_PREFIX || 'hogbase' },
     ingestion: {
       partitions: readInt(env, 'INGESTION_PARTITIONS', 2, 1, 64),
-      coalesceMs: readInt(env, 'INGESTION_COALESCE_MS', 1, 0, 1000),
+      coalesceMs: readInt(env, 'INGESTION_COALESCE_MS', 5, 0, 1000),
       enqueueTimeoutMs: readInt(env, 'INGESTION_ENQUEUE_TIMEOUT_MS', 1500, 100, 60000),
       maxDecompressedBytes: readInt(env, 'MAX_DECOMPRESSED_BYTES', 0, 0, 4 * 1024 * 1024 * 1024),
     },

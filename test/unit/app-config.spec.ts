@@ -26,7 +26,7 @@ describe(loadConfig.name, () => {
         database: { url: null, dataDir: resolve('./data'), embeddedPort: 54329, poolSize: 10 },
         redis: { url: null },
         queue: { prefix: 'hogbase' },
-        ingestion: { partitions: 2, coalesceMs: 1, enqueueTimeoutMs: 1500, maxDecompressedBytes: 5 * 20_971_520 },
+        ingestion: { partitions: 2, coalesceMs: 5, enqueueTimeoutMs: 1500, maxDecompressedBytes: 5 * 20_971_520 },
         bootstrap: { projectApiKey: null, personalApiKey: null, adminEmail: 'admin@localhost' },
         log: { level: 'info' },
         shutdownGraceMs: 20_000,
