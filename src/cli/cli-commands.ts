@@ -48,7 +48,15 @@ export function buildCli(ctx: CliContext): Command {
     .description('Manage users, projects and API keys of a hogbase installation.')
     .exitOverride()
     .configureOutput({ writeOut: (text) => ctx.out(text.trimEnd()), writeErr: (text) => ctx.out(text.trimEnd()) });
+  addOrganizationCommands(program, ctx);
+  addUserCommands(program, ctx);
+  addProjectCommands(program, ctx);
+  addKeyCommands(program, ctx);
+  addDeadLetterCommands(program, ctx);
+  return program;
+}
 
+function addOrganizationCommands(program: Command, ctx: CliContext): void {
   const organizations = program.command('organizations').description('Create organizations.');
   organizations
     .command('create')
@@ -60,7 +68,9 @@ export function buildCli(ctx: CliContext): Command {
       const { organizationId, project } = await provisioning.createOrganization(opts.name, opts.owner);
       ctx.out(`Created organization ${organizationId} with project ${project.id}. Project API key: ${project.apiToken}`);
     });
+}
 
+function addUserCommands(program: Command, ctx: CliContext): void {
   const users = program.command('users').description('Create and list users.');
   users
     .command('create')
@@ -80,7 +90,9 @@ export function buildCli(ctx: CliContext): Command {
       const { users } = await ctx.services();
       for (const user of await users.listAll()) ctx.out(`${user.id}\t${user.email}\t${user.isActive ? 'active' : 'inactive'}`);
     });
+}
 
+function addProjectCommands(program: Command, ctx: CliContext): void {
   const projects = program.command('projects').description('Create, list and rotate the keys of projects.');
   projects
     .command('create')
@@ -108,7 +120,9 @@ export function buildCli(ctx: CliContext): Command {
       const token = await provisioning.rotateProjectKey(projectId);
       ctx.out(`New project API key for project ${projectId}: ${token}`);
     });
+}
 
+function addKeyCommands(program: Command, ctx: CliContext): void {
   const keys = program.command('keys').description('Create and list personal API keys.');
   keys
     .command('create')
@@ -132,6 +146,9 @@ export function buildCli(ctx: CliContext): Command {
         ctx.out(`${key.id}\tuser ${key.userId}\t${key.maskValue}\t${(key.scopes ?? ['*']).join(',')}\t${key.label}`);
       }
     });
+}
+
+function addDeadLetterCommands(program: Command, ctx: CliContext): void {
   const dlq = program.command('dlq').description('Inspect and replay ingestion jobs that failed for good (the dead-letter queue).');
   dlq
     .command('list')
@@ -153,7 +170,6 @@ export function buildCli(ctx: CliContext): Command {
       const { deadLetters } = await ctx.services();
       ctx.out(`Replayed ${await deadLetters.replay(opts.all ? [] : refs)} job(s).`);
     });
-  return program;
 }
 
 /** Runs one command line; returns the exit code (0 ok, 1 refused by the service, 2 usage error). */

@@ -1,27 +1,11 @@
 import { runCli } from '../../src/cli/cli-commands';
-import { PersonalApiKeysService } from '../../src/modules/personal-api-keys/personal-api-keys.service';
-import { ProjectsService } from '../../src/modules/projects/projects.service';
-import { ProvisioningService } from '../../src/modules/provisioning/provisioning.service';
-import { UsersService } from '../../src/modules/users/users.service';
-import { DeadLettersService } from '../../src/queues/dead-letters.service';
+import { runCliOn } from '../support/cli';
 import { startTestApp, TestApp } from '../support/test-app';
 
 describe('CLI commands', () => {
   let t: TestApp;
-  let lines: string[];
 
-  const cli = async (...argv: string[]) => {
-    lines = [];
-    const services = {
-      provisioning: t.app.get(ProvisioningService),
-      users: t.app.get(UsersService),
-      projects: t.app.get(ProjectsService),
-      keys: t.app.get(PersonalApiKeysService),
-      deadLetters: t.app.get(DeadLettersService),
-    };
-    const code = await runCli({ services: async () => services, out: (line) => lines.push(line) }, argv);
-    return { code, output: lines.join('\n') };
-  };
+  const cli = (...argv: string[]) => runCliOn(t, ...argv);
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -29,7 +13,8 @@ describe('CLI commands', () => {
   afterAll(() => t.close());
 
   it('explains every command with --help, without touching the database', async () => {
-    const top = await runCli({ services: () => Promise.reject(new Error('no database for help')), out: (l) => (lines = [l]) }, ['--help']);
+    const lines: string[] = [];
+    const top = await runCli({ services: () => Promise.reject(new Error('no database for help')), out: (line) => lines.push(line) }, ['--help']);
     expect(top).toBe(0);
     expect(lines.join('\n')).toMatch(/users[\s\S]*projects[\s\S]*keys/);
     const sub = await cli('keys', 'create', '--help');

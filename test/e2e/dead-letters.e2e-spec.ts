@@ -1,9 +1,4 @@
-import { runCli } from '../../src/cli/cli-commands';
-import { PersonalApiKeysService } from '../../src/modules/personal-api-keys/personal-api-keys.service';
-import { ProjectsService } from '../../src/modules/projects/projects.service';
-import { ProvisioningService } from '../../src/modules/provisioning/provisioning.service';
-import { UsersService } from '../../src/modules/users/users.service';
-import { DeadLettersService } from '../../src/queues/dead-letters.service';
+import { runCliOn } from '../support/cli';
 import type { IngestionJobData } from '../../src/modules/ingestion/ingestion.types';
 import { sendJson } from '../support/capture-client';
 import { partitionQueues, waitForQueuesIdle, waitForRows } from '../support/ingestion';
@@ -11,18 +6,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 
 describe('Dead-letter queue', () => {
   let t: TestApp;
-  const cli = async (...argv: string[]) => {
-    const lines: string[] = [];
-    const services = {
-      provisioning: t.app.get(ProvisioningService),
-      users: t.app.get(UsersService),
-      projects: t.app.get(ProjectsService),
-      keys: t.app.get(PersonalApiKeysService),
-      deadLetters: t.app.get(DeadLettersService),
-    };
-    const code = await runCli({ services: async () => services, out: (line) => lines.push(line) }, argv);
-    return { code, lines };
-  };
+  const cli = (...argv: string[]) => runCliOn(t, ...argv);
 
   beforeAll(async () => {
     t = await startTestApp({ env: { ROLE: 'all' } });
