@@ -116,9 +116,10 @@ async function main() {
     const { bare, barePaced } = await referenceFastify();
     row('bare Fastify POST (reference)', 'requests/s (max)', bare.requestsPerSec, `p50 ${bare.p50} ms, p99 ${bare.p99} ms`);
 
-    api = startProcess(['dist/main.js'], { ...common, ROLE: 'api', PORT: String(apiPort) });
+    const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+    api = startProcess([...nodeFlags, 'dist/main.js'], { ...common, ROLE: 'api', PORT: String(apiPort) });
     await waitForHttp(`${baseUrl}/_readyz`);
-    worker = startProcess(['dist/main.js'], { ...common, ROLE: 'worker', PORT: String(await freePort()) });
+    worker = startProcess([...nodeFlags, 'dist/main.js'], { ...common, ROLE: 'worker', PORT: String(await freePort()) });
     await new Promise((resolve) => setTimeout(resolve, 1500));
 
     const single = JSON.stringify({ api_key: PROJECT_KEY, event: 'bench', distinct_id: 'bench-user', properties: { $current_url: 'https://example.com' } });
