@@ -117,4 +117,25 @@ describe('Persons from ingestion', () => {
     const [project] = await t.sql<{ ingested_event: boolean }>('SELECT ingested_event FROM project WHERE id = $1', [t.keys.projectId]);
     expect(project.ingested_event).toBe(true);
   });
+
+  it('copies page, device and campaign properties to the person: latest in place, first touch as $initial_*', async () => {
+    await send([{ event: '$pageview', distinct_id: 'touch', properties: { $browser: 'Firefox', utm_source: 'ads', gclid: null } }]);
+    await send([{ event: '$pageview', distinct_id: 'touch', properties: { $browser: 'Chrome', utm_source: 'news' } }]);
+    expect((await personByDistinctId(t, 'touch'))?.properties).toEqual({
+      $browser: 'Chrome',
+      utm_source: 'news',
+      gclid: null,
+      $initial_browser: 'Firefox',
+      $initial_utm_source: 'ads',
+    });
+  });
+
+  it('stores personless events without person updates, and never updates persons from $exception', async () => {
+    await send([{ event: 'e', distinct_id: 'quiet', properties: { $process_person_profile: false, $browser: 'x', $set: { a: 1 } } }]);
+    const [stored] = await t.sql<{ properties: Record<string, unknown> }>(`SELECT properties FROM event WHERE distinct_id = 'quiet'`);
+    expect(stored.properties.$set).toBeUndefined();
+    await send([{ event: 'e', distinct_id: 'crashy', properties: { $set: { ok: true } } }]);
+    await send([{ event: '$exception', distinct_id: 'crashy', properties: { $set: { ok: false }, $browser: 'x' } }]);
+    expect((await personByDistinctId(t, 'crashy'))?.properties).toEqual({ ok: true });
+  });
 });

@@ -3,6 +3,7 @@ import { cleanJson, cleanString, setOwn } from './sanitize';
 import { resolveEventTime } from './timestamps';
 import type { IngestionWarning, NormalizedEvent } from './ingestion.types';
 import { elementsToChain } from './elements-chain';
+import { applyPersonPropertyRules } from './person-properties';
 
 export const MAX_DISTINCT_ID_LENGTH = 200;
 /** Events bigger than this are dropped with a warning; the rest of the request is kept. */
@@ -89,6 +90,7 @@ export function normalizeEvent(raw: unknown, context: NormalizeContext): Normali
   const { uuid, replaced } = uuidOf(item, distinctId, item.event);
   if (replaced) extraWarnings.push({ type: 'invalid_uuid_replaced', details: { event: item.event, given: String(item.uuid), uuid } });
   mergePersonUpdates(item, properties);
+  applyPersonPropertyRules(item.event, properties);
   if (context.ip && properties.$ip === undefined) properties.$ip = context.ip;
   if (context.sentAtMs !== null && properties.$sent_at === undefined) properties.$sent_at = new Date(context.sentAtMs).toISOString();
   const time = resolveEventTime({

@@ -87,6 +87,13 @@ export function identityOperationOf(event: string, properties: Bag): IdentityOpe
   return { kind: 'none' };
 }
 
+/** Events that belong to a person but never change its properties (PostHog: exceptions, heatmaps). */
+const NON_UPDATING_EVENTS = new Set(['$exception', '$$heatmap']);
+
+export function updatesPersonProperties(event: string): boolean {
+  return !NON_UPDATING_EVENTS.has(event);
+}
+
 /** `$process_person_profile: false` and `$groupidentify` events never create or change persons. */
 export function isPersonless(event: string, properties: Bag): boolean {
   return properties.$process_person_profile === false || event === '$groupidentify';

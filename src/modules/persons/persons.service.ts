@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { IngestionWarning, NormalizedEvent } from '../ingestion/ingestion.types';
-import { hasUpdates, identityOperationOf, isPersonless, personUpdatesOf } from './person-rules';
+import { hasUpdates, identityOperationOf, isPersonless, personUpdatesOf, updatesPersonProperties } from './person-rules';
 import { PersonSession } from './person-session';
 import { PersonsRepository } from './persons.repository';
 
@@ -44,7 +44,7 @@ export class PersonsService {
         : await session.ensurePerson(event.distinct_id, createdAt);
     if (operation.kind === 'merge' || event.event === '$identify') session.markIdentified(person);
     const updates = personUpdatesOf(event.properties);
-    if (hasUpdates(updates)) session.applyUpdates(person, updates);
+    if (hasUpdates(updates) && updatesPersonProperties(event.event)) session.applyUpdates(person, updates);
     return person.id;
   }
 }
