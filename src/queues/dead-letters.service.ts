@@ -1,10 +1,6 @@
-import { getQueueToken } from '@nestjs/bullmq';
-import { Inject, Injectable } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
-import type { Job, Queue } from 'bullmq';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
-import { ingestionQueueNames } from './queue-names';
+import { Injectable } from '@nestjs/common';
+import type { Job } from 'bullmq';
+import { PartitionQueues } from './partition-queues';
 
 export interface DeadLetter {
   /** `<queue>:<job id>`, what `dlq replay` takes. */
@@ -21,15 +17,12 @@ interface JobPayload {
 /** Jobs that exhausted their attempts stay in each queue's failed set: that set is the dead-letter queue. */
 @Injectable()
 export class DeadLettersService {
-  constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly moduleRef: ModuleRef,
-  ) {}
+  constructor(private readonly queues: PartitionQueues) {}
 
   async list(limit = 100): Promise<DeadLetter[]> {
     const letters: DeadLetter[] = [];
-    for (const [name, queue] of this.queues()) {
-      for (const job of await queue.getFailed(0, limit - 1)) letters.push(describe(name, job));
+    for (const queue of this.queues.all) {
+      for (const job of await queue.getFailed(0, limit - 1)) letters.push(describe(queue.name, job));
     }
     return letters.sort((a, b) => (a.failedAt ?? '').localeCompare(b.failedAt ?? '')).slice(0, limit);
   }
@@ -37,7 +30,8 @@ export class DeadLettersService {
   /** Moves dead letters back to their queue; returns how many went. `refs` empty means all of them. */
   async replay(refs: string[]): Promise<number> {
     let replayed = 0;
-    for (const [name, queue] of this.queues()) {
+    for (const queue of this.queues.all) {
+      const name = queue.name;
       const wanted = refs.filter((ref) => ref.startsWith(`${name}:`)).map((ref) => ref.slice(name.length + 1));
       if (refs.length > 0 && wanted.length === 0) continue;
       const jobs = refs.length > 0 ? await Promise.all(wanted.map((id) => queue.getJob(id))) : await queue.getFailed();
@@ -50,12 +44,6 @@ export class DeadLettersService {
     return replayed;
   }
 
-  private queues(): Array<[string, Queue]> {
-    return ingestionQueueNames(this.config.ingestion.partitions).map((name) => [
-      name,
-      this.moduleRef.get<Queue>(getQueueToken(name), { strict: false }),
-    ]);
-  }
 }
 
 function describe(queueName: string, job: Job): DeadLetter {

@@ -1,10 +1,5 @@
-import { getQueueToken } from '@nestjs/bullmq';
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
-import type { Queue } from 'bullmq';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
-import { ingestionQueueNames } from './queue-names';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { PartitionQueues } from './partition-queues';
 
 /** Log a connection problem once per this period per source, not once per retry. */
 const LOG_EVERY_MS = 5000;
@@ -25,14 +20,9 @@ export function errorLogger(logger: Logger, source: string): (error: Error) => v
 export class QueueErrorListeners implements OnModuleInit {
   private readonly logger = new Logger('Queues');
 
-  constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly moduleRef: ModuleRef,
-  ) {}
+  constructor(private readonly queues: PartitionQueues) {}
 
   onModuleInit(): void {
-    for (const name of ingestionQueueNames(this.config.ingestion.partitions)) {
-      this.moduleRef.get<Queue>(getQueueToken(name), { strict: false }).on('error', errorLogger(this.logger, name));
-    }
+    for (const queue of this.queues.all) queue.on('error', errorLogger(this.logger, queue.name));
   }
 }

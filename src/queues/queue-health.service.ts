@@ -1,9 +1,7 @@
-import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import type { Queue } from 'bullmq';
 import IORedis, { RedisOptions } from 'ioredis';
 import { withDeadline } from '../common/async/with-deadline';
-import { ingestionQueueName } from './queue-names';
+import { PartitionQueues } from './partition-queues';
 import { QUEUE_CONNECTION, type QueueConnection } from './queue-connection';
 
 const PING_TIMEOUT_MS = 1500;
@@ -14,7 +12,7 @@ export class QueueHealthService implements OnApplicationBootstrap {
   private readonly logger = new Logger(QueueHealthService.name);
 
   constructor(
-    @InjectQueue(ingestionQueueName(0)) private readonly queue: Queue,
+    private readonly queues: PartitionQueues,
     @Inject(QUEUE_CONNECTION) private readonly connection: QueueConnection,
   ) {}
 
@@ -24,11 +22,7 @@ export class QueueHealthService implements OnApplicationBootstrap {
 
   /** Resolves when the backend answers a cheap read; rejects within PING_TIMEOUT_MS otherwise. */
   async ping(): Promise<void> {
-    await withDeadline(this.queue.getJobCounts('waiting'), PING_TIMEOUT_MS, 'queue ping');
-  }
-
-  async depth(): Promise<Record<string, number>> {
-    return withDeadline(this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed'), PING_TIMEOUT_MS, 'queue depth');
+    await withDeadline(this.queues.get(0).getJobCounts('waiting'), PING_TIMEOUT_MS, 'queue ping');
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -1,13 +1,8 @@
-import { getQueueToken } from '@nestjs/bullmq';
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
-import type { Queue } from 'bullmq';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { Gauge } from 'prom-client';
 import { withDeadline } from '../common/async/with-deadline';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
 import { MetricsService } from '../modules/metrics/metrics.service';
-import { ingestionQueueNames } from './queue-names';
+import { PartitionQueues } from './partition-queues';
 
 const STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 
@@ -15,26 +10,23 @@ const STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 @Injectable()
 export class QueueMetrics implements OnModuleInit {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly moduleRef: ModuleRef,
+    private readonly queues: PartitionQueues,
     private readonly metrics: MetricsService,
   ) {}
 
   onModuleInit(): void {
-    const queues = ingestionQueueNames(this.config.ingestion.partitions).map(
-      (name) => [name, this.moduleRef.get<Queue>(getQueueToken(name), { strict: false })] as const,
-    );
+    const queues = this.queues.all;
     new Gauge({
       name: 'ingestion_queue_jobs',
       help: 'Ingestion jobs per queue and state (failed = dead letters)',
       labelNames: ['queue', 'state'],
       registers: [this.metrics.registry],
       async collect() {
-        for (const [name, queue] of queues) {
+        for (const queue of queues) {
           // A scrape during an outage reports nothing rather than hanging.
           const counts = await withDeadline(queue.getJobCounts(...STATES), 1000, 'queue depth').catch(() => null);
           if (!counts) continue;
-          for (const state of STATES) this.set({ queue: name, state }, counts[state] ?? 0);
+          for (const state of STATES) this.set({ queue: queue.name, state }, counts[state] ?? 0);
         }
       },
     });

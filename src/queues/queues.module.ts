@@ -1,8 +1,10 @@
-import { BullModule } from '@nestjs/bullmq';
+import { BullModule, getQueueToken } from '@nestjs/bullmq';
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { DEFAULT_JOB_OPTIONS, ingestionQueueNames } from './queue-names';
 import { QUEUE_CONNECTION, type QueueConnection } from './queue-connection';
+import type { Queue } from 'bullmq';
 import { DeadLettersService } from './dead-letters.service';
+import { PartitionQueues } from './partition-queues';
 import { QueueErrorListeners } from './queue-error-listeners';
 import { QueueHealthService } from './queue-health.service';
 import { QueueMetrics } from './queue-metrics';
@@ -25,8 +27,19 @@ export class QueuesModule {
           }),
         ),
       ],
-      providers: [{ provide: QUEUE_CONNECTION, useValue: connection }, QueueHealthService, DeadLettersService, QueueErrorListeners, QueueMetrics],
-      exports: [BullModule, QUEUE_CONNECTION, QueueHealthService, DeadLettersService, QueueErrorListeners, QueueMetrics],
+      providers: [
+        { provide: QUEUE_CONNECTION, useValue: connection },
+        {
+          provide: PartitionQueues,
+          useFactory: (...queues: Queue[]) => new PartitionQueues(queues),
+          inject: ingestionQueueNames(partitions).map((name) => getQueueToken(name)),
+        },
+        QueueHealthService,
+        DeadLettersService,
+        QueueErrorListeners,
+        QueueMetrics,
+      ],
+      exports: [BullModule, QUEUE_CONNECTION, PartitionQueues, QueueHealthService, DeadLettersService],
     };
   }
 }

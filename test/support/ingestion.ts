@@ -1,8 +1,5 @@
-import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
-import type { AppConfig } from '../../src/config/app-config';
-import { APP_CONFIG } from '../../src/config/config.module';
-import { ingestionQueueNames } from '../../src/queues/queue-names';
+import { PartitionQueues } from '../../src/queues/partition-queues';
 import type { TestApp } from './test-app';
 
 /** Polls until the query returns at least `count` rows (ingestion is asynchronous), or fails with what it saw. */
@@ -23,9 +20,8 @@ export async function waitForRows<T = Record<string, unknown>>(
   throw new Error(`expected ${count} rows from ${sql}, saw ${rows.length}: ${JSON.stringify(rows).slice(0, 500)}`);
 }
 
-export function partitionQueues(t: TestApp): Queue[] {
-  const config = t.app.get<AppConfig>(APP_CONFIG);
-  return ingestionQueueNames(config.ingestion.partitions).map((name) => t.app.get<Queue>(getQueueToken(name), { strict: false }));
+export function partitionQueues(t: TestApp): readonly Queue[] {
+  return t.app.get(PartitionQueues).all;
 }
 
 /** Waits until no partition queue has work left, so "nothing else will arrive" can be asserted. */

@@ -1,12 +1,10 @@
-import { getQueueToken } from '@nestjs/bullmq';
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
-import type { Queue } from 'bullmq';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { withDeadline } from '../../common/async/with-deadline';
 import { ApiError } from '../../common/errors/api-error';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
-import { INGESTION_JOB, ingestionQueueName } from '../../queues/queue-names';
+import { PartitionQueues } from '../../queues/partition-queues';
+import { INGESTION_JOB } from '../../queues/queue-names';
 import type { IngestionJobData, IngestionSegment } from './ingestion.types';
 
 interface Waiter {
@@ -33,23 +31,16 @@ export const queueUnavailable = () => ApiError.unavailable('Unable to store even
  * job holding its events was acknowledged by the queue — or told 503 when that fails or takes too long.
  */
 @Injectable()
-export class IngestionProducer implements OnModuleInit {
+export class IngestionProducer {
   private readonly logger = new Logger(IngestionProducer.name);
-  private queues: Queue[] = [];
   private pending = new Map<number, PendingPartition>();
   private flushTimer: NodeJS.Timeout | null = null;
   private pendingEvents = 0;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly moduleRef: ModuleRef,
+    private readonly queues: PartitionQueues,
   ) {}
-
-  onModuleInit(): void {
-    this.queues = Array.from({ length: this.config.ingestion.partitions }, (_, partition) =>
-      this.moduleRef.get<Queue>(getQueueToken(ingestionQueueName(partition)), { strict: false }),
-    );
-  }
 
   /** Resolves once every segment is durably enqueued; rejects with a 503 ApiError otherwise. */
   enqueue(segmentsByPartition: Map<number, IngestionSegment>): Promise<void> {
@@ -92,7 +83,7 @@ export class IngestionProducer implements OnModuleInit {
   private async addJob(partition: number, slot: PendingPartition): Promise<void> {
     const data: IngestionJobData = { segments: slot.segments };
     try {
-      await withDeadline(this.queues[partition].add(INGESTION_JOB, data), this.config.ingestion.enqueueTimeoutMs, 'enqueue');
+      await withDeadline(this.queues.get(partition).add(INGESTION_JOB, data), this.config.ingestion.enqueueTimeoutMs, 'enqueue');
       for (const waiter of slot.waiters) {
         waiter.outstanding -= 1;
         if (waiter.outstanding === 0 && !waiter.settled) {

@@ -1,22 +1,12 @@
-import { getQueueToken } from '@nestjs/bullmq';
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
-import type { Queue } from 'bullmq';
-import { AppConfig } from '../../config/app-config';
-import { APP_CONFIG } from '../../config/config.module';
-import { ingestionQueueNames } from '../../queues/queue-names';
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { PartitionQueues } from '../../queues/partition-queues';
 
 /** One active job per partition across every worker process: what keeps a distinct_id's events in order. */
 @Injectable()
 export class PartitionConcurrency implements OnApplicationBootstrap {
-  constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly moduleRef: ModuleRef,
-  ) {}
+  constructor(private readonly queues: PartitionQueues) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    for (const name of ingestionQueueNames(this.config.ingestion.partitions)) {
-      await this.moduleRef.get<Queue>(getQueueToken(name), { strict: false }).setGlobalConcurrency(1);
-    }
+    for (const queue of this.queues.all) await queue.setGlobalConcurrency(1);
   }
 }
