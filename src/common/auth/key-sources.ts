@@ -1,3 +1,5 @@
+import { isJsonObject } from '../json/json-object';
+
 /** Where a personal API key was found; the phrase appears verbatim in PostHog's 401 detail. */
 export type PersonalKeySource = 'Authorization header' | 'body' | 'query string';
 
@@ -17,7 +19,7 @@ function nonEmptyString(value: unknown): string | null {
 }
 
 function asBag(value: unknown): Bag {
-  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  return isJsonObject(value) ? value : null;
 }
 
 /**

@@ -1,15 +1,12 @@
 import { ApiError } from '../../common/errors/api-error';
 import { invalidPayload, noData } from '../../common/http/payload-decoding';
+import { isJsonObject, JsonObject } from '../../common/json/json-object';
 
 export interface CaptureEnvelope {
   items: unknown[];
   /** `sent_at` of a `{batch}` body. */
   sentAt: unknown;
 }
-
-type Bag = Record<string, unknown>;
-
-const isBag = (value: unknown): value is Bag => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * The four body shapes of PostHog's v0 capture (reference/ingestion-decide.md §2.1): an array of
@@ -20,9 +17,9 @@ export function extractCaptureEvents(payload: unknown, path: string): CaptureEnv
   let envelope: CaptureEnvelope;
   if (Array.isArray(payload)) {
     envelope = { items: payload, sentAt: undefined };
-  } else if (isBag(payload) && Array.isArray(payload.batch)) {
+  } else if (isJsonObject(payload) && Array.isArray(payload.batch)) {
     envelope = { items: payload.batch, sentAt: payload.sent_at };
-  } else if (isBag(payload)) {
+  } else if (isJsonObject(payload)) {
     const engage = path.replace(/\/+$/, '').endsWith('/engage') && payload.event === undefined;
     envelope = { items: [engage ? { ...payload, event: '$identify' } : payload], sentAt: payload.sent_at };
   } else {
@@ -33,8 +30,8 @@ export function extractCaptureEvents(payload: unknown, path: string): CaptureEnv
 }
 
 function eventToken(event: unknown): string | null {
-  if (!isBag(event)) return null;
-  for (const candidate of [event.api_key, event.token, event.$token, isBag(event.properties) ? event.properties.token : undefined]) {
+  if (!isJsonObject(event)) return null;
+  for (const candidate of [event.api_key, event.token, event.$token, isJsonObject(event.properties) ? event.properties.token : undefined]) {
     if (typeof candidate === 'string' && candidate.trim() !== '') return candidate.trim();
   }
   return null;

@@ -4,6 +4,7 @@ import { resolveEventTime } from './timestamps';
 import type { IngestionWarning, NormalizedEvent } from './ingestion.types';
 import { elementsToChain } from './elements-chain';
 import { applyPersonPropertyRules } from './person-properties';
+import { isJsonObject, JsonObject } from '../../common/json/json-object';
 
 export const MAX_DISTINCT_ID_LENGTH = 200;
 /** Events bigger than this are dropped with a warning; the rest of the request is kept. */
@@ -21,9 +22,6 @@ export interface NormalizeContext {
 
 export type NormalizeResult = { event: NormalizedEvent } | { warning: IngestionWarning };
 
-type Bag = Record<string, unknown>;
-const isBag = (value: unknown): value is Bag => value !== null && typeof value === 'object' && !Array.isArray(value);
-
 /** distinct_id: strings kept, numbers and others stringified, NUL replaced, cut to 200 characters. */
 export function normalizeDistinctId(raw: unknown): string | null {
   if (raw === undefined || raw === null) return null;
@@ -33,11 +31,11 @@ export function normalizeDistinctId(raw: unknown): string | null {
   return Array.from(clean).slice(0, MAX_DISTINCT_ID_LENGTH).join('');
 }
 
-function distinctIdOf(item: Bag, properties: Bag): unknown {
+function distinctIdOf(item: JsonObject, properties: JsonObject): unknown {
   return item.distinct_id ?? item.$distinct_id ?? properties.distinct_id ?? properties.$distinct_id;
 }
 
-function uuidOf(item: Bag, distinctId: string, event: string): { uuid: string; replaced: boolean } {
+function uuidOf(item: JsonObject, distinctId: string, event: string): { uuid: string; replaced: boolean } {
   const raw = item.uuid;
   if (raw === undefined || raw === null || raw === '') return { uuid: uuidv7(), replaced: false };
   if (typeof raw === 'string' && isUuid(raw)) return { uuid: raw.toLowerCase(), replaced: false };
@@ -45,19 +43,19 @@ function uuidOf(item: Bag, distinctId: string, event: string): { uuid: string; r
 }
 
 /** Top-level `$set` / `$set_once` / `$unset` merge into properties; the top-level values win. */
-function mergePersonUpdates(item: Bag, properties: Bag): void {
+function mergePersonUpdates(item: JsonObject, properties: JsonObject): void {
   for (const key of ['$set', '$set_once'] as const) {
-    if (!isBag(item[key])) continue;
-    setOwn(properties, key, { ...(isBag(properties[key]) ? properties[key] : {}), ...item[key] });
+    if (!isJsonObject(item[key])) continue;
+    setOwn(properties, key, { ...(isJsonObject(properties[key]) ? properties[key] : {}), ...item[key] });
   }
   if (item.$unset !== undefined) {
     const fromProperties = Array.isArray(properties.$unset) ? properties.$unset : [];
-    const fromItem = Array.isArray(item.$unset) ? item.$unset : isBag(item.$unset) ? Object.keys(item.$unset) : [];
+    const fromItem = Array.isArray(item.$unset) ? item.$unset : isJsonObject(item.$unset) ? Object.keys(item.$unset) : [];
     setOwn(properties, '$unset', [...fromProperties, ...fromItem]);
   }
 }
 
-function elementsChainOf(properties: Bag): string {
+function elementsChainOf(properties: JsonObject): string {
   const chain = properties.$elements_chain;
   if (typeof chain === 'string') {
     delete properties.$elements_chain;
@@ -76,9 +74,9 @@ function elementsChainOf(properties: Bag): string {
  * name, or without or with an empty distinct_id, is dropped while the request still succeeds).
  */
 export function normalizeEvent(raw: unknown, context: NormalizeContext): NormalizeResult & { extraWarnings?: IngestionWarning[] } {
-  if (!isBag(raw)) return { warning: { type: 'invalid_event', details: { reason: 'event is not an object' } } };
-  const item = context.clean === false ? raw : (cleanJson(raw) as Bag);
-  const properties: Bag = isBag(item.properties) ? { ...item.properties } : {};
+  if (!isJsonObject(raw)) return { warning: { type: 'invalid_event', details: { reason: 'event is not an object' } } };
+  const item = context.clean === false ? raw : (cleanJson(raw) as JsonObject);
+  const properties: JsonObject = isJsonObject(item.properties) ? { ...item.properties } : {};
   if (typeof item.event !== 'string' || item.event === '') {
     return { warning: { type: 'missing_event_name', details: { distinct_id: normalizeDistinctId(distinctIdOf(item, properties)) } } };
   }

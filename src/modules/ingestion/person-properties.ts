@@ -1,8 +1,6 @@
 import { updatesPersonProperties } from '../persons/person-rules';
 import { setOwn } from './sanitize';
-
-type Bag = Record<string, unknown>;
-const isBag = (value: unknown): value is Bag => value !== null && typeof value === 'object' && !Array.isArray(value);
+import { isJsonObject, JsonObject } from '../../common/json/json-object';
 
 /** Event properties PostHog copies onto the person: device and page context, then campaign parameters. */
 const CONTEXT_PROPERTIES = [
@@ -22,7 +20,7 @@ const LIFTED = [...CONTEXT_PROPERTIES, ...CAMPAIGN_PROPERTIES].map((key) => [key
  * `$set_once` and `$unset`; others get the device/page/campaign properties as the latest value in `$set`
  * (unless the event sets them) and as first touch `$initial_*` in `$set_once` (never a null).
  */
-export function applyPersonPropertyRules(event: string, properties: Bag): void {
+export function applyPersonPropertyRules(event: string, properties: JsonObject): void {
   if (properties.$process_person_profile === false || event === '$groupidentify') {
     delete properties.$set;
     delete properties.$set_once;
@@ -32,12 +30,12 @@ export function applyPersonPropertyRules(event: string, properties: Bag): void {
   if (!updatesPersonProperties(event)) return;
   // Server SDKs describe their host, not the person: their $os must not become the person's first OS.
   const serverHost = properties.$is_server === true;
-  let set: Bag | undefined;
-  let setOnce: Bag | undefined;
+  let set: JsonObject | undefined;
+  let setOnce: JsonObject | undefined;
   for (const [key, initialKey] of LIFTED) {
     if (!(key in properties) || (serverHost && (key === '$os' || key === '$os_version'))) continue;
-    set ??= isBag(properties.$set) ? { ...properties.$set } : {};
-    setOnce ??= isBag(properties.$set_once) ? { ...properties.$set_once } : {};
+    set ??= isJsonObject(properties.$set) ? { ...properties.$set } : {};
+    setOnce ??= isJsonObject(properties.$set_once) ? { ...properties.$set_once } : {};
     const value = properties[key];
     if (!(key in set)) setOwn(set, key, value);
     if (value !== null && value !== undefined && !(initialKey in setOnce)) setOwn(setOnce, initialKey, value);

@@ -1,7 +1,5 @@
 import { setOwn } from '../ingestion/sanitize';
-
-type Bag = Record<string, unknown>;
-const isBag = (value: unknown): value is Bag => value !== null && typeof value === 'object' && !Array.isArray(value);
+import { isJsonObject, JsonObject } from '../../common/json/json-object';
 
 /** Ids PostHog refuses to merge on (reference/ingestion-decide.md §3): SDK placeholders, not people. */
 const ILLEGAL_CASE_INSENSITIVE = new Set([
@@ -18,17 +16,17 @@ export function isIllegalDistinctId(id: string): boolean {
 
 /** The person changes an event asks for, read from its (already normalised) properties. */
 export interface PersonUpdates {
-  set: Bag;
-  setOnce: Bag;
+  set: JsonObject;
+  setOnce: JsonObject;
   unset: string[];
 }
 
-export function personUpdatesOf(properties: Bag): PersonUpdates {
+export function personUpdatesOf(properties: JsonObject): PersonUpdates {
   const unset = properties.$unset;
   return {
-    set: isBag(properties.$set) ? properties.$set : {},
-    setOnce: isBag(properties.$set_once) ? properties.$set_once : {},
-    unset: Array.isArray(unset) ? unset.filter((key): key is string => typeof key === 'string') : isBag(unset) ? Object.keys(unset) : [],
+    set: isJsonObject(properties.$set) ? properties.$set : {},
+    setOnce: isJsonObject(properties.$set_once) ? properties.$set_once : {},
+    unset: Array.isArray(unset) ? unset.filter((key): key is string => typeof key === 'string') : isJsonObject(unset) ? Object.keys(unset) : [],
   };
 }
 
@@ -40,8 +38,8 @@ export function hasUpdates(updates: PersonUpdates): boolean {
  * PostHog's order (person-update.ts): `$set_once` only where the key is missing, then `$set`
  * overwrites, then `$unset` removes. Returns a new object and whether anything changed.
  */
-export function applyPersonUpdates(current: Bag, updates: PersonUpdates): { properties: Bag; changed: boolean } {
-  const next: Bag = { ...current };
+export function applyPersonUpdates(current: JsonObject, updates: PersonUpdates): { properties: JsonObject; changed: boolean } {
+  const next: JsonObject = { ...current };
   let changed = false;
   for (const [key, value] of Object.entries(updates.setOnce)) {
     if (Object.prototype.hasOwnProperty.call(next, key)) continue;
@@ -62,7 +60,7 @@ export function applyPersonUpdates(current: Bag, updates: PersonUpdates): { prop
 }
 
 /** On a merge the person of the event's own distinct_id (the target) wins every shared key. */
-export function mergeProperties(source: Bag, target: Bag): Bag {
+export function mergeProperties(source: JsonObject, target: JsonObject): JsonObject {
   return { ...source, ...target };
 }
 
@@ -77,7 +75,7 @@ export type IdentityOperation =
   | { kind: 'none' }
   | { kind: 'merge'; otherId: string; dangerous: boolean; identify: boolean };
 
-export function identityOperationOf(event: string, properties: Bag): IdentityOperation {
+export function identityOperationOf(event: string, properties: JsonObject): IdentityOperation {
   if (event === '$identify' && typeof properties.$anon_distinct_id === 'string') {
     return { kind: 'merge', otherId: properties.$anon_distinct_id, dangerous: false, identify: true };
   }
@@ -95,6 +93,6 @@ export function updatesPersonProperties(event: string): boolean {
 }
 
 /** `$process_person_profile: false` and `$groupidentify` events never create or change persons. */
-export function isPersonless(event: string, properties: Bag): boolean {
+export function isPersonless(event: string, properties: JsonObject): boolean {
   return properties.$process_person_profile === false || event === '$groupidentify';
 }
