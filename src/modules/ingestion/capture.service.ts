@@ -39,23 +39,25 @@ export class CaptureService {
     const sentAtMs = parseSentAt(envelope.sentAt, context.query.sent_at ?? context.query._);
     const measure = context.decodedLength > MAX_EVENT_BYTES;
     const segments = new Map<number, IngestionSegment>();
-    const warnings: IngestionWarning[] = [];
+    const dropped: IngestionWarning[] = [];
+    const corrections: IngestionWarning[] = [];
     let accepted = 0;
     for (const raw of envelope.items) {
       if (measure && Buffer.byteLength(JSON.stringify(raw) ?? '') > MAX_EVENT_BYTES) {
-        warnings.push({ type: 'event_too_big', details: { max_bytes: MAX_EVENT_BYTES } });
+        dropped.push({ type: 'event_too_big', details: { max_bytes: MAX_EVENT_BYTES } });
         continue;
       }
       const result = normalizeEvent(raw, { nowMs: context.nowMs, sentAtMs, ip: context.ip, clean: context.needsCleaning });
-      if ('warning' in result) {
-        warnings.push(result.warning);
+      if ('dropped' in result) {
+        dropped.push(result.dropped);
         continue;
       }
-      if (result.extraWarnings) warnings.push(...result.extraWarnings);
+      corrections.push(...result.warnings);
       this.segmentFor(segments, caller, result.event, context.nowMs).events.push(result.event);
       accepted += 1;
     }
-    for (const warning of warnings) this.metrics.dropped.inc({ reason: warning.type });
+    for (const warning of dropped) this.metrics.dropped.inc({ reason: warning.type });
+    const warnings = [...dropped, ...corrections];
     if (warnings.length > 0) this.attachWarnings(segments, caller, warnings, context.nowMs);
     this.metrics.received.inc({ path: context.path }, envelope.items.length);
     await this.producer.enqueue(segments);
@@ -66,7 +68,7 @@ export class CaptureService {
     const partition = partitionOf(caller.token, event.distinct_id, this.config.ingestion.partitions);
     let segment = segments.get(partition);
     if (!segment) {
-      segment = { projectId: caller.projectId, token: caller.token, receivedAt: new Date(nowMs).toISOString(), events: [], warnings: [] };
+      segment = newSegment(caller, nowMs);
       segments.set(partition, segment);
     }
     return segment;
@@ -79,6 +81,10 @@ export class CaptureService {
       first.warnings.push(...warnings);
       return;
     }
-    segments.set(0, { projectId: caller.projectId, token: caller.token, receivedAt: new Date(nowMs).toISOString(), events: [], warnings });
+    segments.set(0, { ...newSegment(caller, nowMs), warnings });
   }
+}
+
+function newSegment(caller: ProjectPrincipal, nowMs: number): IngestionSegment {
+  return { projectId: caller.projectId, token: caller.token, receivedAt: new Date(nowMs).toISOString(), events: [], warnings: [] };
 }

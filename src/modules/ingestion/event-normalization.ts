@@ -20,7 +20,8 @@ export interface NormalizeContext {
   clean?: boolean;
 }
 
-export type NormalizeResult = { event: NormalizedEvent } | { warning: IngestionWarning };
+/** A dropped event and why, or a kept event with notes about what was corrected in it. */
+export type NormalizeResult = { dropped: IngestionWarning } | { event: NormalizedEvent; warnings: IngestionWarning[] };
 
 /** distinct_id: strings kept, numbers and others stringified, NUL replaced, cut to 200 characters. */
 export function normalizeDistinctId(raw: unknown): string | null {
@@ -73,20 +74,20 @@ function elementsChainOf(properties: JsonObject): string {
  * One captured event → a stored event or a dropped one with its warning (SPEC: an event without a
  * name, or without or with an empty distinct_id, is dropped while the request still succeeds).
  */
-export function normalizeEvent(raw: unknown, context: NormalizeContext): NormalizeResult & { extraWarnings?: IngestionWarning[] } {
-  if (!isJsonObject(raw)) return { warning: { type: 'invalid_event', details: { reason: 'event is not an object' } } };
+export function normalizeEvent(raw: unknown, context: NormalizeContext): NormalizeResult {
+  if (!isJsonObject(raw)) return { dropped: { type: 'invalid_event', details: { reason: 'event is not an object' } } };
   const item = context.clean === false ? raw : (cleanJson(raw) as JsonObject);
   const properties: JsonObject = isJsonObject(item.properties) ? { ...item.properties } : {};
   if (typeof item.event !== 'string' || item.event === '') {
-    return { warning: { type: 'missing_event_name', details: { distinct_id: normalizeDistinctId(distinctIdOf(item, properties)) } } };
+    return { dropped: { type: 'missing_event_name', details: { distinct_id: normalizeDistinctId(distinctIdOf(item, properties)) } } };
   }
   const distinctId = normalizeDistinctId(distinctIdOf(item, properties));
-  if (distinctId === null) return { warning: { type: 'missing_distinct_id', details: { event: item.event } } };
-  if (distinctId === '') return { warning: { type: 'empty_distinct_id', details: { event: item.event } } };
+  if (distinctId === null) return { dropped: { type: 'missing_distinct_id', details: { event: item.event } } };
+  if (distinctId === '') return { dropped: { type: 'empty_distinct_id', details: { event: item.event } } };
 
-  const extraWarnings: IngestionWarning[] = [];
+  const warnings: IngestionWarning[] = [];
   const { uuid, replaced } = uuidOf(item, distinctId, item.event);
-  if (replaced) extraWarnings.push({ type: 'invalid_uuid_replaced', details: { event: item.event, given: String(item.uuid), uuid } });
+  if (replaced) warnings.push({ type: 'invalid_uuid_replaced', details: { event: item.event, given: String(item.uuid), uuid } });
   mergePersonUpdates(item, properties);
   applyPersonPropertyRules(item.event, properties);
   if (context.ip && properties.$ip === undefined) properties.$ip = context.ip;
@@ -98,7 +99,7 @@ export function normalizeEvent(raw: unknown, context: NormalizeContext): Normali
     ignoreSentAt: properties.$ignore_sent_at === true,
     nowMs: context.nowMs,
   });
-  for (const type of time.warnings) extraWarnings.push({ type, details: { event: item.event, timestamp: item.timestamp ?? null } });
+  for (const type of time.warnings) warnings.push({ type, details: { event: item.event, timestamp: item.timestamp ?? null } });
   const event: NormalizedEvent = {
     uuid,
     event: item.event,
@@ -107,5 +108,5 @@ export function normalizeEvent(raw: unknown, context: NormalizeContext): Normali
     timestamp: new Date(time.ms).toISOString(),
     elements_chain: elementsChainOf(properties),
   };
-  return extraWarnings.length > 0 ? { event, extraWarnings } : { event };
+  return { event, warnings };
 }
