@@ -48,12 +48,17 @@ export class AuthGuard implements CanActivate {
   private async authenticateUser(request: FastifyRequest): Promise<UserPrincipal> {
     const found = findPersonalApiKey(request.headers.authorization, request.body, request.query);
     if (!found) throw AuthErrors.notAuthenticated();
-    const key = await this.keys.findByValue(found.key);
-    const user = key ? await this.users.findById(key.userId) : null;
-    if (!key || !user || !user.isActive) throw AuthErrors.invalidPersonalKey(found.source);
-    const principal: UserPrincipal = { kind: 'user', user, key };
+    const principal = await this.keyOwner(found.key);
+    if (!principal) throw AuthErrors.invalidPersonalKey(found.source);
     request.principal = principal;
     return principal;
+  }
+
+  /** The user behind a personal key; a key of a deactivated user counts as no key. */
+  private async keyOwner(value: string): Promise<UserPrincipal | null> {
+    const key = await this.keys.findByValue(value);
+    const user = key ? await this.users.findById(key.userId) : null;
+    return key && user?.isActive ? { kind: 'user', user, key } : null;
   }
 
   /** `:project_id` → an access-checked project, in the order that never reveals a project to a restricted key. */
@@ -100,14 +105,16 @@ export class AuthGuard implements CanActivate {
   private async authenticatePersonalKeyForProject(request: FastifyRequest, token: string): Promise<boolean> {
     const rawProjectId = findProjectIdParam(request.body, request.query);
     if (!rawProjectId) throw AuthErrors.invalidProject();
-    const key = await this.keys.findByValue(token);
-    const user = key ? await this.users.findById(key.userId) : null;
-    if (!key || !user || !user.isActive) throw AuthErrors.invalidPersonalKeyOnPublicRoute();
-    const projectId = NUMERIC_ID.test(rawProjectId) ? Number(rawProjectId) : null;
-    const project = projectId === null ? null : await this.projects.findById(projectId);
-    const restricted = key.scopedProjects && key.scopedProjects.length > 0 && !key.scopedProjects.includes(projectId ?? -1);
-    const level = project ? await this.organizations.membershipLevel(user.id, project.organizationId) : null;
-    if (!project || restricted || level === null) throw AuthErrors.invalidPersonalKeyOnPublicRoute();
+    const owner = await this.keyOwner(token);
+    if (!owner) throw AuthErrors.invalidPersonalKeyOnPublicRoute();
+    let project: ProjectEntity;
+    try {
+      project = await this.resolveProject(owner, rawProjectId);
+    } catch (error) {
+      // Public endpoints answer every refusal (unknown, not a member, key limited) the same way, as PostHog.
+      if (error instanceof ApiError) throw AuthErrors.invalidPersonalKeyOnPublicRoute();
+      throw error;
+    }
     request.principal = { kind: 'project', projectId: project.id, token: project.apiToken };
     return true;
   }
