@@ -30,7 +30,7 @@ export function registerBodyParsers(fastify: FastifyInstance): void {
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (request: FastifyRequest, body: Buffer | string, done) => {
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-    if (publicRouteOptions(request)?.rawBody) return done(null, bytes);
+    if (publicRouteOptions(request)?.decodePayload) return done(null, bytes);
     const type = (request.headers['content-type'] ?? '').split(';')[0].trim();
     if (type !== '' && !JSON_TYPE.test(type)) return done(unsupportedMediaType(type), undefined);
     try {

@@ -3,9 +3,10 @@ import type { FastifyRequest } from 'fastify';
 
 /** Fastify route options of the public SDK routes (capture, decide), read by the HTTP hooks. */
 export interface PublicRouteOptions {
-  /** Keep the body as raw bytes (it may be gzip, a base64 form or lz64). */
-  rawBody: boolean;
-  /** Decode the payload (body or `?data=`) into JSON before the guard runs. */
+  /**
+   * The body stays raw bytes (it may be gzip, a base64 form or lz64) and the payload (body or `?data=`)
+   * is decoded into JSON before the guard runs.
+   */
   decodePayload: boolean;
   /** Answer CORS like PostHog's capture: echo the Origin, allow credentials. */
   cors: boolean;

@@ -9,7 +9,7 @@ import { CaptureReplyDto } from './dto/capture.dto';
 
 /** Every path the PostHog SDKs send events to (reference/ingestion-decide.md §1.1). */
 const CAPTURE_PATHS = ['capture', 'batch', 'e', 'i/v0/e', 'track', 'engage'];
-const CAPTURE_ROUTE: PublicRouteOptions = { rawBody: true, decodePayload: true, cors: true, legacyBase64: true };
+const CAPTURE_ROUTE: PublicRouteOptions = { decodePayload: true, cors: true, legacyBase64: true };
 
 @ApiTags('ingestion')
 @Controller()

@@ -40,9 +40,9 @@ export class IngestionWorkerService {
   async processJob(data: IngestionJobData): Promise<void> {
     const work = await this.groupByProject(data.segments);
     const stored = await this.dataSource.transaction(async (em) => {
-      const counts: Array<{ work: ProjectWork; fresh: NormalizedEvent[] }> = [];
-      for (const item of work) counts.push({ work: item, fresh: await this.storeProject(em, item) });
-      return counts;
+      const results: Array<{ work: ProjectWork; fresh: NormalizedEvent[] }> = [];
+      for (const item of work) results.push({ work: item, fresh: await this.storeProject(em, item) });
+      return results;
     });
     for (const { work: item, fresh } of stored) await this.afterCommit(item, fresh);
   }

@@ -5,7 +5,7 @@ import { PublicSdkRoute } from '../../common/http/public-route';
 import { remoteConfigScript } from './remote-config';
 import { RemoteConfigService } from './remote-config.service';
 
-const CONFIG_ROUTE = { rawBody: false, decodePayload: false, cors: true };
+const CONFIG_ROUTE = { decodePayload: false, cors: true };
 
 /** posthog-js fetches these at init: first the script, then the JSON if the script did not register one. */
 @ApiTags('ingestion')
