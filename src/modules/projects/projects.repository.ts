@@ -48,14 +48,14 @@ export class ProjectsRepository {
     return this.dataSource.getRepository(ProjectEntity).find({ order: { id: 'ASC' } });
   }
 
-  create(em: EntityManager, organizationId: string, name: string, apiToken: string): Promise<ProjectEntity> {
+  create(em: EntityManager, organizationId: string, name: string, apiToken: string, settings: ProjectChanges = {}): Promise<ProjectEntity> {
     const project = em.create(ProjectEntity, {
       uuid: randomUUID(),
       organizationId,
       name,
       apiToken,
-      timezone: 'UTC',
-      appUrls: [],
+      timezone: settings.timezone ?? 'UTC',
+      appUrls: settings.appUrls ?? [],
       ingestedEvent: false,
     });
     return em.save(project);

@@ -75,9 +75,10 @@ export class ProjectsService {
     const organizationId = principal.user.currentOrganizationId;
     if (!organizationId) throw ApiError.validation('You need to belong to an organization.');
     const level = await this.requireAdmin(principal, organizationId);
-    const created = await this.dataSource.transaction((em) => this.create(em, organizationId, dto.name));
-    const updated = await this.projects.update(created.id, { timezone: dto.timezone, appUrls: dto.app_urls });
-    return projectJson(updated ?? created, level);
+    const created = await this.dataSource.transaction((em) =>
+      this.create(em, organizationId, dto.name, { timezone: dto.timezone, appUrls: dto.app_urls }),
+    );
+    return projectJson(created, level);
   }
 
   async updateForUser(principal: UserPrincipal, project: ProjectEntity, dto: UpdateProjectDto): Promise<ProjectDto> {
@@ -110,8 +111,10 @@ export class ProjectsService {
     return this.projects.listAll();
   }
 
-  create(em: EntityManager, organizationId: string, name: string, apiToken?: string): Promise<ProjectEntity> {
-    return this.projects.create(em, organizationId, name, apiToken ?? generateProjectApiKey());
+  /** A new project with a fresh project API key unless one is given (INIT_PROJECT_API_KEY). */
+  create(em: EntityManager, organizationId: string, name: string, options: { apiToken?: string } & ProjectChanges = {}): Promise<ProjectEntity> {
+    const { apiToken, ...settings } = options;
+    return this.projects.create(em, organizationId, name, apiToken ?? generateProjectApiKey(), settings);
   }
 
   update(id: number, changes: ProjectChanges): Promise<ProjectEntity | null> {

@@ -55,7 +55,9 @@ export class ProvisioningService {
       await em.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK_KEY]);
       if (!(await this.organizations.isEmptyInstallation())) return null;
       const organization = await this.organizations.create(em, 'Default Organization');
-      const project = await this.projects.create(em, organization.id, 'Default Project', this.config.bootstrap.projectApiKey ?? undefined);
+      const project = await this.projects.create(em, organization.id, 'Default Project', {
+        apiToken: this.config.bootstrap.projectApiKey ?? undefined,
+      });
       const user = await this.users.create(em, {
         email: this.config.bootstrap.adminEmail,
         firstName: 'Admin',
