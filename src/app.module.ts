@@ -6,6 +6,11 @@ import { AuthGuard } from './common/auth/auth.guard';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { dataSourceOptions } from './database/data-source';
+import { ActivityLogsModule } from './modules/activity-logs/activity-logs.module';
+import { CohortsModule } from './modules/cohorts/cohorts.module';
+import { FeatureFlagsModule } from './modules/feature-flags/feature-flags.module';
+import { RoleAccessModule } from './modules/role-access/role-access.module';
+import { RolesModule } from './modules/roles/roles.module';
 import { EventDefinitionsModule } from './modules/event-definitions/event-definitions.module';
 import { HealthModule } from './modules/health/health.module';
 import { IngestionModule } from './modules/ingestion/ingestion.module';
@@ -49,6 +54,11 @@ function coreImports(runtime: RuntimeOptions): Array<DynamicModule | Type> {
     EventDefinitionsModule,
     IngestionModule,
     RemoteConfigModule,
+    ActivityLogsModule,
+    CohortsModule,
+    RolesModule,
+    FeatureFlagsModule,
+    RoleAccessModule,
   ],
   providers: [{ provide: APP_GUARD, useClass: AuthGuard }, AuthAudit],
 })

@@ -1,3 +1,10 @@
+import { ActivityLogEntity } from '../modules/activity-logs/activity-log.entity';
+import { CohortEntity } from '../modules/cohorts/cohort.entity';
+import { FeatureFlagEntity } from '../modules/feature-flags/feature-flag.entity';
+import { FlagRoleGrantEntity } from '../modules/roles/flag-role-grant.entity';
+import { OrganizationResourceAccessEntity } from '../modules/roles/organization-resource-access.entity';
+import { RoleMembershipEntity } from '../modules/roles/role-membership.entity';
+import { RoleEntity } from '../modules/roles/role.entity';
 import { EventDefinitionEntity } from '../modules/event-definitions/event-definition.entity';
 import { PropertyDefinitionEntity } from '../modules/event-definitions/property-definition.entity';
 import { OrganizationMembershipEntity } from '../modules/organizations/organization-membership.entity';
@@ -14,4 +21,11 @@ export const ENTITIES = [
   PersonalApiKeyEntity,
   EventDefinitionEntity,
   PropertyDefinitionEntity,
+  ActivityLogEntity,
+  CohortEntity,
+  FeatureFlagEntity,
+  RoleEntity,
+  RoleMembershipEntity,
+  OrganizationResourceAccessEntity,
+  FlagRoleGrantEntity,
 ];

@@ -18,6 +18,7 @@ export const AuthErrors = {
     ),
   missingScope: (scope: string) => ApiError.permissionDenied(`API key missing required scope '${scope}'`),
   projectNotFound: () => ApiError.notFound('Project not found.'),
+  organizationNotFound: () => ApiError.notFound('Organization not found.'),
   noProjectAccess: () => ApiError.permissionDenied("You don't have access to the project."),
   keyNotScopedToProject: (projectId: string) =>
     ApiError.permissionDenied(`API key does not have access to the requested project: ID ${projectId}.`),

@@ -10,6 +10,8 @@ export type AuthRequirement =
       scope: Scope;
       /** Route parameter that names a project (numeric id or `@current`); resolved and access-checked. */
       projectParam?: string;
+      /** Route parameter that names an organization (uuid or `@current`); the caller must be a member. */
+      organizationParam?: string;
     }
   | {
       kind: 'projectKey';
@@ -19,7 +21,7 @@ export type AuthRequirement =
   | { kind: 'public' };
 
 /** Management routes: `Authorization: Bearer phx_…` with the given scope. */
-export const PersonalKeyAuth = (scope: Scope, options: { projectParam?: string } = {}) =>
+export const PersonalKeyAuth = (scope: Scope, options: { projectParam?: string; organizationParam?: string } = {}) =>
   SetMetadata(AUTH_METADATA, { kind: 'personalKey', scope, ...options } satisfies AuthRequirement);
 
 /** Public SDK routes: the project API key in the body or query (or a personal key with `project_id`). */

@@ -11,9 +11,10 @@ import { AUTH_METADATA, AuthRequirement } from './auth.decorator';
 import { AuthErrors } from './auth-errors';
 import { findPersonalApiKey, findProjectIdParam, findProjectToken, projectTokenShapeProblem } from './key-sources';
 import { scopeSatisfied } from './scopes';
-import type { UserPrincipal } from './principal';
+import type { OrganizationAccess, UserPrincipal } from './principal';
 
 const NUMERIC_ID = /^\d{1,9}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The one global guard: every route says whether it wants a personal key, a project key, or nobody. */
 @Injectable()
@@ -41,6 +42,10 @@ export class AuthGuard implements CanActivate {
     if (requirement.projectParam) {
       const raw = (request.params as Record<string, string>)[requirement.projectParam];
       request.project = await this.resolveProject(principal, raw);
+    }
+    if (requirement.organizationParam) {
+      const raw = (request.params as Record<string, string>)[requirement.organizationParam];
+      request.organizationAccess = await this.resolveOrganization(principal, raw);
     }
     return true;
   }
@@ -76,6 +81,15 @@ export class AuthGuard implements CanActivate {
     const level = await this.organizations.membershipLevel(principal.user.id, project.organizationId);
     if (level === null) throw AuthErrors.noProjectAccess();
     return project;
+  }
+
+  /** `:organization_id` → the organization and the caller's level in it; non-members see nothing. */
+  private async resolveOrganization(principal: UserPrincipal, raw: string | undefined): Promise<OrganizationAccess> {
+    const organizationId = raw === '@current' ? principal.user.currentOrganizationId : raw;
+    if (!organizationId || !UUID.test(organizationId)) throw AuthErrors.organizationNotFound();
+    const level = await this.organizations.membershipLevel(principal.user.id, organizationId);
+    if (level === null) throw AuthErrors.organizationNotFound();
+    return { organizationId, level };
   }
 
   /**

@@ -1,6 +1,7 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { PersonalApiKeyEntity } from '../../modules/personal-api-keys/personal-api-key.entity';
+import type { MembershipLevel } from '../../modules/organizations/organization-membership.entity';
 import type { ProjectEntity } from '../../modules/projects/project.entity';
 import type { UserEntity } from '../../modules/users/user.entity';
 import { ApiError } from '../errors/api-error';
@@ -22,11 +23,18 @@ export interface ProjectPrincipal {
 
 export type Principal = UserPrincipal | ProjectPrincipal;
 
+/** The organization a route's `:organization_id` resolved to, and the caller's membership level in it. */
+export interface OrganizationAccess {
+  organizationId: string;
+  level: MembershipLevel;
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
     /** The project named by the route (`:project_id`, `@current`), already access-checked. */
     project?: ProjectEntity;
+    organizationAccess?: OrganizationAccess;
   }
 }
 
@@ -49,4 +57,11 @@ export const CallerProject = createParamDecorator((_: unknown, ctx: ExecutionCon
   const principal = ctx.switchToHttp().getRequest<FastifyRequest>().principal;
   if (principal?.kind !== 'project') throw ApiError.serverError();
   return principal;
+});
+
+/** The organization a route's `:organization_id` resolved to, with the caller's level. */
+export const CurrentOrganization = createParamDecorator((_: unknown, ctx: ExecutionContext): OrganizationAccess => {
+  const access = ctx.switchToHttp().getRequest<FastifyRequest>().organizationAccess;
+  if (!access) throw ApiError.serverError();
+  return access;
 });

@@ -1,4 +1,4 @@
-import { registerDecorator, ValidationOptions } from 'class-validator';
+import { registerDecorator, ValidateIf, ValidationOptions } from 'class-validator';
 
 const TIME_ZONES = new Set<string>([...Intl.supportedValuesOf('timeZone'), 'UTC']);
 
@@ -15,4 +15,12 @@ export function IsTimeZone(options?: ValidationOptions) {
         defaultMessage: () => `${propertyName} must be a time zone`,
       },
     });
+}
+
+/**
+ * May be left out, but not sent as null. (`IsOptional` also lets null through, which would reach
+ * NOT NULL columns; DRF answers "This field may not be null." instead.)
+ */
+export function OptionalNonNull(options?: ValidationOptions) {
+  return ValidateIf((_object, value) => value !== undefined, options);
 }

@@ -74,6 +74,11 @@ export class ProjectsRepository {
     await this.dataSource.query('UPDATE project SET ingested_event = true WHERE id = $1 AND NOT ingested_event', [id]);
   }
 
+  /** Inside the writer's transaction, so the new version is visible together with the change. */
+  async bumpFlagsVersion(em: EntityManager, id: number): Promise<void> {
+    await em.query('UPDATE project SET flags_version = flags_version + 1 WHERE id = $1', [id]);
+  }
+
   async setApiToken(id: number, apiToken: string): Promise<void> {
     await this.dataSource.getRepository(ProjectEntity).update({ id }, { apiToken });
   }

@@ -121,6 +121,11 @@ export class ProjectsService {
     return this.projects.update(id, changes);
   }
 
+  /** Flag evaluation caches watch this version; every flag or cohort write bumps it. */
+  bumpFlagsVersion(em: EntityManager, projectId: number): Promise<void> {
+    return this.projects.bumpFlagsVersion(em, projectId);
+  }
+
   /** Issues a new project API key; the old one stops working (after the token cache expires elsewhere). */
   async rotateApiToken(id: number): Promise<string> {
     const project = await this.projects.findById(id);

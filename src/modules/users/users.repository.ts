@@ -19,6 +19,10 @@ export class UsersRepository {
     return this.dataSource.getRepository(UserEntity).findOneBy({ id });
   }
 
+  findByUuid(uuid: string): Promise<UserEntity | null> {
+    return this.dataSource.getRepository(UserEntity).findOneBy({ uuid });
+  }
+
   findByEmail(email: string): Promise<UserEntity | null> {
     return this.dataSource
       .getRepository(UserEntity)

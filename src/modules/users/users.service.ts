@@ -12,6 +12,10 @@ export class UsersService {
     return this.users.findById(id);
   }
 
+  findByUuid(uuid: string): Promise<UserEntity | null> {
+    return this.users.findByUuid(uuid);
+  }
+
   findByEmail(email: string): Promise<UserEntity | null> {
     return this.users.findByEmail(email);
   }

@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import type { ActivityLogEntryDto, ActivityLogPageDto } from './dto/activity-log.dto';
+import { ActivityLogEntity } from './activity-log.entity';
+import { ActivityLogsRepository, NewActivity } from './activity-logs.repository';
+
+/** PostHog's activity pages default to 10 entries. */
+const DEFAULT_ACTIVITY_LIMIT = 10;
+const MAX_ACTIVITY_LIMIT = 1000;
+
+export interface ActivityPageRequest {
+  limit: number;
+  page: number;
+}
+
+function positiveInt(raw: unknown): number | null {
+  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+  return typeof value === 'string' && /^\d{1,9}$/.test(value) && Number(value) > 0 ? Number(value) : null;
+}
+
+/** `?limit=&page=` (1-based) as PostHog's `activity_page` reads them; bad values fall back. */
+export function parseActivityPage(query: Record<string, unknown> | undefined): ActivityPageRequest {
+  const limit = Math.min(positiveInt(query?.limit) ?? DEFAULT_ACTIVITY_LIMIT, MAX_ACTIVITY_LIMIT);
+  return { limit, page: positiveInt(query?.page) ?? 1 };
+}
+
+function pageUrl(url: URL, limit: number, page: number): string {
+  const copy = new URL(url.toString());
+  copy.searchParams.set('page', String(page));
+  copy.searchParams.set('limit', String(limit));
+  return copy.toString();
+}
+
+export function activityEntryJson(row: ActivityLogEntity): ActivityLogEntryDto {
+  let user: ActivityLogEntryDto['user'] = null;
+  if (row.isSystem) user = { first_name: 'System', email: null, is_system: true };
+  else if (row.user) user = { first_name: row.user.firstName, email: row.user.email };
+  return {
+    id: row.id,
+    user,
+    activity: row.activity,
+    created_at: row.createdAt.toISOString(),
+    scope: row.scope,
+    item_id: row.itemId,
+    detail: row.detail,
+  };
+}
+
+@Injectable()
+export class ActivityLogsService {
+  constructor(private readonly logs: ActivityLogsRepository) {}
+
+  record(em: EntityManager, projectId: number, entry: NewActivity): Promise<void> {
+    return this.logs.insert(em, projectId, entry);
+  }
+
+  async page(projectId: number, scope: string, itemId: string | null, request: ActivityPageRequest, url: URL): Promise<ActivityLogPageDto> {
+    const { limit, page } = request;
+    const { rows, count } = await this.logs.page(projectId, scope, itemId, limit, (page - 1) * limit);
+    return {
+      results: rows.map(activityEntryJson),
+      next: page * limit < count ? pageUrl(url, limit, page + 1) : null,
+      previous: page > 1 ? pageUrl(url, limit, page - 1) : null,
+      total_count: count,
+    };
+  }
+}

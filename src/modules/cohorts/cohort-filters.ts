@@ -1,0 +1,32 @@
+import { isJsonObject } from '../../common/json/json-object';
+
+/** Leaf filter types that need events, which flags cannot evaluate (reference/flags.md §3.1, §5.4). */
+const BEHAVIOURAL_TYPES = new Set(['behavioral', 'event']);
+
+function leavesOf(node: unknown): Array<Record<string, unknown>> {
+  if (Array.isArray(node)) return node.flatMap(leavesOf);
+  if (!isJsonObject(node)) return [];
+  if (Array.isArray(node.values) && (node.type === 'AND' || node.type === 'OR')) return node.values.flatMap(leavesOf);
+  return [node];
+}
+
+/** Every leaf of a cohort's property tree (`filters.properties`) and of its legacy `groups`. */
+export function cohortLeaves(filters: Record<string, unknown>): Array<Record<string, unknown>> {
+  const tree = leavesOf(filters.properties);
+  const legacy = Array.isArray(filters.groups) ? filters.groups.filter(isJsonObject) : [];
+  return [...tree, ...legacy.flatMap((group) => [group, ...leavesOf(group.properties)])];
+}
+
+/** A cohort defined by what people did (events, actions), directly on its own leaves. */
+export function hasBehaviouralFilters(filters: Record<string, unknown>): boolean {
+  return cohortLeaves(filters).some(
+    (leaf) => BEHAVIOURAL_TYPES.has(String(leaf.type)) || leaf.action_id !== undefined || leaf.event_id !== undefined,
+  );
+}
+
+/** Cohorts this cohort refers to (`{type: "cohort", value: <id>}` leaves). */
+export function nestedCohortIds(filters: Record<string, unknown>): number[] {
+  return cohortLeaves(filters)
+    .filter((leaf) => leaf.type === 'cohort' && /^\d{1,9}$/.test(String(leaf.value)))
+    .map((leaf) => Number(leaf.value));
+}

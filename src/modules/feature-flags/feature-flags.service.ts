@@ -1,0 +1,152 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { UserPrincipal } from '../../common/auth/principal';
+import { ApiError } from '../../common/errors/api-error';
+import { buildPage, Page, PageRequest } from '../../common/http/pagination';
+import { isUniqueViolation } from '../../database/query-errors';
+import { ActivityLogsService, ActivityPageRequest } from '../activity-logs/activity-logs.service';
+import { changesBetween } from '../activity-logs/activity-changes';
+import type { ActivityLogPageDto } from '../activity-logs/dto/activity-log.dto';
+import { CohortsService } from '../cohorts/cohorts.service';
+import type { ProjectEntity } from '../projects/project.entity';
+import { ProjectsService } from '../projects/projects.service';
+import { RolesService } from '../roles/roles.service';
+import type { CreateFeatureFlagDto, FeatureFlagDto, UpdateFeatureFlagDto } from './dto/feature-flag.dto';
+import { featureFlagJson } from './feature-flag.presenter';
+import type { FeatureFlagEntity } from './feature-flag.entity';
+import { FeatureFlagsRepository, FlagColumns, FlagListFilters } from './feature-flags.repository';
+import {
+  activityView,
+  checkKeyCharset,
+  columnsForCreate,
+  columnsForUpdate,
+  columnsOf,
+  duplicateKeyError,
+  FLAG_ACTIVITY_FIELDS,
+} from './flag-changes';
+import { checkDependencies } from './flag-dependencies';
+import { validateFlagFilters } from './flag-filters-validation';
+import { canEditFlag, FlagEditContext } from './flag-permissions';
+
+const SCOPE = 'FeatureFlag';
+const FLAG_ID = /^\d{1,9}$/;
+
+export const flagNotFound = () => ApiError.notFound();
+
+@Injectable()
+export class FeatureFlagsService {
+  constructor(
+    private readonly flags: FeatureFlagsRepository,
+    private readonly roles: RolesService,
+    private readonly cohorts: CohortsService,
+    private readonly projects: ProjectsService,
+    private readonly activity: ActivityLogsService,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  async page(principal: UserPrincipal, project: ProjectEntity, filters: FlagListFilters, page: PageRequest, url: URL): Promise<Page<FeatureFlagDto>> {
+    const { rows, count } = await this.flags.page(project.id, filters, page.limit, page.offset);
+    const context = await this.editContext(principal, project);
+    return buildPage(url, page, rows.map((flag) => featureFlagJson(flag, canEditFlag(context, flag))), count);
+  }
+
+  async describe(principal: UserPrincipal, project: ProjectEntity, rawId: string): Promise<FeatureFlagDto> {
+    const flag = await this.require(project.id, rawId);
+    return featureFlagJson(flag, canEditFlag(await this.editContext(principal, project), flag));
+  }
+
+  /** The flag itself (deleted ones included), or 404. */
+  async require(projectId: number, rawId: string, em?: EntityManager): Promise<FeatureFlagEntity> {
+    const flag = FLAG_ID.test(rawId) ? await this.flags.find(projectId, Number(rawId), em) : null;
+    if (!flag) throw flagNotFound();
+    return flag;
+  }
+
+  editContext(principal: UserPrincipal, project: ProjectEntity): Promise<FlagEditContext> {
+    return this.roles.flagEditContext(principal.user.id, project.organizationId);
+  }
+
+  async create(principal: UserPrincipal, project: ProjectEntity, dto: CreateFeatureFlagDto): Promise<FeatureFlagDto> {
+    const columns = columnsForCreate(dto);
+    const id = await this.keyGuarded(() =>
+      this.dataSource.transaction(async (em) => {
+        await this.checkWrite(em, project.id, null, columns);
+        const id = await this.flags.insert(em, project.id, columns, principal.user.id);
+        await this.log(em, principal, project, id, 'created', null, columns.key);
+        await this.projects.bumpFlagsVersion(em, project.id);
+        return id;
+      }),
+    );
+    return this.describe(principal, project, String(id));
+  }
+
+  /**
+   * The flag row is locked for the whole transaction, so concurrent PATCHes apply one after the
+   * other, each on top of the previous one; a stale `version` gets 409 instead.
+   */
+  async update(principal: UserPrincipal, project: ProjectEntity, rawId: string, dto: UpdateFeatureFlagDto): Promise<FeatureFlagDto> {
+    const context = await this.editContext(principal, project);
+    await this.keyGuarded(() =>
+      this.dataSource.transaction(async (em) => {
+        const flag = FLAG_ID.test(rawId) && (await this.flags.lock(em, project.id, Number(rawId))) ? await this.require(project.id, rawId, em) : null;
+        if (!flag) throw flagNotFound();
+        if (!canEditFlag(context, flag)) throw ApiError.permissionDenied("You don't have edit permissions for this feature flag.");
+        if (dto.version !== undefined && dto.version !== flag.version) throw staleVersion(flag);
+        const before = columnsOf(flag);
+        const after = columnsForUpdate(before, dto);
+        const changes = changesBetween(SCOPE, activityView(before), activityView(after), FLAG_ACTIVITY_FIELDS);
+        if (changes.length === 0 && dto.created_at === undefined) return;
+        await this.checkWrite(em, project.id, flag, after, dto);
+        await this.flags.update(em, project.id, flag.id, after, principal.user.id);
+        if (changes.length > 0) await this.log(em, principal, project, flag.id, 'updated', changes, after.key);
+        await this.projects.bumpFlagsVersion(em, project.id);
+      }),
+    );
+    return this.describe(principal, project, rawId);
+  }
+
+  async activityPage(project: ProjectEntity, rawId: string | null, request: ActivityPageRequest, url: URL): Promise<ActivityLogPageDto> {
+    if (rawId !== null) await this.require(project.id, rawId);
+    return this.activity.page(project.id, SCOPE, rawId === null ? null : String(Number(rawId)), request, url);
+  }
+
+  /** Key uniqueness, key charset, then the filter rules and the things filters point at (§5.4). */
+  private async checkWrite(em: EntityManager, projectId: number, current: FeatureFlagEntity | null, next: FlagColumns, dto?: UpdateFeatureFlagDto): Promise<void> {
+    const keyChanged = current === null || next.key !== current.key || (current.deleted && !next.deleted);
+    if (keyChanged && !next.deleted && (await this.flags.liveKeyTaken(em, projectId, next.key, current?.id ?? null))) throw duplicateKeyError();
+    if (current === null || dto?.key !== undefined) checkKeyCharset(next.key);
+    if (current !== null && next.filters === current.filters) return;
+    const references = validateFlagFilters(next.filters);
+    await this.cohorts.assertUsableInFlags(projectId, references.cohortIds);
+    if (references.flagIds.length > 0) {
+      const live = await this.flags.liveFlagFilters(em, projectId);
+      checkDependencies({ id: current?.id ?? null, key: next.key, filters: next.filters }, references.flagIds, live);
+    }
+  }
+
+  private log(em: EntityManager, principal: UserPrincipal, project: ProjectEntity, flagId: number, activity: string, changes: unknown[] | null, key: string) {
+    return this.activity.record(em, project.id, {
+      organizationId: project.organizationId,
+      userId: principal.user.id,
+      activity,
+      scope: SCOPE,
+      itemId: String(flagId),
+      detail: { changes: changes as never, trigger: null, name: key, short_id: null, type: null },
+    });
+  }
+
+  /** Two writers can pass the key check at once; the partial unique index decides. */
+  private async keyGuarded<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      throw isUniqueViolation(error, 'feature_flag_project_live_key') ? duplicateKeyError() : error;
+    }
+  }
+}
+
+function staleVersion(flag: FeatureFlagEntity): ApiError {
+  const who = flag.lastModifiedBy?.email ?? 'another user';
+  return ApiError.conflict(`The feature flag was updated by ${who} since you started editing it. Please refresh and try again.`);
+}
