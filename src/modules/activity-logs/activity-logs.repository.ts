@@ -39,7 +39,7 @@ export class ActivityLogsRepository {
       .createQueryBuilder('a')
       .leftJoinAndSelect('a.user', 'user')
       .where('a.project_id = :projectId AND a.scope = :scope', { projectId, scope })
-      .orderBy('a.created_at', 'DESC')
+      .orderBy('a.createdAt', 'DESC')
       .addOrderBy('a.id', 'DESC');
     if (itemId !== null) query.andWhere('a.item_id = :itemId', { itemId });
     const [rows, count] = await query.take(limit).skip(offset).getManyAndCount();

@@ -60,7 +60,7 @@ export class FeatureFlagsRepository {
     if (filters.type === 'multivariant') query.andWhere(`${VARIANT_COUNT} > 0`);
     // No experiments or remote-config flags exist here, so those types match nothing.
     if (filters.type === 'experiment' || filters.type === 'remote_config') query.andWhere('false');
-    query.orderBy('f.created_at', 'DESC').addOrderBy('f.id', 'DESC').take(limit).skip(offset);
+    query.orderBy('f.createdAt', 'DESC').addOrderBy('f.id', 'DESC').take(limit).skip(offset);
     const [rows, count] = await query.getManyAndCount();
     return { rows, count };
   }

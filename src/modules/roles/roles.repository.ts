@@ -21,7 +21,7 @@ export class RolesRepository {
   async page(organizationId: string, limit: number, offset: number): Promise<{ rows: RoleEntity[]; count: number }> {
     const [rows, count] = await this.roles()
       .where('r.organization_id = :organizationId', { organizationId })
-      .orderBy('r.created_at', 'ASC')
+      .orderBy('r.createdAt', 'ASC')
       .addOrderBy('r.id', 'ASC')
       .take(limit)
       .skip(offset)
@@ -110,7 +110,7 @@ export class RolesRepository {
       .getRepository(RoleMembershipEntity)
       .createQueryBuilder('m')
       .innerJoinAndSelect('m.user', 'user')
-      .orderBy('m.joined_at', 'ASC')
+      .orderBy('m.joinedAt', 'ASC')
       .addOrderBy('m.id', 'ASC');
   }
 }
