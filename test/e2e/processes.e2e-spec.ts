@@ -108,6 +108,21 @@ describe('Service processes', () => {
       const me = await getJson(`http://127.0.0.1:${portB}/api/users/@me/`, shared.INIT_PERSONAL_API_KEY);
       expect(me.body.team.api_token).toBe(shared.INIT_PROJECT_API_KEY);
 
+      // The built service documents request and response fields (the Swagger compiler plugin runs at build time).
+      const schema = (await getJson(`http://127.0.0.1:${portB}/api/schema/`, shared.INIT_PERSONAL_API_KEY)).body.components.schemas;
+      expect(schema.CreateFeatureFlagDto.required).toEqual(['key']);
+      expect(Object.keys(schema.CreateFeatureFlagDto.properties)).toEqual(
+        expect.arrayContaining(['key', 'name', 'filters', 'deleted', 'active', 'created_at', 'ensure_experience_continuity', 'rollback_conditions', 'performed_rollback']),
+      );
+      expect(Object.keys(schema.FeatureFlagDto.properties)).toEqual(
+        expect.arrayContaining(['id', 'key', 'filters', 'created_by', 'is_simple_flag', 'rollout_percentage', 'experiment_set', 'can_edit']),
+      );
+      expect(schema.CreateRoleAccessDto.required).toEqual(['role_id']);
+      expect(Object.keys(schema.RoleAccessDto.properties)).toEqual(expect.arrayContaining(['id', 'feature_flag', 'role', 'added_at', 'updated_at']));
+      expect(Object.keys(schema.RoleDto.properties)).toEqual(
+        expect.arrayContaining(['id', 'name', 'feature_flags_access_level', 'created_at', 'created_by', 'members', 'associated_flags']),
+      );
+
       // The worker role serves no HTTP.
       await expect(fetch(`http://127.0.0.1:${workerPort}/_health`)).rejects.toThrow();
       const exits = await Promise.all([apiA.terminate(), apiB.terminate(), worker.terminate()]);
