@@ -48,6 +48,12 @@ describe('Projects API', () => {
     expect(read.body.api_token).toBe(t.keys.projectApiKey);
   });
 
+  it('refuses null for a project field instead of storing it', async () => {
+    const res = await t.http.patch(`/api/projects/${t.keys.projectId}/`, { name: null });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ type: 'validation_error', code: 'null', detail: 'This field may not be null.', attr: 'name' });
+  });
+
   it('lets members read but not create or change projects', async () => {
     expect((await t.http.get(`/api/projects/${t.keys.projectId}/`, { key: memberKey })).status).toBe(200);
     const denied = { type: 'authentication_error', code: 'permission_denied', detail: 'Your organization access level is insufficient.', attr: null };

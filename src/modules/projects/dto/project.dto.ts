@@ -1,5 +1,5 @@
 import { IsArray, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
-import { IsTimeZone } from '../../../common/validation/validators';
+import { IsTimeZone, OptionalNonNull } from '../../../common/validation/validators';
 
 export class CreateProjectDto {
   @IsString()
@@ -18,17 +18,17 @@ export class CreateProjectDto {
 }
 
 export class UpdateProjectDto {
-  @IsOptional()
+  @OptionalNonNull()
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
   name?: string;
 
-  @IsOptional()
+  @OptionalNonNull()
   @IsTimeZone()
   timezone?: string;
 
-  @IsOptional()
+  @OptionalNonNull()
   @IsArray()
   @IsString({ each: true })
   app_urls?: string[];
