@@ -7,6 +7,7 @@ import { ProjectEntity } from '../../modules/projects/project.entity';
 import { ProjectsService } from '../../modules/projects/projects.service';
 import { UsersService } from '../../modules/users/users.service';
 import { ApiError } from '../errors/api-error';
+import { UUID_PATTERN } from '../validation/patterns';
 import { AUTH_METADATA, AuthRequirement } from './auth.decorator';
 import { AuthErrors } from './auth-errors';
 import { findPersonalApiKey, findProjectIdParam, findProjectToken, projectTokenShapeProblem } from './key-sources';
@@ -14,7 +15,6 @@ import { scopeSatisfied } from './scopes';
 import type { OrganizationAccess, UserPrincipal } from './principal';
 
 const NUMERIC_ID = /^\d{1,9}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The one global guard: every route says whether it wants a personal key, a project key, or nobody. */
 @Injectable()
@@ -86,7 +86,7 @@ export class AuthGuard implements CanActivate {
   /** `:organization_id` → the organization and the caller's level in it; non-members see nothing. */
   private async resolveOrganization(principal: UserPrincipal, raw: string | undefined): Promise<OrganizationAccess> {
     const organizationId = raw === '@current' ? principal.user.currentOrganizationId : raw;
-    if (!organizationId || !UUID.test(organizationId)) throw AuthErrors.organizationNotFound();
+    if (!organizationId || !UUID_PATTERN.test(organizationId)) throw AuthErrors.organizationNotFound();
     const level = await this.organizations.membershipLevel(principal.user.id, organizationId);
     if (level === null) throw AuthErrors.organizationNotFound();
     return { organizationId, level };

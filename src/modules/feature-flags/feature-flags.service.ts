@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { UserPrincipal } from '../../common/auth/principal';
 import { ApiError } from '../../common/errors/api-error';
 import { buildPage, Page, PageRequest } from '../../common/http/pagination';
-import { isUniqueViolation } from '../../database/query-errors';
+import { onUniqueViolation } from '../../database/query-errors';
 import { ActivityLogsService, ActivityPageRequest } from '../activity-logs/activity-logs.service';
 import { changesBetween } from '../activity-logs/activity-changes';
 import type { ActivityLogPageDto } from '../activity-logs/dto/activity-log.dto';
@@ -137,12 +137,8 @@ export class FeatureFlagsService {
   }
 
   /** Two writers can pass the key check at once; the partial unique index decides. */
-  private async keyGuarded<T>(write: () => Promise<T>): Promise<T> {
-    try {
-      return await write();
-    } catch (error) {
-      throw isUniqueViolation(error, 'feature_flag_project_live_key') ? duplicateKeyError() : error;
-    }
+  private keyGuarded<T>(write: () => Promise<T>): Promise<T> {
+    return onUniqueViolation(write, 'feature_flag_project_live_key', duplicateKeyError);
   }
 }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../common/errors/api-error';
-import { isUniqueViolation } from '../../database/query-errors';
+import { onUniqueViolation } from '../../database/query-errors';
 import { FlagGrantsRepository } from './flag-grants.repository';
 import type { FlagRoleGrantEntity } from './flag-role-grant.entity';
 import { RolesService } from './roles.service';
@@ -25,12 +25,9 @@ export class FlagGrantsService {
   async grant(organizationId: string, flagId: number, roleId: string): Promise<FlagRoleGrantEntity> {
     const role = await this.roles.findRole(organizationId, roleId);
     if (!role) throw ApiError.validation(`Invalid pk "${roleId}" - object does not exist.`, 'role_id', 'does_not_exist');
-    try {
-      return await this.grants.insert(flagId, role.id);
-    } catch (error) {
-      if (isUniqueViolation(error)) throw ApiError.validation('The fields role, feature_flag must make a unique set.', null, 'unique');
-      throw error;
-    }
+    return onUniqueViolation(() => this.grants.insert(flagId, role.id), 'feature_flag_role_access_role_flag_key', () =>
+      ApiError.validation('The fields role, feature_flag must make a unique set.', null, 'unique'),
+    );
   }
 
   revoke(flagId: number, id: number): Promise<boolean> {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { OrganizationAccess, UserPrincipal } from '../../common/auth/principal';
 import { ApiError } from '../../common/errors/api-error';
 import { buildPage, Page, PageRequest } from '../../common/http/pagination';
-import { isUniqueViolation } from '../../database/query-errors';
+import { onUniqueViolation } from '../../database/query-errors';
 import { FlagAccessLevel } from '../feature-flags/flag-permissions';
 import type { CreateResourceAccessDto, ResourceAccessDto, UpdateResourceAccessDto } from './dto/role.dto';
 import { ResourceAccessRepository } from './resource-access.repository';
@@ -50,11 +50,7 @@ export class ResourceAccessService {
     if (!ID.test(rawId) || !(await this.access.delete(organization.organizationId, Number(rawId)))) throw ApiError.notFound();
   }
 
-  private async uniqueResource<T>(write: () => Promise<T>): Promise<T> {
-    try {
-      return await write();
-    } catch (error) {
-      throw isUniqueViolation(error, 'organization_resource_access_key') ? duplicateResource() : error;
-    }
+  private uniqueResource<T>(write: () => Promise<T>): Promise<T> {
+    return onUniqueViolation(write, 'organization_resource_access_key', duplicateResource);
   }
 }

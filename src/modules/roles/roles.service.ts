@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { OrganizationAccess, UserPrincipal } from '../../common/auth/principal';
 import { ApiError } from '../../common/errors/api-error';
 import { buildPage, Page, PageRequest } from '../../common/http/pagination';
-import { isUniqueViolation } from '../../database/query-errors';
+import { UUID_PATTERN as UUID } from '../../common/validation/patterns';
+import { onUniqueViolation } from '../../database/query-errors';
 import { FlagAccessLevel, FlagEditContext } from '../feature-flags/flag-permissions';
 import { MembershipLevel } from '../organizations/organization-membership.entity';
 import { OrganizationsService } from '../organizations/organizations.service';
@@ -13,8 +14,6 @@ import { ResourceAccessRepository } from './resource-access.repository';
 import { roleJson, roleMembershipJson } from './role.presenter';
 import { RoleEntity } from './role.entity';
 import { RolesRepository } from './roles.repository';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const roleNotFound = () => ApiError.notFound();
 
@@ -80,12 +79,7 @@ export class RolesService {
     if (!user || level === null) throw ApiError.validation('User does not exist.');
     const duplicate = ApiError.validation('User is already part of the role.');
     if (await this.roles.isMember(roleId, user.id)) throw duplicate;
-    let id: string;
-    try {
-      id = await this.roles.addMember(roleId, user.id);
-    } catch (error) {
-      throw isUniqueViolation(error) ? duplicate : error;
-    }
+    const id = await onUniqueViolation(() => this.roles.addMember(roleId, user.id), undefined, () => duplicate);
     return roleMembershipJson((await this.roles.findMembership(roleId, id))!);
   }
 
@@ -128,12 +122,8 @@ export class RolesService {
   }
 
   /** Two concurrent writers can both pass the name check; the unique index decides. */
-  private async uniqueName<T>(write: () => Promise<T>): Promise<T> {
-    try {
-      return await write();
-    } catch (error) {
-      throw isUniqueViolation(error, 'role_organization_name_key') ? duplicateRoleName() : error;
-    }
+  private uniqueName<T>(write: () => Promise<T>): Promise<T> {
+    return onUniqueViolation(write, 'role_organization_name_key', duplicateRoleName);
   }
 }
 
