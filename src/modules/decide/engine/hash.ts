@@ -1,0 +1,28 @@
+import { createHash } from 'node:crypto';
+
+/** 2^60 - 1: the first 15 hex digits of SHA-1 are scaled into [0, 1] (reference/flags.md §2.1). */
+const SCALE = 0xfffffffffffffff;
+
+/** PostHog's bucketing hash; bit-exact with the Python server, the Rust service and the SDKs. */
+export function calculateHash(prefix: string, identifier: string, salt = ''): number {
+  const hex = createHash('sha1').update(`${prefix}${identifier}${salt}`, 'utf8').digest('hex');
+  return parseInt(hex.slice(0, 15), 16) / SCALE;
+}
+
+export function rolloutHash(flagKey: string, identifier: string): number {
+  return calculateHash(`${flagKey}.`, identifier);
+}
+
+export function variantHash(flagKey: string, identifier: string): number {
+  return calculateHash(`${flagKey}.`, identifier, 'variant');
+}
+
+export function holdoutHash(identifier: string): number {
+  return calculateHash('holdout-', identifier);
+}
+
+/** In the rollout when the hash is at most the percentage (so 100 % is everyone). */
+export function inRollout(hash: number, rolloutPercentage: number | null | undefined): boolean {
+  if (rolloutPercentage === null || rolloutPercentage === undefined) return true;
+  return rolloutPercentage >= 100 || hash <= rolloutPercentage / 100;
+}
