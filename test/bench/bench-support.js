@@ -4,10 +4,13 @@
 const { spawn, execFileSync } = require('node:child_process');
 const { createServer } = require('node:net');
 const { join } = require('node:path');
+const { existsSync, readdirSync, readFileSync } = require('node:fs');
 const autocannon = require('autocannon');
 const { Client } = require('pg');
 
 const ROOT = join(__dirname, '..', '..');
+/** Linux reports process CPU times in clock ticks of 1/100 s. */
+const CLOCK_TICKS = 100;
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -78,6 +81,36 @@ function load(options) {
   });
 }
 
+/** CPU seconds used so far by every process but ours and the servers we load (PostgreSQL, Redis). */
+function foreignCpuSeconds(ours) {
+  let seconds = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || ours.includes(Number(entry))) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (name === 'postgres' || name === 'redis-server') continue;
+      const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+      seconds += (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return seconds;
+}
+
+/**
+ * The machine is shared: a phase during which other processes used a noticeable share of the two cores
+ * says more about them than about us. Processes that exit meanwhile are not counted (a lower bound).
+ */
+function otherProcessesCpu(childPids) {
+  if (!existsSync('/proc/self/stat')) return { percent: () => '?' };
+  const ours = [process.pid, ...childPids];
+  const started = Date.now();
+  const before = foreignCpuSeconds(ours);
+  return { percent: () => Math.max(0, Math.round((100 * (foreignCpuSeconds(ours) - before)) / ((Date.now() - started) / 1000))) };
+}
+
 async function sql(url, text, params) {
   const client = new Client({ connectionString: url });
   await client.connect();
@@ -94,4 +127,4 @@ function databaseUrl(base, name) {
   return url.toString();
 }
 
-module.exports = { ROOT, freePort, waitForHttp, startProcess, load, sql, databaseUrl };
+module.exports = { ROOT, freePort, waitForHttp, startProcess, load, sql, databaseUrl, otherProcessesCpu };
