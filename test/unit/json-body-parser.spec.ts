@@ -73,7 +73,8 @@ describe(parseJsonBody.name, () => {
 
     it('parses whatever JSON.stringify produces back to an equal value', () => {
       fc.assert(
-        fc.property(fc.jsonValue(), (value) => {
+        // Keys that could reach a prototype are refused on purpose (tested below), so they are left out here.
+        fc.property(fc.jsonValue().filter((value) => !/"(__proto__|prototype)"/.test(JSON.stringify(value))), (value) => {
           // Empty/whitespace text is the documented {} special case; JSON.stringify never produces it.
           expect(parseJsonBody(JSON.stringify(value))).toEqual(JSON.parse(JSON.stringify(value)));
         }),

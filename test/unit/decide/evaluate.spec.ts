@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { EvaluableFlag, evaluateFlag, EvaluationSubject } from '../../../src/modules/decide/engine/evaluate';
 import { calculateHash, rolloutHash, variantHash } from '../../../src/modules/decide/engine/hash';
 
-const vectors = JSON.parse(readFileSync(join(__dirname, '../../../../shared/reference/vectors/flag-consistency.json'), 'utf8'));
+const vectors = JSON.parse(readFileSync(join(__dirname, '../../fixtures/flag-consistency.json'), 'utf8'));
 
 function subject(distinctId: string, overrides: Partial<EvaluationSubject> = {}): EvaluationSubject {
   return { distinctId, personProperties: {}, groups: {}, groupProperties: {}, groupTypes: new Map(), now: new Date(), ...overrides };
