@@ -1,9 +1,11 @@
+import IORedis from 'ioredis';
 import { Client } from 'pg';
-import { runId, TEST_POSTGRES_URL } from './test-env';
+import { runId, TEST_POSTGRES_URL, TEST_REDIS_URL } from './test-env';
 
-/** Drops every database this run made. */
-export default async function globalTeardown(): Promise<void> {
-  if (!process.env.HOGBASE_TEST_RUN) return;
+/** Queue prefixes that process and fault tests give their services (`<name><runId>`). */
+const RUN_PREFIXES = ['hbproc', 'hbkill', 'hbpgdown'];
+
+async function dropDatabases(): Promise<void> {
   const admin = new Client({ connectionString: TEST_POSTGRES_URL });
   await admin.connect();
   try {
@@ -14,5 +16,33 @@ export default async function globalTeardown(): Promise<void> {
   } finally {
     await admin.end();
   }
+}
+
+/** Services started as separate processes cannot clean their queues themselves; their keys go here. */
+async function deleteRunQueues(): Promise<void> {
+  const redis = new IORedis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    for (const name of RUN_PREFIXES) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${name}${runId()}:*`, 'COUNT', 1000);
+        if (keys.length > 0) await redis.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+    }
+  } catch {
+    // Redis gone (a fault test stopped its own, never this one): nothing to clean.
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Drops every database and queue this run made. */
+export default async function globalTeardown(): Promise<void> {
+  if (!process.env.HOGBASE_TEST_RUN) return;
+  await dropDatabases();
+  await deleteRunQueues();
   delete process.env.HOGBASE_TEST_RUN;
 }
