@@ -7,14 +7,13 @@ import { ProjectEntity } from '../../modules/projects/project.entity';
 import { ProjectsService } from '../../modules/projects/projects.service';
 import { UsersService } from '../../modules/users/users.service';
 import { ApiError } from '../errors/api-error';
-import { UUID_PATTERN } from '../validation/patterns';
+import { parseId, UUID_PATTERN } from '../validation/patterns';
 import { AUTH_METADATA, AuthRequirement } from './auth.decorator';
 import { AuthErrors } from './auth-errors';
 import { findPersonalApiKey, findProjectIdParam, findProjectToken, projectTokenShapeProblem } from './key-sources';
 import { scopeSatisfied } from './scopes';
 import type { OrganizationAccess, UserPrincipal } from './principal';
 
-const NUMERIC_ID = /^\d{1,9}$/;
 
 /** The one global guard: every route says whether it wants a personal key, a project key, or nobody. */
 @Injectable()
@@ -70,7 +69,7 @@ export class AuthGuard implements CanActivate {
   private async resolveProject(principal: UserPrincipal, raw: string | undefined): Promise<ProjectEntity> {
     let projectId: number | null;
     if (raw === '@current') projectId = principal.user.currentProjectId;
-    else projectId = raw !== undefined && NUMERIC_ID.test(raw) ? Number(raw) : null;
+    else projectId = parseId(raw);
     if (projectId === null) throw AuthErrors.projectNotFound();
     const restriction = principal.key.scopedProjects;
     if (restriction && restriction.length > 0 && !restriction.includes(projectId)) {

@@ -14,7 +14,7 @@ export interface Page<T> {
 }
 
 /** A repeated parameter counts by its last value, as in Django's QueryDict. Huge values saturate. */
-function nonNegativeInt(raw: unknown): number | null {
+export function queryInteger(raw: unknown): number | null {
   const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
   if (typeof value !== 'string' || !/^\d+$/.test(value)) return null;
   return Math.min(Number(value), Number.MAX_SAFE_INTEGER);
@@ -25,21 +25,26 @@ function nonNegativeInt(raw: unknown): number | null {
  * capped at MAX_LIMIT (CONTRACT §3), a bad offset means 0.
  */
 export function parsePageRequest(query: Record<string, unknown> | undefined): PageRequest {
-  const limit = nonNegativeInt(query?.limit);
-  const offset = nonNegativeInt(query?.offset);
+  const limit = queryInteger(query?.limit);
+  const offset = queryInteger(query?.offset);
   return {
     limit: limit === null || limit === 0 ? DEFAULT_LIMIT : Math.min(limit, MAX_LIMIT),
     offset: offset ?? 0,
   };
 }
 
-/** Replaces (or adds) `limit` and `offset` in an absolute URL, keeping every other parameter. */
-function withPageParams(url: URL, limit: number, offset: number | null): string {
+/** Sets (or, for null, removes) query parameters of an absolute URL, keeping every other parameter. */
+export function withQueryParams(url: URL, params: Record<string, number | null>): string {
   const copy = new URL(url.toString());
-  copy.searchParams.set('limit', String(limit));
-  if (offset === null) copy.searchParams.delete('offset');
-  else copy.searchParams.set('offset', String(offset));
+  for (const [name, value] of Object.entries(params)) {
+    if (value === null) copy.searchParams.delete(name);
+    else copy.searchParams.set(name, String(value));
+  }
   return copy.toString();
+}
+
+function withPageParams(url: URL, limit: number, offset: number | null): string {
+  return withQueryParams(url, { limit, offset });
 }
 
 /** The `{count, next, previous, results}` envelope with absolute links, as DRF builds it. */

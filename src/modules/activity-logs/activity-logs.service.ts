@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { queryInteger, withQueryParams } from '../../common/http/pagination';
 import type { ActivityLogEntryDto, ActivityLogPageDto } from './dto/activity-log.dto';
 import { ActivityLogEntity } from './activity-log.entity';
 import { ActivityLogsRepository, NewActivity } from './activity-logs.repository';
@@ -13,9 +14,9 @@ export interface ActivityPageRequest {
   page: number;
 }
 
+/** Zero counts as absent, like a value that is not a number. */
 function positiveInt(raw: unknown): number | null {
-  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-  return typeof value === 'string' && /^\d{1,9}$/.test(value) && Number(value) > 0 ? Number(value) : null;
+  return queryInteger(raw) || null;
 }
 
 /** `?limit=&page=` (1-based) as PostHog's `activity_page` reads them; bad values fall back. */
@@ -24,12 +25,6 @@ export function parseActivityPage(query: Record<string, unknown> | undefined): A
   return { limit, page: positiveInt(query?.page) ?? 1 };
 }
 
-function pageUrl(url: URL, limit: number, page: number): string {
-  const copy = new URL(url.toString());
-  copy.searchParams.set('page', String(page));
-  copy.searchParams.set('limit', String(limit));
-  return copy.toString();
-}
 
 export function activityEntryJson(row: ActivityLogEntity): ActivityLogEntryDto {
   let user: ActivityLogEntryDto['user'] = null;
@@ -59,8 +54,8 @@ export class ActivityLogsService {
     const { rows, count } = await this.logs.page(projectId, scope, itemId, limit, (page - 1) * limit);
     return {
       results: rows.map(activityEntryJson),
-      next: page * limit < count ? pageUrl(url, limit, page + 1) : null,
-      previous: page > 1 ? pageUrl(url, limit, page - 1) : null,
+      next: page * limit < count ? withQueryParams(url, { page: page + 1, limit }) : null,
+      previous: page > 1 ? withQueryParams(url, { page: page - 1, limit }) : null,
       total_count: count,
     };
   }

@@ -1,4 +1,5 @@
 import { isJsonObject } from '../../common/json/json-object';
+import { parseId } from '../../common/validation/patterns';
 
 /** Leaf filter types that need events, which flags cannot evaluate (reference/flags.md §3.1, §5.4). */
 const BEHAVIOURAL_TYPES = new Set(['behavioral', 'event']);
@@ -27,6 +28,6 @@ export function hasBehaviouralFilters(filters: Record<string, unknown>): boolean
 /** Cohorts this cohort refers to (`{type: "cohort", value: <id>}` leaves). */
 export function nestedCohortIds(filters: Record<string, unknown>): number[] {
   return cohortLeaves(filters)
-    .filter((leaf) => leaf.type === 'cohort' && /^\d{1,9}$/.test(String(leaf.value)))
-    .map((leaf) => Number(leaf.value));
+    .map((leaf) => (leaf.type === 'cohort' ? parseId(leaf.value) : null))
+    .filter((id): id is number => id !== null);
 }

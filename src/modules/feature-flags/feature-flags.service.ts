@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { UserPrincipal } from '../../common/auth/principal';
 import { ApiError } from '../../common/errors/api-error';
 import { buildPage, Page, PageRequest } from '../../common/http/pagination';
+import { parseId } from '../../common/validation/patterns';
 import { onUniqueViolation } from '../../database/query-errors';
 import { ActivityLogsService, ActivityPageRequest } from '../activity-logs/activity-logs.service';
 import { changesBetween } from '../activity-logs/activity-changes';
@@ -30,7 +31,6 @@ import { validateFlagFilters } from './flag-filters-validation';
 import { canEditFlag, FlagEditContext } from './flag-permissions';
 
 const SCOPE = 'FeatureFlag';
-const FLAG_ID = /^\d{1,9}$/;
 
 export const flagNotFound = () => ApiError.notFound();
 
@@ -58,7 +58,8 @@ export class FeatureFlagsService {
 
   /** The flag itself (deleted ones included), or 404. */
   async require(projectId: number, rawId: string, em?: EntityManager): Promise<FeatureFlagEntity> {
-    const flag = FLAG_ID.test(rawId) ? await this.flags.find(projectId, Number(rawId), em) : null;
+    const id = parseId(rawId);
+    const flag = id === null ? null : await this.flags.find(projectId, id, em);
     if (!flag) throw flagNotFound();
     return flag;
   }
@@ -89,7 +90,8 @@ export class FeatureFlagsService {
     const context = await this.editContext(principal, project);
     await this.keyGuarded(() =>
       this.dataSource.transaction(async (em) => {
-        const flag = FLAG_ID.test(rawId) && (await this.flags.lock(em, project.id, Number(rawId))) ? await this.require(project.id, rawId, em) : null;
+        const id = parseId(rawId);
+        const flag = id !== null && (await this.flags.lock(em, project.id, id)) ? await this.require(project.id, rawId, em) : null;
         if (!flag) throw flagNotFound();
         if (!canEditFlag(context, flag)) throw ApiError.permissionDenied("You don't have edit permissions for this feature flag.");
         if (dto.version !== undefined && dto.version !== flag.version) throw staleVersion(flag);

@@ -1,5 +1,6 @@
 import { ApiError } from '../../common/errors/api-error';
 import { isJsonObject } from '../../common/json/json-object';
+import { parseId } from '../../common/validation/patterns';
 
 export interface FlagNode {
   id: number;
@@ -13,7 +14,10 @@ export function dependencyIds(filters: Record<string, unknown>): number[] {
   const ids: number[] = [];
   for (const group of groups) {
     const properties = isJsonObject(group) && Array.isArray(group.properties) ? group.properties : [];
-    for (const p of properties) if (isJsonObject(p) && p.type === 'flag' && /^\d{1,9}$/.test(String(p.key))) ids.push(Number(p.key));
+    for (const p of properties) {
+      const id = isJsonObject(p) && p.type === 'flag' ? parseId(p.key) : null;
+      if (id !== null) ids.push(id);
+    }
   }
   return ids;
 }

@@ -1,5 +1,6 @@
 import { ApiError } from '../../common/errors/api-error';
 import { isJsonObject } from '../../common/json/json-object';
+import { parseId } from '../../common/validation/patterns';
 import { FlagCondition, FlagFilters, PropertyFilter, servedFilters, variantsOf } from './flag-filters';
 import { pythonRepr } from './python-repr';
 import {
@@ -175,14 +176,14 @@ function isDateValue(value: unknown): boolean {
 }
 
 function collectCohort(property: PropertyFilter, references: FilterReferences): void {
-  const id = integerId(property.value);
+  const id = parseId(property.value);
   if (id === null) throw invalid(`Cohort with id ${pythonRepr(property.value)} does not exist`, 'cohort_does_not_exist');
   references.cohortIds.push(id);
 }
 
 /** Flag dependencies name the other flag by id and compare with `flag_evaluates_to` (reference/flags.md §3.2). */
 function collectFlag(property: PropertyFilter, operator: string, references: FilterReferences): void {
-  const id = integerId(property.key);
+  const id = parseId(property.key);
   if (id === null) throw invalid(`Flag dependency key must be a flag id, got ${pythonRepr(property.key)}`);
   if (operator !== 'flag_evaluates_to') throw invalid(`Flag dependencies must use the operator flag_evaluates_to, not ${operator}.`, 'invalid_operator');
   const { value } = property;
@@ -190,10 +191,4 @@ function collectFlag(property: PropertyFilter, operator: string, references: Fil
     throw invalid(`Invalid value for operator flag_evaluates_to: ${pythonRepr(value)}`, 'invalid_value');
   }
   references.flagIds.push(id);
-}
-
-function integerId(value: unknown): number | null {
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return value;
-  if (typeof value === 'string' && /^\d{1,9}$/.test(value) && Number(value) > 0) return Number(value);
-  return null;
 }

@@ -1,3 +1,4 @@
+import { parseId } from '../../common/validation/patterns';
 import type { FlagListFilters } from './feature-flags.repository';
 
 const TYPES = new Set(['boolean', 'multivariant', 'experiment', 'remote_config']);
@@ -12,8 +13,8 @@ export function parseFlagListFilters(query: Record<string, unknown> | undefined)
   const filters: FlagListFilters = {};
   const active = last(query?.active);
   if (active !== undefined) filters.active = active === 'true';
-  const createdBy = last(query?.created_by_id);
-  if (createdBy !== undefined && /^\d{1,9}$/.test(createdBy)) filters.createdById = Number(createdBy);
+  const createdById = parseId(last(query?.created_by_id));
+  if (createdById !== null) filters.createdById = createdById;
   const search = last(query?.search);
   if (search) filters.search = search;
   const type = last(query?.type);

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../common/errors/api-error';
+import { parseId } from '../../common/validation/patterns';
 import { onUniqueViolation } from '../../database/query-errors';
 import { FlagGrantsRepository } from './flag-grants.repository';
 import type { FlagRoleGrantEntity } from './flag-role-grant.entity';
@@ -18,7 +19,8 @@ export class FlagGrantsService {
   }
 
   find(flagId: number, rawId: string): Promise<FlagRoleGrantEntity | null> {
-    return /^\d{1,9}$/.test(rawId) ? this.grants.find(flagId, Number(rawId)) : Promise.resolve(null);
+    const id = parseId(rawId);
+    return id === null ? Promise.resolve(null) : this.grants.find(flagId, id);
   }
 
   /** The role must belong to the flag's organization; a second grant of the same role is refused. */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { OrganizationAccess, UserPrincipal } from '../../common/auth/principal';
 import { ApiError } from '../../common/errors/api-error';
 import { buildPage, Page, PageRequest } from '../../common/http/pagination';
+import { parseId } from '../../common/validation/patterns';
 import { onUniqueViolation } from '../../database/query-errors';
 import { FlagAccessLevel } from '../feature-flags/flag-permissions';
 import type { CreateResourceAccessDto, ResourceAccessDto, UpdateResourceAccessDto } from './dto/role.dto';
@@ -9,7 +10,6 @@ import { ResourceAccessRepository } from './resource-access.repository';
 import { resourceAccessJson } from './role.presenter';
 import { requireOrganizationAdmin } from './roles.service';
 
-const ID = /^\d{1,9}$/;
 
 function duplicateResource(): ApiError {
   return ApiError.validation('There is already an access level for this resource.', 'resource', 'unique');
@@ -26,7 +26,8 @@ export class ResourceAccessService {
   }
 
   async describe(organization: OrganizationAccess, rawId: string): Promise<ResourceAccessDto> {
-    const row = ID.test(rawId) ? await this.access.find(organization.organizationId, Number(rawId)) : null;
+    const id = parseId(rawId);
+    const row = id === null ? null : await this.access.find(organization.organizationId, id);
     if (!row) throw ApiError.notFound();
     return resourceAccessJson(row);
   }
@@ -40,14 +41,15 @@ export class ResourceAccessService {
 
   async update(organization: OrganizationAccess, rawId: string, dto: UpdateResourceAccessDto): Promise<ResourceAccessDto> {
     requireOrganizationAdmin(organization);
-    await this.describe(organization, rawId);
-    await this.uniqueResource(() => this.access.update(organization.organizationId, Number(rawId), { resource: dto.resource, level: dto.access_level }));
+    const { id } = await this.describe(organization, rawId);
+    await this.uniqueResource(() => this.access.update(organization.organizationId, id, { resource: dto.resource, level: dto.access_level }));
     return this.describe(organization, rawId);
   }
 
   async delete(organization: OrganizationAccess, rawId: string): Promise<void> {
     requireOrganizationAdmin(organization);
-    if (!ID.test(rawId) || !(await this.access.delete(organization.organizationId, Number(rawId)))) throw ApiError.notFound();
+    const id = parseId(rawId);
+    if (id === null || !(await this.access.delete(organization.organizationId, id))) throw ApiError.notFound();
   }
 
   private uniqueResource<T>(write: () => Promise<T>): Promise<T> {
