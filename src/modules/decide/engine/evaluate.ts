@@ -62,6 +62,13 @@ const REASON_PRIORITY: Record<MatchReason, number> = {
 interface Target {
   identifier: string;
   properties: Record<string, unknown>;
+  /** The rollout hash depends only on flag key and identifier: computed once per evaluation. */
+  rolloutHash: () => number;
+}
+
+function makeTarget(flagKey: string, identifier: string, properties: Record<string, unknown>): Target {
+  let hash: number | undefined;
+  return { identifier, properties, rolloutHash: () => (hash ??= rolloutHash(flagKey, identifier)) };
 }
 
 /** The bucketing identifier and properties: the person, or the group named by the flag's aggregation. */
@@ -69,12 +76,12 @@ function targetOf(flag: EvaluableFlag, filters: FlagFilters, subject: Evaluation
   const index = filters.aggregation_group_type_index ?? null;
   if (index === null) {
     const override = flag.ensureExperienceContinuity ? subject.hashKeyOverrides?.get(flag.key) : undefined;
-    return { identifier: override ?? subject.distinctId, properties: subject.personProperties };
+    return makeTarget(flag.key, override ?? subject.distinctId, subject.personProperties);
   }
   const typeName = subject.groupTypes.get(index);
   const key = typeName === undefined ? undefined : subject.groups[typeName];
   if (key === undefined || key === null || String(key) === '') return null;
-  return { identifier: String(key), properties: subject.groupProperties[typeName!] ?? {} };
+  return makeTarget(flag.key, String(key), subject.groupProperties[typeName!] ?? {});
 }
 
 /** Flag dependency: `true` matches any truthy value, `false` only false, a string that exact variant. */
@@ -91,10 +98,10 @@ function propertyMatches(property: PropertyFilter, target: Target, subject: Eval
   return matchesProperty(property, target.properties, subject.now);
 }
 
-function conditionResult(flag: EvaluableFlag, condition: FlagCondition, target: Target, subject: EvaluationSubject): MatchReason {
+function conditionResult(condition: FlagCondition, target: Target, subject: EvaluationSubject): MatchReason {
   const properties = Array.isArray(condition.properties) ? condition.properties : [];
   if (!properties.every((property) => propertyMatches(property, target, subject))) return 'no_condition_match';
-  return inRollout(rolloutHash(flag.key, target.identifier), condition.rollout_percentage) ? 'condition_match' : 'out_of_rollout_bound';
+  return inRollout(target.rolloutHash(), condition.rollout_percentage) ? 'condition_match' : 'out_of_rollout_bound';
 }
 
 function matched(flag: EvaluableFlag, filters: FlagFilters, identifier: string, override: unknown, reason: MatchReason, index: number | null): FlagEvaluation {
@@ -118,7 +125,7 @@ export function evaluateFlag(flag: EvaluableFlag, subject: EvaluationSubject): F
   let best: { reason: MatchReason; index: number | null } = { reason: 'no_condition_match', index: 0 };
   const conditions = Array.isArray(filters.groups) ? filters.groups : [];
   for (const [index, condition] of conditions.entries()) {
-    const reason = conditionResult(flag, condition, target, subject);
+    const reason = conditionResult(condition, target, subject);
     if (reason === 'condition_match') return matched(flag, filters, target.identifier, condition.variant, reason, index);
     if (REASON_PRIORITY[best.reason] <= REASON_PRIORITY[reason]) best = { reason, index };
   }
@@ -130,7 +137,7 @@ function superGroupResult(flag: EvaluableFlag, filters: FlagFilters, target: Tar
   const condition = Array.isArray(filters.super_groups) ? filters.super_groups[0] : undefined;
   const properties = condition && Array.isArray(condition.properties) ? condition.properties : [];
   if (!condition || !properties.some((p) => Object.prototype.hasOwnProperty.call(target.properties, p.key))) return null;
-  if (conditionResult(flag, condition, target, subject) === 'condition_match') {
+  if (conditionResult(condition, target, subject) === 'condition_match') {
     return matched(flag, filters, target.identifier, condition.variant, 'super_condition_value', 0);
   }
   return { value: false, reason: 'super_condition_value', conditionIndex: 0, payload: null };

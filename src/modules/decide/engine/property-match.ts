@@ -35,13 +35,26 @@ function exactMatch(filterValue: unknown, actual: unknown): boolean {
   return candidates.some((c) => asText(c).toLowerCase() === text);
 }
 
-/** Linear-time regex search (RE2 semantics): a pattern of any shape answers quickly; invalid → no match. */
-export function regexFinds(pattern: unknown, actual: unknown): boolean | null {
+/** Compiled patterns (null: invalid), so a flag's regex is compiled once, not on every evaluation. */
+const compiledPatterns = new Map<string, RE2JS | null>();
+const MAX_COMPILED_PATTERNS = 1000;
+
+function compiled(pattern: string): RE2JS | null {
+  let regex = compiledPatterns.get(pattern);
+  if (regex !== undefined) return regex;
   try {
-    return RE2JS.compile(asText(pattern)).matcher(asText(actual)).find();
+    regex = RE2JS.compile(pattern);
   } catch {
-    return null;
+    regex = null;
   }
+  if (compiledPatterns.size >= MAX_COMPILED_PATTERNS) compiledPatterns.clear();
+  compiledPatterns.set(pattern, regex);
+  return regex;
+}
+
+/** Linear-time regex search (RE2 semantics): a pattern of any shape answers quickly; invalid → null. */
+export function regexFinds(pattern: unknown, actual: unknown): boolean | null {
+  return compiled(asText(pattern))?.matcher(asText(actual)).find() ?? null;
 }
 
 function compareNumbers(operator: string, filterValue: unknown, actual: unknown): boolean {
@@ -60,6 +73,9 @@ function compareDates(operator: string, filterValue: unknown, actual: unknown, n
   if (operator === 'is_date_after') return value > expected;
   return value === expected;
 }
+
+const NUMERIC_OPERATORS = new Set(['gt', 'gte', 'lt', 'lte']);
+const TEXT_OPERATORS = new Set(['icontains', 'icontains_multi', 'starts_with', 'ends_with']);
 
 const SEMVER_TEST: Record<string, (c: number) => boolean> = {
   semver_eq: (c) => c === 0,
@@ -121,9 +137,9 @@ export function matchesProperty(filter: PropertyFilter, properties: Record<strin
 function matchesPresent(operator: string, filterValue: unknown, actual: unknown, now: Date): boolean {
   if (operator === 'exact') return exactMatch(filterValue, actual);
   if (operator === 'regex') return regexFinds(filterValue, actual) === true;
-  if (['gt', 'gte', 'lt', 'lte'].includes(operator)) return compareNumbers(operator, filterValue, actual);
+  if (NUMERIC_OPERATORS.has(operator)) return compareNumbers(operator, filterValue, actual);
   if (operator.startsWith('is_date_')) return compareDates(operator, filterValue, actual, now);
   if (operator.startsWith('semver_')) return compareSemver(operator, filterValue, actual);
-  if (['icontains', 'icontains_multi', 'starts_with', 'ends_with'].includes(operator)) return textTest(operator, filterValue, actual);
+  if (TEXT_OPERATORS.has(operator)) return textTest(operator, filterValue, actual);
   return false;
 }
