@@ -66,14 +66,19 @@ export class FeatureFlagsRepository {
   }
 
   /** Deleted flags too: PostHog still serves them by id. */
-  find(projectId: number, id: number, em?: EntityManager): Promise<FeatureFlagEntity | null> {
-    return this.withUsers(em).where('f.project_id = :projectId AND f.id = :id', { projectId, id }).getOne();
+  find(projectId: number, id: number): Promise<FeatureFlagEntity | null> {
+    return this.withUsers().where('f.project_id = :projectId AND f.id = :id', { projectId, id }).getOne();
   }
 
-  /** Row lock for the rest of the transaction: concurrent PATCHes of one flag apply one after another. */
-  async lock(em: EntityManager, projectId: number, id: number): Promise<boolean> {
-    const rows = await em.query(`SELECT id FROM feature_flag WHERE project_id = $1 AND id = $2 FOR UPDATE`, [projectId, id]);
-    return rows.length > 0;
+  /**
+   * The flag, row-locked for the rest of the transaction (`FOR UPDATE OF f`: the joined users stay
+   * unlocked), so concurrent PATCHes of one flag apply one after another.
+   */
+  findForUpdate(em: EntityManager, projectId: number, id: number): Promise<FeatureFlagEntity | null> {
+    return this.withUsers(em)
+      .where('f.project_id = :projectId AND f.id = :id', { projectId, id })
+      .setLock('pessimistic_write', undefined, ['f'])
+      .getOne();
   }
 
   async liveKeyTaken(em: EntityManager, projectId: number, key: string, exceptId: number | null): Promise<boolean> {

@@ -32,7 +32,7 @@ import { canEditFlag, FlagEditContext } from './flag-permissions';
 
 const SCOPE = 'FeatureFlag';
 
-export const flagNotFound = () => ApiError.notFound();
+const flagNotFound = () => ApiError.notFound();
 
 @Injectable()
 export class FeatureFlagsService {
@@ -56,10 +56,14 @@ export class FeatureFlagsService {
     return featureFlagJson(flag, canEditFlag(await this.editContext(principal, project), flag));
   }
 
-  /** The flag itself (deleted ones included), or 404. */
-  async require(projectId: number, rawId: string, em?: EntityManager): Promise<FeatureFlagEntity> {
+  /** The flag (deleted ones included), or null for an unknown or malformed id. */
+  findFlag(projectId: number, rawId: string): Promise<FeatureFlagEntity | null> {
     const id = parseId(rawId);
-    const flag = id === null ? null : await this.flags.find(projectId, id, em);
+    return id === null ? Promise.resolve(null) : this.flags.find(projectId, id);
+  }
+
+  private async require(projectId: number, rawId: string): Promise<FeatureFlagEntity> {
+    const flag = await this.findFlag(projectId, rawId);
     if (!flag) throw flagNotFound();
     return flag;
   }
@@ -87,11 +91,12 @@ export class FeatureFlagsService {
    * other, each on top of the previous one; a stale `version` gets 409 instead.
    */
   async update(principal: UserPrincipal, project: ProjectEntity, rawId: string, dto: UpdateFeatureFlagDto): Promise<FeatureFlagDto> {
+    const id = parseId(rawId);
+    if (id === null) throw flagNotFound();
     const context = await this.editContext(principal, project);
     await this.keyGuarded(() =>
       this.dataSource.transaction(async (em) => {
-        const id = parseId(rawId);
-        const flag = id !== null && (await this.flags.lock(em, project.id, id)) ? await this.require(project.id, rawId, em) : null;
+        const flag = await this.flags.findForUpdate(em, project.id, id);
         if (!flag) throw flagNotFound();
         if (!canEditFlag(context, flag)) throw ApiError.permissionDenied("You don't have edit permissions for this feature flag.");
         if (dto.version !== undefined && dto.version !== flag.version) throw staleVersion(flag);
@@ -105,7 +110,8 @@ export class FeatureFlagsService {
         await this.projects.bumpFlagsVersion(em, project.id);
       }),
     );
-    return this.describe(principal, project, rawId);
+    const updated = await this.require(project.id, rawId);
+    return featureFlagJson(updated, canEditFlag(context, updated));
   }
 
   async activityPage(project: ProjectEntity, rawId: string | null, request: ActivityPageRequest, url: URL): Promise<ActivityLogPageDto> {
@@ -118,6 +124,7 @@ export class FeatureFlagsService {
     const keyChanged = current === null || next.key !== current.key || (current.deleted && !next.deleted);
     if (keyChanged && !next.deleted && (await this.flags.liveKeyTaken(em, projectId, next.key, current?.id ?? null))) throw duplicateKeyError();
     if (current === null || dto?.key !== undefined) checkKeyCharset(next.key);
+    // columnsForUpdate keeps the stored filters object unless the PATCH replaced it.
     if (current !== null && next.filters === current.filters) return;
     const references = validateFlagFilters(next.filters);
     await this.cohorts.assertUsableInFlags(projectId, references.cohortIds);

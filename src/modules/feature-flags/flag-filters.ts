@@ -69,11 +69,6 @@ export function simpleRolloutPercentage(filters: FlagFilters): number | null {
   return isSimpleFlag(filters) ? (conditionsOf(filters)[0]?.rollout_percentage ?? null) : null;
 }
 
-/** Flags with variants are `multivariant`, all others `boolean` (the list filter `type`). */
-export function isMultivariate(filters: FlagFilters): boolean {
-  return variantsOf(filters).length > 0;
-}
-
 /** Early-access enrollment conditions name the flag key; a renamed flag must follow (PostHog API-24). */
 export function renameEnrollmentKey(filters: Record<string, unknown>, oldKey: string, newKey: string): Record<string, unknown> {
   if (!Array.isArray(filters.super_groups)) return filters;

@@ -29,20 +29,21 @@ export class RoleAccessService {
   async page(principal: UserPrincipal, project: ProjectEntity, flagId: string, page: PageRequest, url: URL): Promise<Page<RoleAccessDto>> {
     const target = await this.load(principal, project, flagId);
     const { rows, count } = await this.grants.page(target.flag.id, page.limit, page.offset);
-    const results = await Promise.all(rows.map((grant) => this.json(project, target, grant)));
-    return buildPage(url, page, results, count);
+    return buildPage(url, page, await this.json(project, target, rows), count);
   }
 
   async describe(principal: UserPrincipal, project: ProjectEntity, flagId: string, id: string): Promise<RoleAccessDto> {
     const target = await this.load(principal, project, flagId);
-    return this.json(project, target, await this.requireGrant(target.flag, id));
+    const [json] = await this.json(project, target, [await this.requireGrant(target.flag, id)]);
+    return json;
   }
 
   async create(principal: UserPrincipal, project: ProjectEntity, flagId: string, roleId: string): Promise<RoleAccessDto> {
     const target = await this.loadForWrite(principal, project, flagId);
     const grant = await this.grants.grant(project.organizationId, target.flag.id, roleId);
     // The grant may have changed what the caller can do with the flag.
-    return this.json(project, { flag: target.flag, context: await this.flags.editContext(principal, project) }, grant);
+    const [json] = await this.json(project, { flag: target.flag, context: await this.flags.editContext(principal, project) }, [grant]);
+    return json;
   }
 
   async delete(principal: UserPrincipal, project: ProjectEntity, flagId: string, id: string): Promise<void> {
@@ -52,13 +53,8 @@ export class RoleAccessService {
   }
 
   private async load(principal: UserPrincipal, project: ProjectEntity, flagId: string): Promise<FlagInContext> {
-    let flag: FeatureFlagEntity;
-    try {
-      flag = await this.flags.require(project.id, flagId);
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 404) throw ApiError.notFound('Feature flag not found.');
-      throw error;
-    }
+    const flag = await this.flags.findFlag(project.id, flagId);
+    if (!flag) throw ApiError.notFound('Feature flag not found.');
     return { flag, context: await this.flags.editContext(principal, project) };
   }
 
@@ -76,13 +72,16 @@ export class RoleAccessService {
     return grant;
   }
 
-  private async json(project: ProjectEntity, target: FlagInContext, grant: FlagRoleGrantEntity): Promise<RoleAccessDto> {
-    return {
+  /** Grants of one flag, with the flag and each role embedded; the roles are loaded together. */
+  private async json(project: ProjectEntity, target: FlagInContext, grants: FlagRoleGrantEntity[]): Promise<RoleAccessDto[]> {
+    const roles = await this.roles.describeMany(project.organizationId, grants.map((grant) => grant.roleId));
+    const flag = featureFlagJson(target.flag, canEditFlag(target.context, target.flag));
+    return grants.map((grant) => ({
       id: grant.id,
-      feature_flag: featureFlagJson(target.flag, canEditFlag(target.context, target.flag)),
-      role: await this.roles.describe(project.organizationId, grant.roleId),
+      feature_flag: flag,
+      role: roles.get(grant.roleId)!,
       added_at: grant.addedAt.toISOString(),
       updated_at: grant.updatedAt.toISOString(),
-    };
+    }));
   }
 }

@@ -33,6 +33,11 @@ export class RolesRepository {
     return this.roles().where('r.organization_id = :organizationId AND r.id = :id', { organizationId, id }).getOne();
   }
 
+  findMany(organizationId: string, ids: string[]): Promise<RoleEntity[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.roles().where('r.organization_id = :organizationId AND r.id = ANY(:ids)', { organizationId, ids }).getMany();
+  }
+
   async nameTaken(organizationId: string, name: string, exceptId: string | null): Promise<boolean> {
     const rows = await this.dataSource.query(
       `SELECT 1 FROM role WHERE organization_id = $1 AND lower(name) = lower($2) AND id IS DISTINCT FROM $3 LIMIT 1`,

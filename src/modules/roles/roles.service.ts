@@ -15,7 +15,7 @@ import { roleJson, roleMembershipJson } from './role.presenter';
 import { RoleEntity } from './role.entity';
 import { RolesRepository } from './roles.repository';
 
-export const roleNotFound = () => ApiError.notFound();
+const roleNotFound = () => ApiError.notFound();
 
 /** Role writes need an organization admin (PostHog `RolePermissions`). */
 export function requireOrganizationAdmin(access: OrganizationAccess): void {
@@ -40,6 +40,12 @@ export class RolesService {
   async describe(organizationId: string, roleId: string): Promise<RoleDto> {
     const [described] = await this.describeAll([await this.requireRole(organizationId, roleId)]);
     return described;
+  }
+
+  /** Several roles of one organization at once (members and flags in one query each), by id. */
+  async describeMany(organizationId: string, roleIds: string[]): Promise<Map<string, RoleDto>> {
+    const roles = await this.roles.findMany(organizationId, [...new Set(roleIds)]);
+    return new Map((await this.describeAll(roles)).map((role) => [role.id, role]));
   }
 
   /** New roles start at the organization's default flag access level, whatever was posted (PostHog). */
