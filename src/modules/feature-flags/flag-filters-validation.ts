@@ -31,8 +31,7 @@ function invalid(detail: string, code = 'invalid_input'): ApiError {
  */
 export function validateFlagFilters(stored: Record<string, unknown>): FilterReferences {
   const filters = servedFilters(stored);
-  checkStructure(filters);
-  const conditions = [...filters.groups, ...(filters.super_groups ?? []), ...(filters.holdout_groups ?? [])];
+  const conditions = checkStructure(filters);
   checkPropertyTypes(conditions, filters.aggregation_group_type_index ?? null);
   const variantKeys = checkVariants(filters);
   for (const condition of filters.groups) {
@@ -48,7 +47,8 @@ export function validateFlagFilters(stored: Record<string, unknown>): FilterRefe
   return references;
 }
 
-function checkStructure(filters: FlagFilters): void {
+/** The shape of filters and of every condition in it; returns all conditions (groups, super, holdout). */
+function checkStructure(filters: FlagFilters): FlagCondition[] {
   if (!Array.isArray(filters.groups)) throw invalid('Filters are not valid (groups must be a list)');
   const index = filters.aggregation_group_type_index ?? null;
   if (index !== null && !(Number.isInteger(index) && index >= 0 && index <= MAX_GROUP_TYPE_INDEX)) {
@@ -59,9 +59,9 @@ function checkStructure(filters: FlagFilters): void {
       throw invalid(`Filters are not valid (${name} must be a list)`);
     }
   }
-  for (const condition of [...filters.groups, ...(filters.super_groups ?? []), ...(filters.holdout_groups ?? [])]) {
-    checkConditionShape(condition);
-  }
+  const conditions = [...filters.groups, ...(filters.super_groups ?? []), ...(filters.holdout_groups ?? [])];
+  conditions.forEach(checkConditionShape);
+  return conditions;
 }
 
 function checkConditionShape(condition: FlagCondition): void {
