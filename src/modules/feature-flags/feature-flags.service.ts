@@ -7,7 +7,7 @@ import { buildPage, Page, PageRequest } from '../../common/http/pagination';
 import { parseId } from '../../common/validation/patterns';
 import { onUniqueViolation } from '../../database/query-errors';
 import { ActivityLogsService, ActivityPageRequest } from '../activity-logs/activity-logs.service';
-import { changesBetween } from '../activity-logs/activity-changes';
+import { ActivityChange, changesBetween } from '../activity-logs/activity-changes';
 import type { ActivityLogPageDto } from '../activity-logs/dto/activity-log.dto';
 import { CohortsService } from '../cohorts/cohorts.service';
 import type { ProjectEntity } from '../projects/project.entity';
@@ -134,14 +134,14 @@ export class FeatureFlagsService {
     }
   }
 
-  private log(em: EntityManager, principal: UserPrincipal, project: ProjectEntity, flagId: number, activity: string, changes: unknown[] | null, key: string) {
+  private log(em: EntityManager, principal: UserPrincipal, project: ProjectEntity, flagId: number, activity: string, changes: ActivityChange[] | null, key: string) {
     return this.activity.record(em, project.id, {
       organizationId: project.organizationId,
       userId: principal.user.id,
       activity,
       scope: SCOPE,
       itemId: String(flagId),
-      detail: { changes: changes as never, trigger: null, name: key, short_id: null, type: null },
+      detail: { changes, trigger: null, name: key, short_id: null, type: null },
     });
   }
 
