@@ -92,8 +92,15 @@ function dependencyMatches(expected: unknown, actual: FlagValue | undefined): bo
   return typeof expected === 'string' && actual === expected;
 }
 
+/** Cohort membership; `operator: "not_in"` and `negation: true` each ask for non-membership (PostHog's `in` / `not_in`). */
+function cohortPropertyMatches(property: PropertyFilter, target: Target, subject: EvaluationSubject): boolean {
+  const member = subject.inCohort?.(Number(property.value), target.properties) ?? false;
+  const negated = (property.operator === 'not_in') !== (property.negation === true);
+  return negated ? !member : member;
+}
+
 function propertyMatches(property: PropertyFilter, target: Target, subject: EvaluationSubject): boolean {
-  if (property.type === 'cohort') return subject.inCohort?.(Number(property.value), target.properties) ?? false;
+  if (property.type === 'cohort') return cohortPropertyMatches(property, target, subject);
   if (property.type === 'flag') return dependencyMatches(property.value, subject.flagValue?.(Number(property.key)));
   return matchesProperty(property, target.properties, subject.now);
 }
