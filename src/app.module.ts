@@ -8,6 +8,7 @@ import { ConfigModule } from './config/config.module';
 import { dataSourceOptions } from './database/data-source';
 import { ActivityLogsModule } from './modules/activity-logs/activity-logs.module';
 import { CohortsModule } from './modules/cohorts/cohorts.module';
+import { DecideModule } from './modules/decide/decide.module';
 import { FeatureFlagsModule } from './modules/feature-flags/feature-flags.module';
 import { RoleAccessModule } from './modules/role-access/role-access.module';
 import { RolesModule } from './modules/roles/roles.module';
@@ -23,6 +24,8 @@ import { RemoteConfigModule } from './modules/remote-config/remote-config.module
 import { UsersModule } from './modules/users/users.module';
 import type { QueueConnection } from './queues/queue-connection';
 import { QueuesModule } from './queues/queues.module';
+import { EventsModule } from './modules/events/events.module';
+import { PersonsModule } from './modules/persons/persons.module';
 import { WorkerModule } from './worker.module';
 
 export interface RuntimeOptions {
@@ -59,6 +62,9 @@ function coreImports(runtime: RuntimeOptions): Array<DynamicModule | Type> {
     RolesModule,
     FeatureFlagsModule,
     RoleAccessModule,
+    DecideModule,
+    PersonsModule,
+    EventsModule,
   ],
   providers: [{ provide: APP_GUARD, useClass: AuthGuard }, AuthAudit],
 })

@@ -12,6 +12,8 @@ export type AuthRequirement =
       projectParam?: string;
       /** Route parameter that names an organization (uuid or `@current`); the caller must be a member. */
       organizationParam?: string;
+      /** The project is the one whose API key is in `?token=` (the user's current project without one). */
+      projectFromToken?: boolean;
     }
   | {
       kind: 'projectKey';
@@ -21,7 +23,7 @@ export type AuthRequirement =
   | { kind: 'public' };
 
 /** Management routes: `Authorization: Bearer phx_…` with the given scope. */
-export const PersonalKeyAuth = (scope: Scope, options: { projectParam?: string; organizationParam?: string } = {}) =>
+export const PersonalKeyAuth = (scope: Scope, options: { projectParam?: string; organizationParam?: string; projectFromToken?: boolean } = {}) =>
   SetMetadata(AUTH_METADATA, { kind: 'personalKey', scope, ...options } satisfies AuthRequirement);
 
 /** Public SDK routes: the project API key in the body or query (or a personal key with `project_id`). */

@@ -42,6 +42,7 @@ export class AuthGuard implements CanActivate {
       const raw = (request.params as Record<string, string>)[requirement.projectParam];
       request.project = await this.resolveProject(principal, raw);
     }
+    if (requirement.projectFromToken) request.project = await this.resolveProjectByToken(principal, request.query);
     if (requirement.organizationParam) {
       const raw = (request.params as Record<string, string>)[requirement.organizationParam];
       request.organizationAccess = await this.resolveOrganization(principal, raw);
@@ -80,6 +81,16 @@ export class AuthGuard implements CanActivate {
     const level = await this.organizations.membershipLevel(principal.user.id, project.organizationId);
     if (level === null) throw AuthErrors.noProjectAccess();
     return project;
+  }
+
+  /** Local evaluation names its project by API key (`?token=`), as the SDKs send it; an unknown key is 401. */
+  private async resolveProjectByToken(principal: UserPrincipal, query: unknown): Promise<ProjectEntity> {
+    const raw = (query as Record<string, unknown> | undefined)?.token;
+    const token = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+    if (typeof token !== 'string' || token === '') return this.resolveProject(principal, '@current');
+    const projectId = projectTokenShapeProblem(token) === null ? await this.projects.projectIdForToken(token) : null;
+    if (projectId === null) throw AuthErrors.invalidProjectKey();
+    return this.resolveProject(principal, String(projectId));
   }
 
   /** `:organization_id` → the organization and the caller's level in it; non-members see nothing. */

@@ -2,6 +2,8 @@ import { Foundation1763780000000 } from './1763780000000-Foundation';
 import { Definitions1763780100000 } from './1763780100000-Definitions';
 import { Ingestion1763780200000 } from './1763780200000-Ingestion';
 import { FeatureFlags1763780300000 } from './1763780300000-FeatureFlags';
+import { Evaluation1763780400000 } from './1763780400000-Evaluation';
+import { ManagementReads1763780500000 } from './1763780500000-ManagementReads';
 
 /** Every migration, oldest first. The list is explicit so the build needs no file globbing. */
-export const MIGRATIONS = [Foundation1763780000000, Definitions1763780100000, Ingestion1763780200000, FeatureFlags1763780300000];
+export const MIGRATIONS = [Foundation1763780000000, Definitions1763780100000, Ingestion1763780200000, FeatureFlags1763780300000, Evaluation1763780400000, ManagementReads1763780500000];

@@ -111,6 +111,14 @@ export class FeatureFlagsRepository {
   }
 
   /** Live flags' ids, keys and stored filters: the graph flag dependencies are checked against. */
+  /** Every live flag with what evaluation reads, newest first (my_flags and local evaluation keep this order). */
+  liveForEvaluation(projectId: number): Promise<FeatureFlagEntity[]> {
+    return this.dataSource.getRepository(FeatureFlagEntity).find({
+      where: { projectId, deleted: false },
+      order: { createdAt: 'DESC', id: 'DESC' },
+    });
+  }
+
   async liveFlagFilters(em: EntityManager, projectId: number): Promise<Array<{ id: number; key: string; filters: Record<string, unknown> }>> {
     return em.query(`SELECT id, key, filters FROM feature_flag WHERE project_id = $1 AND NOT deleted`, [projectId]);
   }

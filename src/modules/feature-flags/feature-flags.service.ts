@@ -27,6 +27,7 @@ import {
   FLAG_ACTIVITY_FIELDS,
 } from './flag-changes';
 import { checkDependencies } from './flag-dependencies';
+import type { LiveFlag } from './flag-filters';
 import { validateFlagFilters } from './flag-filters-validation';
 import { canEditFlag, FlagEditContext } from './flag-permissions';
 
@@ -68,6 +69,20 @@ export class FeatureFlagsService {
     return flag;
   }
 
+  /** Live flags as evaluation reads them, newest first. */
+  async liveFlags(projectId: number): Promise<LiveFlag[]> {
+    const flags = await this.flags.liveForEvaluation(projectId);
+    return flags.map(({ id, key, name, active, ensureExperienceContinuity, version, filters }) => ({
+      id,
+      key,
+      name,
+      active,
+      ensureExperienceContinuity,
+      version,
+      filters,
+    }));
+  }
+
   editContext(principal: UserPrincipal, project: ProjectEntity): Promise<FlagEditContext> {
     return this.roles.flagEditContext(principal.user.id, project.organizationId);
   }
@@ -83,6 +98,7 @@ export class FeatureFlagsService {
         return id;
       }),
     );
+    this.projects.flagsChanged(project.id);
     return this.describe(principal, project, String(id));
   }
 
@@ -110,6 +126,7 @@ export class FeatureFlagsService {
         await this.projects.bumpFlagsVersion(em, project.id);
       }),
     );
+    this.projects.flagsChanged(project.id);
     const updated = await this.require(project.id, rawId);
     return featureFlagJson(updated, canEditFlag(context, updated));
   }

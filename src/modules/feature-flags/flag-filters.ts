@@ -37,6 +37,17 @@ export interface FlagFilters {
   [extra: string]: unknown;
 }
 
+/** A live flag as evaluation and local evaluation read it. */
+export interface LiveFlag {
+  id: number;
+  key: string;
+  name: string;
+  active: boolean;
+  ensureExperienceContinuity: boolean;
+  version: number;
+  filters: Record<string, unknown>;
+}
+
 /**
  * PostHog's `get_filters()`: a flag stored without `groups` (legacy form, or created without
  * filters) is served as one condition with its properties and no rollout, i.e. on for everyone.

@@ -1,10 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 
 export const MAX_GROUP_TYPES = 5;
 
 @Injectable()
 export class GroupsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
   /** The index of a group type, assigning the lowest free one (0–4) on first sight; null when all five are used. */
   async typeIndex(em: EntityManager, projectId: number, groupType: string): Promise<number | null> {
     const existing = await em.query('SELECT group_type_index FROM group_type_mapping WHERE project_id = $1 AND group_type = $2', [
@@ -21,7 +24,18 @@ export class GroupsRepository {
        RETURNING group_type_index`,
       [projectId, groupType],
     );
-    return inserted.length > 0 ? inserted[0].group_type_index : null;
+    if (inserted.length === 0) return null;
+    // Group flags resolve type names through this mapping: evaluation caches must reload it.
+    await em.query('UPDATE project SET flags_version = flags_version + 1 WHERE id = $1', [projectId]);
+    return inserted[0].group_type_index;
+  }
+
+  async typeMapping(projectId: number): Promise<Array<{ index: number; name: string }>> {
+    const rows: Array<{ group_type_index: number; group_type: string }> = await this.dataSource.query(
+      'SELECT group_type_index, group_type FROM group_type_mapping WHERE project_id = $1 ORDER BY group_type_index',
+      [projectId],
+    );
+    return rows.map((row) => ({ index: row.group_type_index, name: row.group_type }));
   }
 
   /** Upsert: new keys are added and given keys overwrite, as `$group_set` does. */

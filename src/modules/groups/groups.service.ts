@@ -10,6 +10,11 @@ const MAX_GROUP_KEY_LENGTH = 400;
 export class GroupsService {
   constructor(private readonly groups: GroupsRepository) {}
 
+  /** The project's group types by index, as flags reference them. */
+  typeMapping(projectId: number): Promise<Array<{ index: number; name: string }>> {
+    return this.groups.typeMapping(projectId);
+  }
+
   /** `$groupidentify`: upsert the group (`$group_type`, `$group_key`, `$group_set`), assigning its type an index. */
   async applyGroupIdentifies(em: EntityManager, projectId: number, events: NormalizedEvent[]): Promise<IngestionWarning[]> {
     const warnings: IngestionWarning[] = [];

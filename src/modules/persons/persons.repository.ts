@@ -77,6 +77,20 @@ export class PersonsRepository {
     ]);
   }
 
+  /**
+   * A merge keeps the experience-continuity hash keys of both persons; where both had one for a flag,
+   * the target's stays (the first override written wins, reference/flags.md §4).
+   */
+  async moveHashKeyOverrides(em: EntityManager, projectId: number, fromPersonId: number, toPersonId: number): Promise<void> {
+    await em.query(
+      `INSERT INTO feature_flag_hash_key_override (project_id, person_id, feature_flag_key, hash_key)
+       SELECT project_id, $3, feature_flag_key, hash_key FROM feature_flag_hash_key_override
+        WHERE project_id = $1 AND person_id = $2
+       ON CONFLICT DO NOTHING`,
+      [projectId, fromPersonId, toPersonId],
+    );
+  }
+
   async delete(em: EntityManager, projectId: number, personId: number): Promise<void> {
     await em.query('DELETE FROM person WHERE project_id = $1 AND id = $2', [projectId, personId]);
   }

@@ -79,6 +79,15 @@ export class ProjectsRepository {
     await em.query('UPDATE project SET flags_version = flags_version + 1 WHERE id = $1', [id]);
   }
 
+  /** Current flag versions of the given projects (evaluation caches poll this). */
+  async flagsVersions(ids: number[]): Promise<Map<number, string>> {
+    const rows: Array<{ id: number; flags_version: string }> = await this.dataSource.query(
+      'SELECT id, flags_version FROM project WHERE id = ANY($1::int[])',
+      [ids],
+    );
+    return new Map(rows.map((row) => [row.id, String(row.flags_version)]));
+  }
+
   async setApiToken(id: number, apiToken: string): Promise<void> {
     await this.dataSource.getRepository(ProjectEntity).update({ id }, { apiToken });
   }

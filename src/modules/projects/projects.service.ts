@@ -25,6 +25,7 @@ const TOKEN_CACHE_MAX = 10_000;
 
 @Injectable()
 export class ProjectsService {
+  private readonly flagsListeners: Array<(projectId: number) => void> = [];
   private readonly tokenCache = new Map<string, CachedToken>();
   private readonly ingestedProjects = new Set<number>();
 
@@ -124,6 +125,22 @@ export class ProjectsService {
   /** Flag evaluation caches watch this version; every flag or cohort write bumps it. */
   bumpFlagsVersion(em: EntityManager, projectId: number): Promise<void> {
     return this.projects.bumpFlagsVersion(em, projectId);
+  }
+
+  /**
+   * Called after a flag-affecting transaction commits: caches in this process reload at once, so a
+   * script that writes a flag and then evaluates it sees its write. Other processes poll the version.
+   */
+  flagsChanged(projectId: number): void {
+    for (const listener of this.flagsListeners) listener(projectId);
+  }
+
+  onFlagsChanged(listener: (projectId: number) => void): void {
+    this.flagsListeners.push(listener);
+  }
+
+  flagsVersions(projectIds: number[]): Promise<Map<number, string>> {
+    return this.projects.flagsVersions(projectIds);
   }
 
   /** Issues a new project API key; the old one stops working (after the token cache expires elsewhere). */

@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
+import { DecideModule } from '../decide/decide.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { RemoteConfigController } from './remote-config.controller';
 import { RemoteConfigService } from './remote-config.service';
 
 @Module({
-  imports: [ProjectsModule],
+  imports: [ProjectsModule, DecideModule],
   controllers: [RemoteConfigController],
   providers: [RemoteConfigService],
 })

@@ -27,7 +27,7 @@ describe('flag hash', () => {
 });
 
 describe(evaluateFlag.name, () => {
-  it.each(vectors.cases.map((c: { name: string }) => [c.name, c]))('matches the %s consistency list for 1,000 distinct ids', (_name, c: any) => {
+  it.each<[string, any]>(vectors.cases.map((c: { name: string }) => [c.name, c]))('matches the %s consistency list for 1,000 distinct ids', (_name, c: any) => {
     const evaluable = flag(c.flag.key, c.flag.filters);
     const actual = c.expected.map((_: unknown, i: number) => evaluateFlag(evaluable, subject(c.distinct_id_template.replace('{i}', String(i)))).value);
     expect(actual).toEqual(c.expected);

@@ -1,0 +1,84 @@
+import { ApiError } from '../../common/errors/api-error';
+import { isJsonObject } from '../../common/json/json-object';
+import type { EvaluationRequest } from './flag-evaluation.service';
+
+/** PostHog truncates longer distinct ids (reference/ingestion-decide.md §5.1). */
+const MAX_DISTINCT_ID_LENGTH = 200;
+
+export interface DecideRequest extends EvaluationRequest {
+  /** `disable_flags: true`: the config only, no flags evaluated. */
+  disableFlags: boolean;
+}
+
+const malformed = (detail: string, attr: string) => new ApiError(400, 'validation_error', 'malformed_data', detail, attr);
+
+export const missingDistinctId = () =>
+  new ApiError(400, 'validation_error', 'missing_distinct_id', 'Decide requires a distinct_id.', 'distinct_id');
+
+/** The first of the aliases the SDKs use that is present. */
+function field(body: Record<string, unknown>, ...names: string[]): unknown {
+  for (const name of names) if (body[name] !== undefined && body[name] !== null) return body[name];
+  return undefined;
+}
+
+function distinctIdOf(body: Record<string, unknown>): string {
+  const raw = field(body, 'distinct_id', '$distinct_id');
+  if (typeof raw === 'number' && Number.isFinite(raw)) return String(raw);
+  if (typeof raw !== 'string') throw missingDistinctId();
+  return raw.slice(0, MAX_DISTINCT_ID_LENGTH);
+}
+
+function objectField(body: Record<string, unknown>, attr: string, ...names: string[]): Record<string, unknown> {
+  const raw = field(body, ...names);
+  if (raw === undefined) return {};
+  if (!isJsonObject(raw)) throw malformed(`${attr} must be a JSON object.`, attr);
+  return raw;
+}
+
+/** `{type: key}`: keys are strings (numbers are stringified, as group identify does). */
+function groupsOf(body: Record<string, unknown>): Record<string, string> {
+  const groups: Record<string, string> = {};
+  for (const [type, key] of Object.entries(objectField(body, 'groups', 'groups', '$groups'))) {
+    if (typeof key === 'string') groups[type] = key;
+    else if (typeof key === 'number' && Number.isFinite(key)) groups[type] = String(key);
+    else throw malformed(`groups.${type} must be a string.`, 'groups');
+  }
+  return groups;
+}
+
+function groupPropertiesOf(body: Record<string, unknown>): Record<string, Record<string, unknown>> {
+  const byType = objectField(body, 'group_properties', 'group_properties', '$group_properties');
+  for (const [type, properties] of Object.entries(byType)) {
+    if (!isJsonObject(properties)) throw malformed(`group_properties.${type} must be a JSON object.`, 'group_properties');
+  }
+  return byType as Record<string, Record<string, unknown>>;
+}
+
+function flagKeysOf(body: Record<string, unknown>): string[] | null {
+  const raw = field(body, 'flag_keys_to_evaluate', 'flag_keys');
+  if (raw === undefined) return null;
+  if (!Array.isArray(raw) || !raw.every((key) => typeof key === 'string')) {
+    throw malformed('flag_keys_to_evaluate must be a list of flag keys.', 'flag_keys_to_evaluate');
+  }
+  return raw;
+}
+
+function anonDistinctIdOf(body: Record<string, unknown>): string | null {
+  const raw = field(body, '$anon_distinct_id', 'anon_distinct_id');
+  if (typeof raw === 'number' && Number.isFinite(raw)) return String(raw);
+  return typeof raw === 'string' && raw !== '' ? raw.slice(0, MAX_DISTINCT_ID_LENGTH) : null;
+}
+
+/** The decoded body of `/decide/` or `/flags/`, with every alias the SDKs send (reference §5.1). */
+export function parseDecideRequest(body: unknown): DecideRequest {
+  if (!isJsonObject(body)) throw new ApiError(400, 'validation_error', 'malformed_data', 'Malformed request data: expected a JSON object.');
+  return {
+    distinctId: distinctIdOf(body),
+    anonDistinctId: anonDistinctIdOf(body),
+    groups: groupsOf(body),
+    personProperties: objectField(body, 'person_properties', 'person_properties', '$properties'),
+    groupProperties: groupPropertiesOf(body),
+    flagKeys: flagKeysOf(body),
+    disableFlags: body.disable_flags === true,
+  };
+}

@@ -1,0 +1,110 @@
+import { buildRemoteConfig } from '../remote-config/remote-config';
+import type { FlagEvaluation, MatchReason } from './engine/evaluate';
+import type { EvaluatedFlag } from './flag-evaluation.service';
+
+/** The reply shapes of reference/ingestion-decide.md §5.2. */
+export type ReplyShape = 'decide-v1' | 'decide-v2' | 'legacy' | 'detailed';
+
+export interface ReplyFormat {
+  shape: ReplyShape;
+  withConfig: boolean;
+}
+
+export interface FlagsOutcome {
+  results: EvaluatedFlag[];
+  errors: boolean;
+  requestId: string;
+}
+
+function version(query: Record<string, unknown>): number | null {
+  const raw = Array.isArray(query.v) ? query.v[query.v.length - 1] : query.v;
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) return null;
+  return Number(raw);
+}
+
+function flagTrue(value: unknown): boolean {
+  return value === 'true' || value === '1' || value === 'yes';
+}
+
+/** `/decide/` always carries the config; v1 (the default) lists keys, v2 maps them, v3 is legacy, v4+ detailed. */
+export function decideFormat(query: Record<string, unknown>): ReplyFormat {
+  const v = version(query) ?? 1;
+  const shape: ReplyShape = v >= 4 ? 'detailed' : v === 3 ? 'legacy' : v === 2 ? 'decide-v2' : 'decide-v1';
+  return { shape, withConfig: true };
+}
+
+/** `/flags/`: v1 legacy, v2+ detailed; config on `config=true`, or when neither `v` nor `config` is given (Rust). */
+export function flagsFormat(query: Record<string, unknown>): ReplyFormat {
+  const v = version(query);
+  const config = typeof query.config === 'string' ? query.config : undefined;
+  if (v === null && config === undefined) return { shape: 'detailed', withConfig: true };
+  return { shape: v !== null && v >= 2 ? 'detailed' : 'legacy', withConfig: flagTrue(config ?? '') };
+}
+
+/** Payloads travel as JSON text; SDKs parse them (reference §5.2). */
+export function payloadText(payload: unknown): string | null {
+  if (payload === null || payload === undefined) return null;
+  return typeof payload === 'string' ? payload : JSON.stringify(payload);
+}
+
+const DESCRIPTIONS: Record<MatchReason, (index: number | null) => string> = {
+  condition_match: (index) => `Matched condition set ${(index ?? 0) + 1}`,
+  no_condition_match: () => 'No matching condition set',
+  out_of_rollout_bound: () => 'Out of rollout bound',
+  no_group_type: () => 'No group type',
+  super_condition_value: () => 'Super condition value',
+  holdout_condition_value: () => 'Holdout condition value',
+};
+
+export function reasonJson(evaluation: FlagEvaluation) {
+  return {
+    code: evaluation.reason,
+    condition_index: evaluation.conditionIndex,
+    description: DESCRIPTIONS[evaluation.reason](evaluation.conditionIndex),
+  };
+}
+
+function detailJson({ flag, evaluation }: EvaluatedFlag) {
+  const enabled = evaluation.value !== false;
+  return {
+    key: flag.key,
+    enabled,
+    variant: typeof evaluation.value === 'string' ? evaluation.value : null,
+    reason: reasonJson(evaluation),
+    metadata: { id: flag.id, version: flag.version, description: null, payload: enabled ? payloadText(evaluation.payload) : null },
+  };
+}
+
+function flagsBody(shape: ReplyShape, outcome: FlagsOutcome): Record<string, unknown> {
+  const enabled = outcome.results.filter((r) => r.evaluation.value !== false);
+  switch (shape) {
+    case 'decide-v1':
+      return { featureFlags: enabled.map((r) => r.flag.key) };
+    case 'decide-v2':
+      return { featureFlags: Object.fromEntries(enabled.map((r) => [r.flag.key, r.evaluation.value])) };
+    case 'legacy': {
+      const payloads = enabled.map((r) => [r.flag.key, payloadText(r.evaluation.payload)] as const).filter(([, text]) => text !== null);
+      return {
+        featureFlags: Object.fromEntries(outcome.results.map((r) => [r.flag.key, r.evaluation.value])),
+        featureFlagPayloads: Object.fromEntries(payloads),
+        errorsWhileComputingFlags: outcome.errors,
+      };
+    }
+    case 'detailed':
+      return { flags: Object.fromEntries(outcome.results.map((r) => [r.flag.key, detailJson(r)])), errorsWhileComputingFlags: outcome.errors };
+  }
+}
+
+/** The config block of decide (CONTRACT §6), flattened into the reply beside the flags. */
+export function decideConfig(token: string): Record<string, unknown> {
+  const { token: _token, hasFeatureFlags: _flags, ...shared } = buildRemoteConfig(token, true);
+  return { config: { enable_collect_everything: true }, editorParams: {}, toolbarParams: {}, isAuthenticated: false, ...shared };
+}
+
+export function formatReply(format: ReplyFormat, outcome: FlagsOutcome, token: string): Record<string, unknown> {
+  return {
+    ...(format.withConfig ? decideConfig(token) : {}),
+    ...flagsBody(format.shape, outcome),
+    requestId: outcome.requestId,
+  };
+}

@@ -1,0 +1,64 @@
+import { Controller, Get, HttpCode, Options, Post, Query, Req } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { ProjectKeyAuth, PublicRoute } from '../../common/auth/auth.decorator';
+import { CallerProject, ProjectPrincipal } from '../../common/auth/principal';
+import { PublicRouteOptions, PublicSdkRoute } from '../../common/http/public-route';
+import { decideFormat, flagsFormat } from './decide-responses';
+import { DecideService } from './decide.service';
+
+/** Bodies arrive as JSON, gzip (with or without a header), base64 forms or lz64, like capture. */
+const DECIDE_ROUTE: PublicRouteOptions = { decodePayload: true, cors: true };
+
+@ApiTags('flags')
+@Controller()
+export class DecideController {
+  constructor(private readonly decide: DecideService) {}
+
+  @Post('decide')
+  @HttpCode(200)
+  @ProjectKeyAuth()
+  @PublicSdkRoute(DECIDE_ROUTE)
+  @ApiOperation({ summary: 'Evaluate flags (v1 default: enabled keys; v2 key→value; v3 values and payloads; v4 details) with the config' })
+  @ApiOkResponse({ description: 'Flags in the shape of the requested version, plus the config block' })
+  decidePost(@CallerProject() caller: ProjectPrincipal, @Req() request: FastifyRequest, @Query() query: Record<string, unknown>) {
+    return this.decide.reply(caller, request.body, decideFormat(query));
+  }
+
+  @Get('decide')
+  @ProjectKeyAuth()
+  @PublicSdkRoute(DECIDE_ROUTE)
+  @ApiOperation({ summary: 'Decide with the payload in ?data= (base64 or lz64)' })
+  @ApiOkResponse({ description: 'As POST' })
+  decideGet(@CallerProject() caller: ProjectPrincipal, @Req() request: FastifyRequest, @Query() query: Record<string, unknown>) {
+    return this.decide.reply(caller, request.body, decideFormat(query));
+  }
+
+  @Post('flags')
+  @HttpCode(200)
+  @ProjectKeyAuth()
+  @PublicSdkRoute(DECIDE_ROUTE)
+  @ApiOperation({ summary: 'Evaluate flags (v1 legacy values and payloads; v2 details); the config with config=true' })
+  @ApiOkResponse({ description: 'Flags in the shape of the requested version' })
+  flagsPost(@CallerProject() caller: ProjectPrincipal, @Req() request: FastifyRequest, @Query() query: Record<string, unknown>) {
+    return this.decide.reply(caller, request.body, flagsFormat(query));
+  }
+
+  @Get('flags')
+  @ProjectKeyAuth()
+  @PublicSdkRoute(DECIDE_ROUTE)
+  @ApiOperation({ summary: 'Flags with the payload in ?data= (base64 or lz64)' })
+  @ApiOkResponse({ description: 'As POST' })
+  flagsGet(@CallerProject() caller: ProjectPrincipal, @Req() request: FastifyRequest, @Query() query: Record<string, unknown>) {
+    return this.decide.reply(caller, request.body, flagsFormat(query));
+  }
+
+  /** CORS preflight: the hooks add the headers. */
+  @Options(['decide', 'flags'])
+  @HttpCode(204)
+  @PublicRoute()
+  @PublicSdkRoute(DECIDE_ROUTE)
+  preflight() {
+    return undefined;
+  }
+}

@@ -1,0 +1,36 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import type { ProjectPrincipal } from '../../common/auth/principal';
+import { ApiError } from '../../common/errors/api-error';
+import { parseDecideRequest } from './decide-request';
+import { formatReply, ReplyFormat } from './decide-responses';
+import { FlagEvaluationService } from './flag-evaluation.service';
+import type { FlagSnapshot } from './flag-snapshot';
+import { FlagSnapshotsService } from './flag-snapshots.service';
+
+/** `/decide/` and `/flags/`: parse the request, evaluate against the cached snapshot, shape the reply. */
+@Injectable()
+export class DecideService {
+  constructor(
+    private readonly snapshots: FlagSnapshotsService,
+    private readonly evaluation: FlagEvaluationService,
+  ) {}
+
+  async reply(caller: ProjectPrincipal, body: unknown, format: ReplyFormat): Promise<Record<string, unknown>> {
+    const request = parseDecideRequest(body);
+    const requestId = randomUUID();
+    if (request.disableFlags || caller.projectId === null) return formatReply(format, { results: [], errors: false, requestId }, caller.token);
+    const snapshot = await this.snapshot(caller.projectId);
+    const outcome = await this.evaluation.evaluate(snapshot, request);
+    return formatReply(format, { ...outcome, requestId }, caller.token);
+  }
+
+  /** Without its flags nothing can be answered truthfully: a retryable 503, and SDKs keep what they had. */
+  private async snapshot(projectId: number): Promise<FlagSnapshot> {
+    try {
+      return await this.snapshots.get(projectId);
+    } catch {
+      throw ApiError.unavailable('Feature flags could not be loaded. Please try again.');
+    }
+  }
+}

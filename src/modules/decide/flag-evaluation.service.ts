@@ -1,0 +1,161 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { inCohort } from './engine/cohort-match';
+import { evaluateFlag, EvaluationSubject, FlagEvaluation, FlagValue } from './engine/evaluate';
+import { EvaluationContextRepository, StoredPerson } from './evaluation-context.repository';
+import type { FlagSnapshot, SnapshotFlag } from './flag-snapshot';
+
+/** Who to evaluate for, as the request (or the management API) describes them. */
+export interface EvaluationRequest {
+  distinctId: string;
+  /** posthog-js sends the previous anonymous id once after `identify` (experience continuity). */
+  anonDistinctId?: string | null;
+  groups: Record<string, string>;
+  personProperties: Record<string, unknown>;
+  groupProperties: Record<string, Record<string, unknown>>;
+  /** Evaluate only these keys (null: every active flag). */
+  flagKeys?: string[] | null;
+  /** Inactive flags too (my_flags); /decide evaluates active flags only. */
+  includeInactive?: boolean;
+}
+
+export interface EvaluatedFlag {
+  flag: SnapshotFlag;
+  evaluation: FlagEvaluation;
+}
+
+export interface EvaluationOutcome {
+  results: EvaluatedFlag[];
+  /** Some flag could not be evaluated (its data could not be loaded) and is left out. */
+  errors: boolean;
+}
+
+interface LoadedContext {
+  person: StoredPerson | null;
+  personFailed: boolean;
+  groups: Map<number, Record<string, unknown>>;
+  groupsFailed: boolean;
+  overrides: Map<string, string>;
+  overridesFailed: boolean;
+}
+
+/** Loads what the flags of one request need (at most one query per source) and runs the engine. */
+@Injectable()
+export class FlagEvaluationService {
+  private readonly logger = new Logger(FlagEvaluationService.name);
+
+  constructor(private readonly context: EvaluationContextRepository) {}
+
+  async evaluate(snapshot: FlagSnapshot, request: EvaluationRequest): Promise<EvaluationOutcome> {
+    const targets = this.targets(snapshot, request);
+    const personOverrides = { ...request.personProperties, distinct_id: request.distinctId };
+    const loaded = await this.load(snapshot, request, targets, personOverrides);
+    const subject = this.subject(snapshot, request, loaded, personOverrides);
+    const results: EvaluatedFlag[] = [];
+    let errors = loaded.overridesFailed;
+    const memo = new Map<number, FlagValue>();
+    for (const flag of targets) {
+      if ((loaded.personFailed && this.needsStoredPerson(flag, personOverrides)) || (loaded.groupsFailed && flag.groupIndexes.size > 0)) {
+        errors = true;
+        continue;
+      }
+      results.push({ flag, evaluation: this.evaluateOne(flag, subject, snapshot, memo) });
+    }
+    return { results, errors };
+  }
+
+  private targets(snapshot: FlagSnapshot, request: EvaluationRequest): SnapshotFlag[] {
+    const wanted = request.flagKeys ? new Set(request.flagKeys) : null;
+    return snapshot.flags.filter((flag) => (flag.active || request.includeInactive) && (!wanted || wanted.has(flag.key)));
+  }
+
+  /** Request properties that cover every key a flag reads spare the person lookup (PostHog does the same). */
+  private needsStoredPerson(flag: SnapshotFlag, overrides: Record<string, unknown>): boolean {
+    if (flag.usesCohorts) return true;
+    for (const key of flag.personKeys) if (!Object.prototype.hasOwnProperty.call(overrides, key)) return true;
+    return false;
+  }
+
+  private async load(snapshot: FlagSnapshot, request: EvaluationRequest, targets: SnapshotFlag[], overrides: Record<string, unknown>): Promise<LoadedContext> {
+    const needsPerson = targets.some((flag) => this.needsStoredPerson(flag, overrides));
+    const wantedGroups = this.wantedGroups(snapshot, request, targets);
+    const continuityKeys = targets.filter((flag) => flag.usesContinuity).map((flag) => flag.key);
+    const [person, groups, overridesLoaded] = await Promise.all([
+      needsPerson ? this.attempt(() => this.context.person(snapshot.projectId, request.distinctId)) : { value: null, failed: false },
+      this.attempt(() => this.context.groups(snapshot.projectId, wantedGroups)),
+      continuityKeys.length > 0 ? this.attempt(() => this.continuityOverrides(snapshot, request, continuityKeys)) : { value: new Map(), failed: false },
+    ]);
+    return {
+      person: person.value,
+      personFailed: person.failed,
+      groups: groups.value ?? new Map(),
+      groupsFailed: groups.failed,
+      overrides: overridesLoaded.value ?? new Map(),
+      overridesFailed: overridesLoaded.failed,
+    };
+  }
+
+  private async attempt<T>(load: () => Promise<T>): Promise<{ value: T | null; failed: boolean }> {
+    try {
+      return { value: await load(), failed: false };
+    } catch (error) {
+      this.logger.warn(`evaluation data could not be loaded: ${(error as Error).message}`);
+      return { value: null, failed: true };
+    }
+  }
+
+  private wantedGroups(snapshot: FlagSnapshot, request: EvaluationRequest, targets: SnapshotFlag[]): Array<{ index: number; key: string }> {
+    const indexes = new Set(targets.flatMap((flag) => [...flag.groupIndexes]));
+    const wanted: Array<{ index: number; key: string }> = [];
+    for (const index of indexes) {
+      const name = snapshot.groupTypes.get(index);
+      const key = name === undefined ? undefined : request.groups[name];
+      if (key !== undefined && key !== null && String(key) !== '') wanted.push({ index, key: String(key) });
+    }
+    return wanted;
+  }
+
+  /** Reads the overrides; with an `$anon_distinct_id`, first writes those still missing (first one wins). */
+  private async continuityOverrides(snapshot: FlagSnapshot, request: EvaluationRequest, flagKeys: string[]): Promise<Map<string, string>> {
+    const anon = request.anonDistinctId;
+    const ids = anon && anon !== request.distinctId ? [request.distinctId, anon] : [request.distinctId];
+    const existing = await this.context.hashKeyOverrides(snapshot.projectId, ids);
+    if (!anon || flagKeys.every((key) => existing.has(key))) return existing;
+    await this.context.writeHashKeyOverrides(snapshot.projectId, ids, anon, flagKeys);
+    return this.context.hashKeyOverrides(snapshot.projectId, ids);
+  }
+
+  private subject(snapshot: FlagSnapshot, request: EvaluationRequest, loaded: LoadedContext, overrides: Record<string, unknown>): EvaluationSubject {
+    const groupProperties: Record<string, Record<string, unknown>> = {};
+    for (const [index, name] of snapshot.groupTypes) {
+      const key = request.groups[name];
+      if (key === undefined) continue;
+      groupProperties[name] = { ...loaded.groups.get(index), ...request.groupProperties[name], $group_key: key };
+    }
+    const staticMemberships = new Set(loaded.person?.staticCohortIds ?? []);
+    const now = new Date();
+    return {
+      distinctId: request.distinctId,
+      personProperties: { ...loaded.person?.properties, ...overrides },
+      groups: request.groups,
+      groupProperties,
+      groupTypes: snapshot.groupTypes,
+      hashKeyOverrides: loaded.overrides,
+      inCohort: (cohortId, properties) => inCohort(cohortId, properties, { cohorts: snapshot.cohorts, staticMemberships, now }),
+      now,
+    };
+  }
+
+  /** Dependencies are evaluated on demand, once per request; an inactive or missing dependency is `false`. */
+  private evaluateOne(flag: SnapshotFlag, subject: EvaluationSubject, snapshot: FlagSnapshot, memo: Map<number, FlagValue>): FlagEvaluation {
+    const flagValue = (id: number): FlagValue | undefined => {
+      const dependency = snapshot.byId.get(id);
+      if (!dependency || !dependency.active) return false;
+      if (!memo.has(id)) {
+        memo.set(id, false); // a cycle (refused at write time) reads as false instead of recursing forever
+        memo.set(id, this.evaluateOne(dependency, subject, snapshot, memo).value);
+      }
+      return memo.get(id);
+    };
+    return evaluateFlag(flag, { ...subject, flagValue });
+  }
+}

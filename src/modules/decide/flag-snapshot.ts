@@ -1,0 +1,109 @@
+import type { FlagFilters, LiveFlag, PropertyFilter } from '../feature-flags/flag-filters';
+import { servedFilters } from '../feature-flags/flag-filters';
+import type { CohortDefinition } from './engine/cohort-match';
+
+/** A flag as evaluation and local evaluation read it, with what it needs precomputed. */
+export interface SnapshotFlag {
+  id: number;
+  key: string;
+  name: string;
+  active: boolean;
+  ensureExperienceContinuity: boolean;
+  version: number;
+  /** Stored filters (what the API and local evaluation serve, after `servedFilters`). */
+  filters: FlagFilters;
+  /** Person property keys its conditions read, its dependencies' included. */
+  personKeys: ReadonlySet<string>;
+  /** It (or a flag it depends on) targets a cohort: the stored person is always needed. */
+  usesCohorts: boolean;
+  /** It (or a dependency) buckets on hash-key overrides. */
+  usesContinuity: boolean;
+  /** Group type indexes it (or a dependency) aggregates by. */
+  groupIndexes: ReadonlySet<number>;
+}
+
+/** Everything evaluation needs about a project, loaded at one `flags_version`. */
+export interface FlagSnapshot {
+  projectId: number;
+  version: string;
+  /** Live (not deleted) flags, newest first; inactive ones too (local evaluation and my_flags serve them). */
+  flags: SnapshotFlag[];
+  byId: ReadonlyMap<number, SnapshotFlag>;
+  byKey: ReadonlyMap<string, SnapshotFlag>;
+  cohorts: ReadonlyMap<number, CohortDefinition>;
+  /** Group type index → name. */
+  groupTypes: ReadonlyMap<number, string>;
+}
+
+type StoredFlag = LiveFlag;
+
+interface DirectNeeds {
+  personKeys: Set<string>;
+  usesCohorts: boolean;
+  dependencies: number[];
+  groupIndex: number | null;
+}
+
+const PERSON_TYPES = new Set([undefined, null, 'person', 'event']);
+
+function conditionProperties(filters: FlagFilters): PropertyFilter[] {
+  const sets = [...(filters.groups ?? []), ...(filters.super_groups ?? []), ...(filters.holdout_groups ?? [])];
+  return sets.flatMap((set) => (Array.isArray(set?.properties) ? set.properties : []));
+}
+
+function directNeeds(filters: FlagFilters): DirectNeeds {
+  const groupIndex = typeof filters.aggregation_group_type_index === 'number' ? filters.aggregation_group_type_index : null;
+  const needs: DirectNeeds = { personKeys: new Set(), usesCohorts: false, dependencies: [], groupIndex };
+  for (const property of conditionProperties(filters)) {
+    if (property?.type === 'cohort') needs.usesCohorts = true;
+    else if (property?.type === 'flag') needs.dependencies.push(Number(property.key));
+    else if (groupIndex === null && PERSON_TYPES.has(property?.type)) needs.personKeys.add(String(property.key));
+  }
+  return needs;
+}
+
+/** Folds each flag's dependencies' needs into its own (cycles are refused at write time; guarded anyway). */
+function withDependencies(stored: StoredFlag[], direct: Map<number, DirectNeeds>): SnapshotFlag[] {
+  const continuity = new Map(stored.map((flag) => [flag.id, flag.ensureExperienceContinuity && direct.get(flag.id)!.groupIndex === null]));
+  return stored.map((flag) => {
+    const result = { personKeys: new Set<string>(), usesCohorts: false, usesContinuity: false, groupIndexes: new Set<number>() };
+    const seen = new Set<number>();
+    const visit = (id: number): void => {
+      const needs = direct.get(id);
+      if (!needs || seen.has(id)) return;
+      seen.add(id);
+      needs.personKeys.forEach((key) => result.personKeys.add(key));
+      result.usesCohorts ||= needs.usesCohorts;
+      result.usesContinuity ||= continuity.get(id) === true;
+      if (needs.groupIndex !== null) result.groupIndexes.add(needs.groupIndex);
+      needs.dependencies.forEach(visit);
+    };
+    visit(flag.id);
+    return { ...pick(flag), filters: servedFilters(flag.filters), ...result };
+  });
+}
+
+function pick(flag: StoredFlag) {
+  const { id, key, name, active, ensureExperienceContinuity, version } = flag;
+  return { id, key, name, active, ensureExperienceContinuity, version };
+}
+
+export function buildSnapshot(
+  projectId: number,
+  version: string,
+  stored: StoredFlag[],
+  cohorts: CohortDefinition[],
+  groupTypes: Array<{ index: number; name: string }>,
+): FlagSnapshot {
+  const direct = new Map(stored.map((flag) => [flag.id, directNeeds(servedFilters(flag.filters))]));
+  const flags = withDependencies(stored, direct);
+  return {
+    projectId,
+    version,
+    flags,
+    byId: new Map(flags.map((flag) => [flag.id, flag])),
+    byKey: new Map(flags.map((flag) => [flag.key, flag])),
+    cohorts: new Map(cohorts.map((cohort) => [cohort.id, cohort])),
+    groupTypes: new Map(groupTypes.map((type) => [type.index, type.name])),
+  };
+}

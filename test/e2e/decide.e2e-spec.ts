@@ -1,0 +1,330 @@
+import { gzipSync } from 'node:zlib';
+import LZString from 'lz-string';
+import { sendJson, sendRaw } from '../support/capture-client';
+import { waitForQueuesIdle, waitForRows } from '../support/ingestion';
+import { startTestApp, TestApp } from '../support/test-app';
+
+const CONFIG_BLOCK = {
+  config: { enable_collect_everything: true },
+  editorParams: {},
+  toolbarParams: {},
+  isAuthenticated: false,
+  supportedCompression: ['gzip', 'gzip-js', 'lz64'],
+  sessionRecording: false,
+  defaultIdentifiedOnly: true,
+  siteApps: [],
+};
+const UUID = expect.stringMatching(/^[0-9a-f-]{36}$/);
+
+/** `/decide/` and `/flags/` (reference/ingestion-decide.md §5, CONTRACT §6–§7), through real ingestion. */
+describe('Decide and flags', () => {
+  let t: TestApp;
+  let token: string;
+  const ids: Record<string, number> = {};
+
+  const decide = (path: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    sendJson(t, path, { token, ...body }, headers);
+  const createFlag = async (body: Record<string, unknown>) => {
+    const res = await t.http.post(`/api/projects/${t.keys.projectId}/feature_flags/`, body);
+    expect(res.status).toBe(201);
+    ids[body.key as string] = res.body.id;
+    return res.body;
+  };
+  const ingest = async (batch: Array<Record<string, unknown>>) => {
+    expect((await sendJson(t, '/batch/', { api_key: token, batch })).status).toBe(200);
+    await waitForQueuesIdle(t);
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { ROLE: 'all' } });
+    token = t.keys.projectApiKey;
+    await createFlag({ key: 'everyone', filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: '{"a":1}' } } });
+    await createFlag({ key: 'nobody', filters: { groups: [{ properties: [], rollout_percentage: 0 }] } });
+    await createFlag({
+      key: 'alpha-feature',
+      filters: {
+        groups: [{ properties: [], rollout_percentage: 20 }],
+        multivariate: { variants: [{ key: 'first-variant', rollout_percentage: 50 }, { key: 'second-variant', rollout_percentage: 25 }, { key: 'third-variant', rollout_percentage: 25 }] },
+        payloads: { 'third-variant': '"three"' },
+      },
+    });
+    await createFlag({ key: 'paying', filters: { groups: [{ properties: [{ key: 'plan', value: 'PRO', operator: 'exact', type: 'person' }], rollout_percentage: 100 }] } });
+    await createFlag({ key: 'switched-off', active: false, filters: { groups: [{ rollout_percentage: 100 }] } });
+    const gone = await createFlag({ key: 'gone', filters: { groups: [{ rollout_percentage: 100 }] } });
+    await t.http.patch(`/api/projects/${t.keys.projectId}/feature_flags/${gone.id}/`, { deleted: true });
+    await ingest([{ event: '$identify', distinct_id: 'distinct_id', properties: { $set: { plan: 'pro' } } }]);
+  });
+  afterAll(() => t.close());
+
+  const ALL_VALUES = { everyone: true, nobody: false, 'alpha-feature': 'third-variant', paying: true };
+
+  describe('reply versions', () => {
+    it('/decide/ without v (v1) lists the keys of enabled flags beside the config', async () => {
+      const res = await decide('/decide/', { distinct_id: 'distinct_id' });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject(CONFIG_BLOCK);
+      expect(new Set(res.body.featureFlags)).toEqual(new Set(['everyone', 'alpha-feature', 'paying']));
+      expect(res.body.featureFlags).toHaveLength(3);
+    });
+
+    it('/decide/?v=2 maps enabled keys to true or the variant', async () => {
+      const res = await decide('/decide/?v=2', { distinct_id: 'distinct_id' });
+      expect(res.body.featureFlags).toEqual({ everyone: true, 'alpha-feature': 'third-variant', paying: true });
+      expect(res.body).toMatchObject(CONFIG_BLOCK);
+    });
+
+    it('/decide/?v=3 gives every evaluated value and the JSON-text payloads of enabled flags', async () => {
+      const res = await decide('/decide/?v=3', { distinct_id: 'distinct_id' });
+      expect(res.body).toMatchObject({
+        ...CONFIG_BLOCK,
+        featureFlags: ALL_VALUES,
+        featureFlagPayloads: { everyone: '{"a":1}', 'alpha-feature': '"three"' },
+        errorsWhileComputingFlags: false,
+      });
+      expect(Object.keys(res.body.featureFlags).sort()).toEqual(Object.keys(ALL_VALUES).sort());
+    });
+
+    it('/decide/?v=4 and /flags/?v=2 give flag details with reasons and metadata', async () => {
+      for (const path of ['/decide/?v=4', '/flags/?v=2']) {
+        const res = await decide(path, { distinct_id: 'distinct_id' });
+        expect(res.status).toBe(200);
+        expect(res.body.errorsWhileComputingFlags).toBe(false);
+        expect(res.body.requestId).toEqual(UUID);
+        expect(res.body.flags).toEqual({
+          everyone: {
+            key: 'everyone',
+            enabled: true,
+            variant: null,
+            reason: { code: 'condition_match', condition_index: 0, description: 'Matched condition set 1' },
+            metadata: { id: ids.everyone, version: 1, description: null, payload: '{"a":1}' },
+          },
+          nobody: {
+            key: 'nobody',
+            enabled: false,
+            variant: null,
+            reason: { code: 'out_of_rollout_bound', condition_index: 0, description: 'Out of rollout bound' },
+            metadata: { id: ids.nobody, version: 1, description: null, payload: null },
+          },
+          'alpha-feature': {
+            key: 'alpha-feature',
+            enabled: true,
+            variant: 'third-variant',
+            reason: { code: 'condition_match', condition_index: 0, description: 'Matched condition set 1' },
+            metadata: { id: ids['alpha-feature'], version: 1, description: null, payload: '"three"' },
+          },
+          paying: expect.objectContaining({ enabled: true, variant: null }),
+        });
+      }
+    });
+
+    it('/flags/?v=2 carries no config unless config=true; without v and config it is v2 with the config', async () => {
+      const plain = await decide('/flags/?v=2', { distinct_id: 'x' });
+      expect(plain.body.config).toBeUndefined();
+      const withConfig = await decide('/flags/?v=2&config=true', { distinct_id: 'x' });
+      expect(withConfig.body).toMatchObject(CONFIG_BLOCK);
+      const bare = await decide('/flags/', { distinct_id: 'x' });
+      expect(bare.body).toMatchObject(CONFIG_BLOCK);
+      expect(bare.body.flags).toBeDefined();
+    });
+
+    it('/flags/?v=1 is the legacy shape with the request id', async () => {
+      const res = await decide('/flags/?v=1', { distinct_id: 'distinct_id' });
+      expect(res.body).toEqual({
+        featureFlags: ALL_VALUES,
+        featureFlagPayloads: { everyone: '{"a":1}', 'alpha-feature': '"three"' },
+        errorsWhileComputingFlags: false,
+        requestId: UUID,
+      });
+    });
+
+    it('distinct_id_0 falls outside the 20% rollout (reference/flags.md §5.7)', async () => {
+      const res = await decide('/flags/?v=2', { distinct_id: 'distinct_id_0' });
+      expect(res.body.flags['alpha-feature']).toMatchObject({ enabled: false, reason: { code: 'out_of_rollout_bound' } });
+    });
+
+    it('answers "flags": {} when nothing is evaluated: disable_flags, or flag keys that do not exist', async () => {
+      const disabled = await decide('/flags/?v=2', { distinct_id: 'x', disable_flags: true });
+      expect(disabled.body).toEqual({ flags: {}, errorsWhileComputingFlags: false, requestId: UUID });
+      const unknown = await decide('/flags/?v=2', { distinct_id: 'x', flag_keys_to_evaluate: ['missing'] });
+      expect(unknown.body.flags).toEqual({});
+    });
+
+    it('evaluates only flag_keys_to_evaluate (server SDKs) or flag_keys (browser)', async () => {
+      const node = await decide('/flags/?v=2', { distinct_id: 'x', flag_keys_to_evaluate: ['everyone'] });
+      expect(Object.keys(node.body.flags)).toEqual(['everyone']);
+      const browser = await decide('/flags/?v=2', { distinct_id: 'x', flag_keys: ['nobody'] });
+      expect(Object.keys(browser.body.flags)).toEqual(['nobody']);
+    });
+  });
+
+  describe('person properties', () => {
+    it('uses the stored person of the distinct id (exact is case-insensitive)', async () => {
+      const res = await decide('/flags/?v=2', { distinct_id: 'distinct_id', flag_keys_to_evaluate: ['paying'] });
+      expect(res.body.flags.paying).toMatchObject({ enabled: true, reason: { code: 'condition_match', condition_index: 0 } });
+    });
+
+    it('request person_properties override the stored ones', async () => {
+      const res = await decide('/flags/?v=2', { distinct_id: 'distinct_id', person_properties: { plan: 'free' } });
+      expect(res.body.flags.paying).toMatchObject({ enabled: false, reason: { code: 'no_condition_match' } });
+    });
+
+    it('an unknown person matches on request properties alone', async () => {
+      const res = await decide('/flags/?v=2', { distinct_id: 'stranger', person_properties: { plan: 'pro' } });
+      expect(res.body.flags.paying.enabled).toBe(true);
+      const without = await decide('/flags/?v=2', { distinct_id: 'stranger' });
+      expect(without.body.flags.paying.enabled).toBe(false);
+    });
+
+    it('a person property written after the first request is seen on the next one', async () => {
+      expect((await decide('/flags/?v=2', { distinct_id: 'late' })).body.flags.paying.enabled).toBe(false);
+      await ingest([{ event: '$set', distinct_id: 'late', properties: { $set: { plan: 'pro' } } }]);
+      expect((await decide('/flags/?v=2', { distinct_id: 'late' })).body.flags.paying.enabled).toBe(true);
+    });
+  });
+
+  describe('encodings and methods', () => {
+    const body = () => JSON.stringify({ token, distinct_id: 'distinct_id' });
+    const b64 = () => Buffer.from(body()).toString('base64');
+    const cases: Array<[string, () => ReturnType<typeof sendRaw>]> = [
+      ['plain JSON', () => sendRaw(t, '/decide/?v=2', body(), { 'content-type': 'application/json' })],
+      ['gzip with Content-Encoding', () => sendRaw(t, '/decide/?v=2', gzipSync(body()), { 'content-type': 'application/json', 'content-encoding': 'gzip' })],
+      ['gzip as text/plain with no hint (posthog-js)', () => sendRaw(t, '/decide/?v=2', gzipSync(body()), { 'content-type': 'text/plain' })],
+      ['gzip with ?compression=gzip-js', () => sendRaw(t, '/decide/?v=2&compression=gzip-js', gzipSync(body()), { 'content-type': 'text/plain' })],
+      ['a data=<base64> form', () => sendRaw(t, '/decide/?v=2', `data=${encodeURIComponent(b64())}`, { 'content-type': 'application/x-www-form-urlencoded' })],
+      ['lz64 with ?compression=lz64', () => sendRaw(t, '/decide/?v=2&compression=lz64', `data=${encodeURIComponent(LZString.compressToBase64(body()))}`, { 'content-type': 'application/x-www-form-urlencoded' })],
+      ['GET with ?data=<base64>', () => sendRaw(t, `/decide/?v=2&data=${encodeURIComponent(b64())}`, undefined, {}, 'GET')],
+    ];
+    it.each(cases)('decodes %s', async (_name, send) => {
+      const res = await send();
+      expect(res.status).toBe(200);
+      expect(res.body.featureFlags).toEqual({ everyone: true, 'alpha-feature': 'third-variant', paying: true });
+    });
+
+    it('takes the key from api_key or $token too, and the distinct id from $distinct_id; numbers are stringified', async () => {
+      const a = await sendJson(t, '/decide/?v=2', { api_key: token, $distinct_id: 'distinct_id' });
+      expect(a.body.featureFlags.paying).toBe(true);
+      const b = await sendJson(t, '/flags/?v=2', { $token: token, distinct_id: 42 });
+      expect(b.status).toBe(200);
+    });
+
+    it('answers the CORS preflight and echoes the Origin on replies', async () => {
+      const preflight = await t.http.request('OPTIONS', '/flags/?v=2', {
+        key: null,
+        headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+      expect(preflight.headers.get('access-control-allow-credentials')).toBe('true');
+      const res = await decide('/flags/?v=2', { distinct_id: 'x' }, { origin: 'https://app.example.com' });
+      expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    });
+  });
+
+  describe('errors', () => {
+    it('no key: 401 missing_api_key', async () => {
+      const res = await sendJson(t, '/flags/?v=2', { distinct_id: 'x' });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({
+        type: 'authentication_error',
+        code: 'missing_api_key',
+        detail: 'API key not provided. You can find your project API key in PostHog project settings.',
+        attr: null,
+      });
+    });
+
+    it('an unknown key: 401 invalid_api_key, with CORS headers so browsers can read it', async () => {
+      const res = await sendJson(t, '/decide/', { token: 'phc_unknownunknownunknownunknown', distinct_id: 'x' }, { origin: 'https://a.example' });
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key', attr: null });
+      expect(res.headers.get('access-control-allow-origin')).toBe('https://a.example');
+    });
+
+    it.each([
+      ['missing', {}],
+      ['null', { distinct_id: null }],
+      ['an object', { distinct_id: { id: 1 } }],
+    ])('distinct_id %s: 400 missing_distinct_id', async (_name, body) => {
+      const res = await decide('/decide/', body);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ type: 'validation_error', code: 'missing_distinct_id', detail: 'Decide requires a distinct_id.', attr: 'distinct_id' });
+    });
+
+    it.each([
+      ['groups', { groups: 'company' }, 'groups must be a JSON object.'],
+      ['groups', { groups: { company: { nested: true } } }, 'groups.company must be a string.'],
+      ['person_properties', { person_properties: [1] }, 'person_properties must be a JSON object.'],
+      ['group_properties', { group_properties: { company: 3 } }, 'group_properties.company must be a JSON object.'],
+      ['flag_keys_to_evaluate', { flag_keys_to_evaluate: 'a' }, 'flag_keys_to_evaluate must be a list of flag keys.'],
+    ])('a malformed %s: 400 malformed_data', async (attr, body, detail) => {
+      const res = await decide('/flags/?v=2', { distinct_id: 'x', ...body });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ type: 'validation_error', code: 'malformed_data', detail, attr });
+    });
+
+    it('a body that is not JSON: 400', async () => {
+      const res = await sendRaw(t, '/flags/?v=2', '{"token": ', { 'content-type': 'application/json' });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ type: 'validation_error' });
+    });
+
+    it('a JSON array body: 400 malformed_data after the key check', async () => {
+      const res = await sendRaw(t, `/flags/?v=2&token=${token}`, '[1,2]', { 'content-type': 'application/json' });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ type: 'validation_error', code: 'malformed_data', detail: 'Malformed request data: expected a JSON object.', attr: null });
+    });
+  });
+
+  describe('groups', () => {
+    beforeAll(async () => {
+      await ingest([{ event: '$groupidentify', distinct_id: 'g', properties: { $group_type: 'organization', $group_key: 'org-1', $group_set: { tier: 'gold' } } }]);
+      await createFlag({
+        key: 'org-gold',
+        filters: { aggregation_group_type_index: 0, groups: [{ properties: [{ key: 'tier', value: 'gold', type: 'group', group_type_index: 0 }], rollout_percentage: 100 }] },
+      });
+    });
+
+    it('evaluates group flags with stored group properties, and no_group_type without the group', async () => {
+      const hit = await decide('/flags/?v=2', { distinct_id: 'x', groups: { organization: 'org-1' } });
+      expect(hit.body.flags['org-gold']).toMatchObject({ enabled: true, reason: { code: 'condition_match' } });
+      const none = await decide('/flags/?v=2', { distinct_id: 'x' });
+      expect(none.body.flags['org-gold']).toMatchObject({ enabled: false, reason: { code: 'no_group_type', condition_index: null } });
+    });
+
+    it('request group_properties override stored ones; an unknown group matches on them alone', async () => {
+      const overridden = await decide('/flags/?v=2', { distinct_id: 'x', groups: { organization: 'org-1' }, group_properties: { organization: { tier: 'silver' } } });
+      expect(overridden.body.flags['org-gold'].enabled).toBe(false);
+      const unknown = await decide('/flags/?v=2', { distinct_id: 'x', groups: { organization: 'org-9' }, group_properties: { organization: { tier: 'gold' } } });
+      expect(unknown.body.flags['org-gold'].enabled).toBe(true);
+    });
+  });
+
+  describe('experience continuity', () => {
+    it('after identify the flag keeps the value the anonymous id had, and the first override wins', async () => {
+      await createFlag({
+        key: 'sticky',
+        ensure_experience_continuity: true,
+        filters: { groups: [{ rollout_percentage: 50 }], multivariate: { variants: [{ key: 'a', rollout_percentage: 50 }, { key: 'b', rollout_percentage: 50 }] } },
+      });
+      // Find an anonymous id and an identified id that bucket differently, so keeping the value means something.
+      const valueFor = async (id: string) => (await decide('/decide/?v=2', { distinct_id: id })).body.featureFlags.sticky ?? false;
+      let anon = '';
+      let user = '';
+      for (let i = 0; i < 50 && !user; i++) {
+        anon = `anon-${i}`;
+        for (let j = 0; j < 50 && !user; j++) if ((await valueFor(`user-${i}-${j}`)) !== (await valueFor(anon))) user = `user-${i}-${j}`;
+      }
+      const before = await valueFor(anon);
+      await ingest([{ event: '$pageview', distinct_id: anon }]);
+      const after = await decide('/decide/?v=2', { distinct_id: user, $anon_distinct_id: anon });
+      expect(after.body.featureFlags.sticky ?? false).toBe(before);
+      const rows = await t.sql('SELECT feature_flag_key, hash_key FROM feature_flag_hash_key_override');
+      expect(rows).toEqual([{ feature_flag_key: 'sticky', hash_key: anon }]);
+      // identify merges the persons; the override moves with them, and a later anon id does not replace it.
+      await ingest([{ event: '$identify', distinct_id: user, properties: { $anon_distinct_id: anon } }]);
+      await waitForRows(t, 'SELECT 1 FROM person_distinct_id WHERE distinct_id = ANY($1)', [[user, anon]], 2);
+      const later = await decide('/decide/?v=2', { distinct_id: user, $anon_distinct_id: 'another-anon' });
+      expect(later.body.featureFlags.sticky ?? false).toBe(before);
+      expect(await t.sql('SELECT hash_key FROM feature_flag_hash_key_override')).toEqual([{ hash_key: anon }]);
+    });
+  });
+});
