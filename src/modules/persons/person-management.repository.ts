@@ -1,0 +1,194 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { CohortDefinition } from '../decide/engine/cohort-match';
+import { propertyFiltersToSql } from '../events/property-filter-sql';
+import type { PropertyNode } from '../events/property-filters';
+import type { PersonView } from './person.presenter';
+
+export interface PersonListQuery {
+  distinctId?: string;
+  email?: string;
+  /** Matched case-insensitively as a substring of email, name and distinct ids, or exactly as the uuid. */
+  search?: string;
+  searchUuid?: string;
+  properties: PropertyNode | null;
+  cohorts: ReadonlyMap<number, CohortDefinition>;
+  now: Date;
+}
+
+interface PersonRow {
+  id: string;
+  uuid: string;
+  properties: Record<string, unknown>;
+  is_identified: boolean;
+  created_at: Date;
+  distinct_ids: string[] | null;
+}
+
+const PERSON_COLUMNS = `p.id, p.uuid, p.properties, p.is_identified, p.created_at,
+  ARRAY(SELECT d.distinct_id FROM person_distinct_id d WHERE d.person_id = p.id ORDER BY d.seq) AS distinct_ids`;
+
+const toView = (row: PersonRow): PersonView => ({
+  id: Number(row.id),
+  uuid: row.uuid,
+  properties: row.properties,
+  isIdentified: row.is_identified,
+  createdAt: row.created_at,
+  distinctIds: row.distinct_ids ?? [],
+});
+
+function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Builds `$n` placeholders in order, so fragments from the filter translator can follow. */
+class Bind {
+  readonly params: unknown[] = [];
+  add(value: unknown): string {
+    this.params.push(value);
+    return `$${this.params.length}`;
+  }
+}
+
+/**
+ * A search is the union of what each trigram index finds (email, name, distinct ids) plus an exact
+ * uuid, so a rare term costs index probes instead of a walk over every person of the project.
+ */
+function searchCondition(query: PersonListQuery, bind: Bind, project: string): string {
+  const pattern = bind.add(likePattern(query.search ?? ''));
+  const branches = [
+    `SELECT id FROM person WHERE project_id = ${project} AND (properties ->> 'email') ILIKE ${pattern}`,
+    `SELECT id FROM person WHERE project_id = ${project} AND (properties ->> 'name') ILIKE ${pattern}`,
+    `SELECT person_id FROM person_distinct_id WHERE project_id = ${project} AND distinct_id ILIKE ${pattern}`,
+  ];
+  if (query.searchUuid) branches.push(`SELECT id FROM person WHERE project_id = ${project} AND uuid = ${bind.add(query.searchUuid)}`);
+  return `p.id IN (${branches.join(' UNION ')})`;
+}
+
+/** Management reads and writes of persons; ingestion's own writes stay in PersonsRepository. */
+@Injectable()
+export class PersonManagementRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Newest first (`created_at DESC, id DESC`), as PostHog lists persons. */
+  async list(projectId: number, query: PersonListQuery, limit: number, offset: number): Promise<PersonView[]> {
+    const bind = new Bind();
+    const project = bind.add(projectId);
+    const where = [`p.project_id = ${project}`];
+    if (query.distinctId !== undefined) {
+      where.push(`p.id IN (SELECT person_id FROM person_distinct_id WHERE project_id = ${project} AND distinct_id = ${bind.add(query.distinctId)})`);
+    }
+    if (query.email !== undefined) where.push(`(p.properties ->> 'email') = ${bind.add(query.email)}`);
+    if (query.search) where.push(searchCondition(query, bind, project));
+    if (query.properties) {
+      const filter = propertyFiltersToSql(query.properties, {
+        columns: { person: 'p.properties' },
+        personId: 'p.id',
+        firstParam: bind.params.length + 1,
+        now: query.now,
+        cohorts: query.cohorts,
+      });
+      where.push(filter.sql);
+      bind.params.push(...filter.params);
+    }
+    const rows: PersonRow[] = await this.dataSource.query(
+      `SELECT ${PERSON_COLUMNS} FROM person p WHERE ${where.join(' AND ')}
+        ORDER BY p.created_at DESC, p.id DESC LIMIT ${bind.add(limit)} OFFSET ${bind.add(offset)}`,
+      bind.params,
+    );
+    return rows.map(toView);
+  }
+
+  async findById(projectId: number, id: number, em: EntityManager = this.dataSource.manager): Promise<PersonView | null> {
+    const rows: PersonRow[] = await em.query(`SELECT ${PERSON_COLUMNS} FROM person p WHERE p.project_id = $1 AND p.id = $2`, [projectId, id]);
+    return rows.length ? toView(rows[0]) : null;
+  }
+
+  async findIdByUuid(projectId: number, uuid: string): Promise<number | null> {
+    const rows: Array<{ id: string }> = await this.dataSource.query('SELECT id FROM person WHERE project_id = $1 AND uuid = $2', [projectId, uuid]);
+    return rows.length ? Number(rows[0].id) : null;
+  }
+
+  /** The person, row-locked for the transaction: ingestion locks the same row, so neither loses a write. */
+  async lock(em: EntityManager, projectId: number, id: number): Promise<PersonView | null> {
+    const rows = await em.query('SELECT id FROM person WHERE project_id = $1 AND id = $2 FOR UPDATE', [projectId, id]);
+    return rows.length ? this.findById(projectId, id, em) : null;
+  }
+
+  async insert(em: EntityManager, projectId: number, uuid: string, properties: Record<string, unknown>, distinctId: string): Promise<number> {
+    const [row]: Array<{ id: string }> = await em.query(
+      `INSERT INTO person (project_id, uuid, properties, is_identified) VALUES ($1, $2, $3, false) RETURNING id`,
+      [projectId, uuid, JSON.stringify(properties)],
+    );
+    await em.query('INSERT INTO person_distinct_id (project_id, distinct_id, person_id) VALUES ($1, $2, $3)', [projectId, distinctId, row.id]);
+    return Number(row.id);
+  }
+
+  async setProperties(em: EntityManager, projectId: number, id: number, properties: Record<string, unknown>): Promise<void> {
+    await em.query('UPDATE person SET properties = $3, version = version + 1 WHERE project_id = $1 AND id = $2', [
+      projectId,
+      id,
+      JSON.stringify(properties),
+    ]);
+  }
+
+  /** Moves one distinct id to a new person of its own (split). */
+  async moveToNewPerson(em: EntityManager, projectId: number, distinctId: string, uuid: string): Promise<void> {
+    const [row]: Array<{ id: string }> = await em.query(
+      `INSERT INTO person (project_id, uuid, properties, is_identified) VALUES ($1, $2, '{}', false) RETURNING id`,
+      [projectId, uuid],
+    );
+    await em.query('UPDATE person_distinct_id SET person_id = $3 WHERE project_id = $1 AND distinct_id = $2', [projectId, distinctId, row.id]);
+  }
+
+  async delete(em: EntityManager, projectId: number, id: number): Promise<void> {
+    await em.query('DELETE FROM person WHERE project_id = $1 AND id = $2', [projectId, id]);
+  }
+
+  /** Events of these distinct ids (the distinct_id index finds them in every partition). */
+  async deleteEvents(em: EntityManager, projectId: number, distinctIds: string[]): Promise<void> {
+    if (distinctIds.length === 0) return;
+    await em.query('DELETE FROM event WHERE project_id = $1 AND distinct_id = ANY($2::text[])', [projectId, distinctIds]);
+  }
+
+  /** Most common values of a person property (as text), with how many persons hold each. */
+  async propertyValues(projectId: number, key: string, contains: string | null, limit: number): Promise<Array<{ name: string; count: number }>> {
+    const rows: Array<{ name: string; count: string }> = await this.dataSource.query(
+      `SELECT coalesce(properties ->> $2::text, 'null') AS name, count(*) AS count FROM person
+        WHERE project_id = $1 AND properties ? $2::text AND ($3::text IS NULL OR coalesce(properties ->> $2::text, 'null') ILIKE $3)
+        GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT $4`,
+      [projectId, key, contains === null ? null : likePattern(contains), limit],
+    );
+    return rows.map((row) => ({ name: row.name, count: Number(row.count) }));
+  }
+
+  /** Person property names with the number of persons holding each, most common first. */
+  async propertyNames(projectId: number): Promise<Array<{ name: string; count: number }>> {
+    const rows: Array<{ name: string; count: string }> = await this.dataSource.query(
+      `SELECT k AS name, count(*) AS count FROM person, jsonb_object_keys(properties) AS k
+        WHERE project_id = $1 GROUP BY k ORDER BY count(*) DESC, k`,
+      [projectId],
+    );
+    return rows.map((row) => ({ name: row.name, count: Number(row.count) }));
+  }
+
+  /** Live cohorts of the project, for filters and membership. */
+  async liveCohorts(projectId: number): Promise<Array<CohortDefinition & { name: string; description: string; createdAt: Date }>> {
+    const rows: Array<{ id: number; is_static: boolean; filters: Record<string, unknown>; name: string; description: string; created_at: Date }> =
+      await this.dataSource.query(
+        'SELECT id, is_static, filters, name, description, created_at FROM cohort WHERE project_id = $1 AND NOT deleted ORDER BY id',
+        [projectId],
+      );
+    return rows.map((r) => ({ id: r.id, isStatic: r.is_static, filters: r.filters, name: r.name, description: r.description, createdAt: r.created_at }));
+  }
+
+  async staticCohortIds(projectId: number, personId: number): Promise<Set<number>> {
+    const rows: Array<{ cohort_id: number }> = await this.dataSource.query(
+      `SELECT cp.cohort_id FROM cohort_person cp JOIN cohort c ON c.id = cp.cohort_id
+        WHERE c.project_id = $1 AND cp.person_id = $2`,
+      [projectId, personId],
+    );
+    return new Set(rows.map((row) => row.cohort_id));
+  }
+}

@@ -1,0 +1,72 @@
+import { ApiError } from '../../common/errors/api-error';
+import { UUID_PATTERN } from '../../common/validation/patterns';
+import { parsePropertyFilters, PropertyFilterError, PropertyNode } from '../events/property-filters';
+
+/** Query values as strings: a repeated parameter counts by its last value (Django's QueryDict). */
+export function queryText(raw: unknown): string | undefined {
+  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+  return typeof value === 'string' ? value : undefined;
+}
+
+export interface PersonListFilters {
+  distinctId?: string;
+  email?: string;
+  search?: string;
+  searchUuid?: string;
+  properties: PropertyNode | null;
+}
+
+/** A filter list the API refuses → 400, as PostHog answers unparsable properties. */
+export function filterError(error: unknown): never {
+  if (error instanceof PropertyFilterError) throw ApiError.validation(error.detail);
+  throw error;
+}
+
+/** `distinct_id`, `email`, `search`, `properties` of `GET persons/` (reference/management-api.md §4.2). */
+export function parsePersonListFilters(query: Record<string, unknown>): PersonListFilters {
+  const search = queryText(query.search)?.trim();
+  let properties: PropertyNode | null = null;
+  try {
+    // Only person properties and cohorts make sense on persons, so untyped filters mean person properties.
+    properties = parsePropertyFilters(query.properties, 'person');
+  } catch (error) {
+    filterError(error);
+  }
+  return {
+    distinctId: queryText(query.distinct_id),
+    email: queryText(query.email),
+    search: search || undefined,
+    searchUuid: search && UUID_PATTERN.test(search) ? search.toLowerCase() : undefined,
+    properties,
+  };
+}
+
+export type PersonRef = { id: number } | { uuid: string };
+
+const NOT_A_PERSON_ID =
+  'The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id=<value> instead.';
+
+/** `:id` is the integer id or the uuid (PostHog's `get_pk_or_uuid`); anything else is a 400. */
+export function parsePersonRef(raw: string): PersonRef {
+  if (/^\d{1,15}$/.test(raw)) return { id: Number(raw) };
+  if (UUID_PATTERN.test(raw)) return { uuid: raw.toLowerCase() };
+  throw ApiError.validation(NOT_A_PERSON_ID);
+}
+
+/** `value` of update_property: JSON when it parses (so `5`, `true`, `{"a":1}` keep their type), else the text. */
+export function propertyValueOf(raw: unknown): unknown {
+  if (typeof raw !== 'string') return raw;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/** A body or query field (body first), or a 400 `required` naming it. */
+export function requiredField(body: unknown, query: Record<string, unknown>, field: string): unknown {
+  const fromBody = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>)[field] : undefined;
+  const value = fromBody !== undefined ? fromBody : queryText(query[field]);
+  if (value === undefined) throw ApiError.validation('This field is required.', field, 'required');
+  return value;
+}
