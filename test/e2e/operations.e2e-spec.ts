@@ -76,6 +76,20 @@ describe('Operational endpoints', () => {
       expect(body.paths[roleAccess].post.requestBody.content['application/json'].schema.$ref).toMatch(/CreateRoleAccessDto$/);
     });
 
+    it('documents every cohort route', async () => {
+      const { body } = await t.http.get('/api/schema/', { key: null });
+      const cohorts = '/api/projects/{project_id}/cohorts';
+      const expected: Record<string, string[]> = {
+        [cohorts]: ['get', 'post'],
+        [`${cohorts}/{id}`]: ['get', 'patch', 'delete'],
+        [`${cohorts}/{id}/add_persons_to_static_cohort`]: ['patch'],
+        [`${cohorts}/{id}/remove_person_from_static_cohort`]: ['patch'],
+      };
+      for (const [path, methods] of Object.entries(expected)) expect(Object.keys(body.paths[path] ?? {}).sort()).toEqual([...methods].sort());
+      expect(body.paths[cohorts].post.requestBody.content['application/json'].schema.$ref).toMatch(/CreateCohortDto$/);
+      expect(body.paths[`${cohorts}/{id}`].patch.requestBody.content['application/json'].schema.$ref).toMatch(/UpdateCohortDto$/);
+    });
+
     it('serves the interactive docs at /api/docs/', async () => {
       const res = await t.http.get('/api/docs/', { key: null });
       expect(res.status).toBe(200);
