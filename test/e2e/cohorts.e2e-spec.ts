@@ -319,6 +319,30 @@ describe('Cohorts API', () => {
     });
   });
 
+  describe('in flag evaluation', () => {
+    const values = async (distinctId: string) => {
+      const res = await sendJson(t, '/decide/?v=3', { token: t.keys.projectApiKey, distinct_id: distinctId });
+      expect(res.status).toBe(200);
+      return res.body.featureFlags as Record<string, unknown>;
+    };
+    const flag = (key: string, property: Record<string, unknown>) =>
+      t.http.post(`/api/projects/${t.keys.projectId}/feature_flags/`, { key, filters: { groups: [{ properties: [property], rollout_percentage: 100 }] } });
+
+    it('targets members of dynamic and static cohorts, in and not_in, and follows cohort writes at once', async () => {
+      const pros = await create({ name: 'Pros', filters: tree(person('plan', 'pro')) });
+      const listed = await create({ name: 'Listed', is_static: true, distinct_ids: ['bob'] });
+      await flag('for-pros', { key: 'id', type: 'cohort', value: pros.body.id });
+      await flag('not-for-pros', { key: 'id', type: 'cohort', value: pros.body.id, operator: 'not_in' });
+      await flag('for-listed', { key: 'id', type: 'cohort', value: listed.body.id });
+      expect(await values('alice')).toMatchObject({ 'for-pros': true, 'not-for-pros': false, 'for-listed': false });
+      expect(await values('bob')).toMatchObject({ 'for-pros': false, 'not-for-pros': true, 'for-listed': true });
+      await patch(pros.body.id, { filters: tree(person('plan', 'free')) });
+      await patch(listed.body.id, { person_id: uuids.bob }, 'remove_person_from_static_cohort/');
+      expect(await values('alice')).toMatchObject({ 'for-pros': false, 'not-for-pros': true, 'for-listed': false });
+      expect(await values('bob')).toMatchObject({ 'for-pros': true, 'not-for-pros': false, 'for-listed': false });
+    });
+  });
+
   describe('auth and isolation', () => {
     it('needs a key, and cohort:write to write', async () => {
       const cohort = await create({ name: 'Guarded' });

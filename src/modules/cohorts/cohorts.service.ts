@@ -77,6 +77,7 @@ export class CohortsService {
       await this.log(em, principal, project, id, 'created', null, columns.name);
       return id;
     });
+    this.projects.flagsChanged(project.id);
     return this.present(project.id, (await this.cohorts.findAny(project.id, id))!);
   }
 
@@ -97,6 +98,7 @@ export class CohortsService {
       const changes = changesBetween(SCOPE, activityView(before), activityView(after), COHORT_ACTIVITY_FIELDS);
       await this.log(em, principal, project, id, 'updated', changes, after.name);
     });
+    this.projects.flagsChanged(project.id);
     return this.present(project.id, (await this.cohorts.findAny(project.id, id))!);
   }
 
@@ -152,11 +154,13 @@ export class CohortsService {
       await this.cohorts.touch(em, project.id, id);
       await this.log(em, principal, project, id, activity, null, cohort.name);
     });
+    this.projects.flagsChanged(project.id);
   }
 
   /**
    * Bumping the flags version first takes the project row lock, so cohort writes of one project
    * apply one after another and reference checks never race (two cohorts made to nest each other).
+   * After the commit, `flagsChanged` lets this process's evaluation caches reload at once.
    */
   private lockProjectCohorts(em: EntityManager, projectId: number): Promise<void> {
     return this.projects.bumpFlagsVersion(em, projectId);
