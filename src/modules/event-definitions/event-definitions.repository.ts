@@ -36,6 +36,28 @@ export class EventDefinitionsRepository {
     );
   }
 
+  /** Per-day event counts behind `volume_30_day`; one statement per ingestion job. */
+  async addVolumes(projectId: number, volumes: Array<{ name: string; day: string; count: number }>): Promise<void> {
+    if (volumes.length === 0) return;
+    await this.dataSource.query(
+      `INSERT INTO event_definition_daily (project_id, name, day, volume)
+       SELECT $1, v.name, v.day, v.count FROM jsonb_to_recordset($2::jsonb) AS v(name text, day date, count bigint)
+       ON CONFLICT (project_id, name, day) DO UPDATE SET volume = event_definition_daily.volume + EXCLUDED.volume`,
+      [projectId, JSON.stringify(volumes)],
+    );
+  }
+
+  /** Counts only names that have a definition, so arbitrary filter text never grows the table. */
+  async addQueryUsage(projectId: number, names: string[]): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO event_definition_daily (project_id, name, day, query_usage)
+       SELECT project_id, name, (now() AT TIME ZONE 'UTC')::date, 1 FROM event_definition
+        WHERE project_id = $1 AND name = ANY($2::text[]) ORDER BY name
+       ON CONFLICT (project_id, name, day) DO UPDATE SET query_usage = event_definition_daily.query_usage + 1`,
+      [projectId, names],
+    );
+  }
+
   /** New property definitions; a known one only gains a type it did not have yet. */
   async recordProperties(projectId: number, properties: PropertySighting[]): Promise<void> {
     if (properties.length === 0) return;

@@ -1,10 +1,17 @@
 import { Module } from '@nestjs/common';
+import { EventDefinitionsModule } from '../event-definitions/event-definitions.module';
 import { EventPartitionsService } from './event-partitions.service';
+import { EventQueriesRepository } from './event-queries.repository';
+import { EventQueriesService } from './event-queries.service';
+import { EventsController } from './events.controller';
 import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
 
+/** Events: ingestion's writes and partitions (EventsService) and the management reads over them. */
 @Module({
-  providers: [EventsRepository, EventsService, EventPartitionsService],
+  imports: [EventDefinitionsModule],
+  controllers: [EventsController],
+  providers: [EventsRepository, EventsService, EventPartitionsService, EventQueriesRepository, EventQueriesService],
   exports: [EventsService],
 })
 export class EventsModule {}

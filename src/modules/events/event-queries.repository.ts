@@ -1,0 +1,133 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { CohortDefinition } from '../decide/engine/cohort-match';
+import type { EventRow, PersonSummary } from './event.presenter';
+import type { EventListFilters } from './event-requests';
+import { needsPerson, propertyFiltersToSql } from './property-filter-sql';
+
+const EVENT_COLUMNS = `e.uuid::text AS uuid, e.event, e.distinct_id, e.properties, e.elements_chain,
+  to_char(e.timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS timestamp`;
+
+/** Events a list reads, with what the filters resolved to beforehand. */
+export interface EventListQuery extends EventListFilters {
+  /** Distinct ids of `person_id` (empty: the person is unknown, so nothing matches). */
+  personDistinctIds?: string[];
+  cohorts: ReadonlyMap<number, CohortDefinition>;
+  now: Date;
+}
+
+class Bind {
+  readonly params: unknown[] = [];
+  add(value: unknown): string {
+    this.params.push(value);
+    return `$${this.params.length}`;
+  }
+}
+
+function conditions(projectId: number, query: EventListQuery, bind: Bind): string[] {
+  const where = [`e.project_id = ${bind.add(projectId)}`];
+  const before = bind.add(query.before);
+  // Keyset paging over (timestamp DESC, uuid ASC): the order of event_project_timestamp_idx.
+  if (query.beforeId) where.push(`e.timestamp <= ${before}::timestamptz AND (e.timestamp < ${before}::timestamptz OR e.uuid > ${bind.add(query.beforeId)}::uuid)`);
+  else where.push(`e.timestamp < ${before}::timestamptz`);
+  if (query.after) where.push(`e.timestamp > ${bind.add(query.after)}::timestamptz`);
+  if (query.event !== undefined) where.push(`e.event = ${bind.add(query.event)}`);
+  if (query.distinctId !== undefined) where.push(`e.distinct_id = ${bind.add(query.distinctId)}`);
+  if (query.personDistinctIds) where.push(`e.distinct_id = ANY(${bind.add(query.personDistinctIds)}::text[])`);
+  if (query.properties) {
+    const filter = propertyFiltersToSql(query.properties, {
+      columns: { event: 'e.properties', person: `coalesce(pp.properties, '{}'::jsonb)` },
+      personId: 'pp.id',
+      firstParam: bind.params.length + 1,
+      now: query.now,
+      cohorts: query.cohorts,
+    });
+    where.push(filter.sql);
+    bind.params.push(...filter.params);
+  }
+  return where;
+}
+
+/** Reads of stored events for the management API; ingestion writes through EventsRepository. */
+@Injectable()
+export class EventQueriesRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Newest first; fetches `limit + 1` rows so the caller knows whether there is a next page. */
+  async list(projectId: number, query: EventListQuery, limit: number, offset: number): Promise<EventRow[]> {
+    const bind = new Bind();
+    const where = conditions(projectId, query, bind);
+    // Person filters read the person who owns the distinct id now (merges move ids, not events).
+    const join = needsPerson(query.properties)
+      ? `LEFT JOIN person_distinct_id pd ON pd.project_id = e.project_id AND pd.distinct_id = e.distinct_id
+         LEFT JOIN person pp ON pp.id = pd.person_id`
+      : '';
+    return this.dataSource.query(
+      `SELECT ${EVENT_COLUMNS} FROM event e ${join} WHERE ${where.join(' AND ')}
+        ORDER BY e.timestamp DESC, e.uuid ASC LIMIT ${bind.add(limit + 1)} OFFSET ${bind.add(offset)}`,
+      bind.params,
+    );
+  }
+
+  /** event_uuid gives the timestamp, which leads to the one partition holding the event. */
+  async findByUuid(projectId: number, uuid: string): Promise<EventRow | null> {
+    const rows: EventRow[] = await this.dataSource.query(
+      `SELECT ${EVENT_COLUMNS} FROM event_uuid u JOIN event e ON e.project_id = u.project_id AND e.timestamp = u.timestamp AND e.uuid = u.uuid
+        WHERE u.project_id = $1 AND u.uuid = $2`,
+      [projectId, uuid],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The current person of each distinct id, with the person's first distinct id. */
+  async personSummaries(projectId: number, distinctIds: string[]): Promise<Map<string, PersonSummary>> {
+    if (distinctIds.length === 0) return new Map();
+    const rows: Array<{ distinct_id: string; is_identified: boolean; properties: Record<string, unknown>; first_id: string }> = await this.dataSource.query(
+      `SELECT pd.distinct_id, p.is_identified, p.properties,
+              (SELECT d.distinct_id FROM person_distinct_id d WHERE d.person_id = p.id ORDER BY d.seq LIMIT 1) AS first_id
+         FROM person_distinct_id pd JOIN person p ON p.id = pd.person_id
+        WHERE pd.project_id = $1 AND pd.distinct_id = ANY($2::text[])`,
+      [projectId, distinctIds],
+    );
+    return new Map(rows.map((r) => [r.distinct_id, { isIdentified: r.is_identified, firstDistinctId: r.first_id, properties: r.properties }]));
+  }
+
+  async distinctIdsOfPerson(projectId: number, ref: { id: number } | { uuid: string }): Promise<string[]> {
+    const [column, value] = 'id' in ref ? ['p.id', ref.id] : ['p.uuid', ref.uuid];
+    const rows: Array<{ distinct_id: string }> = await this.dataSource.query(
+      `SELECT d.distinct_id FROM person p JOIN person_distinct_id d ON d.person_id = p.id WHERE p.project_id = $1 AND ${column} = $2`,
+      [projectId, value],
+    );
+    return rows.map((row) => row.distinct_id);
+  }
+
+  /**
+   * Values of one event property among the latest events of the past week (lists flattened, values as
+   * text), most frequent first. The scan stops after `sample` events, so a busy project answers quickly.
+   */
+  async propertyValues(projectId: number, key: string, events: string[], contains: string | null, sample: number, limit: number): Promise<string[]> {
+    const rows: Array<{ name: string }> = await this.dataSource.query(
+      `SELECT name FROM (
+         SELECT CASE WHEN jsonb_typeof(x) = 'string' THEN x #>> '{}' ELSE x::text END AS name
+           FROM (SELECT e.properties -> $2::text AS v FROM event e
+                  WHERE e.project_id = $1 AND e.timestamp > now() - interval '7 days' AND e.timestamp < now() + interval '5 seconds'
+                    AND e.properties ? $2::text AND (cardinality($3::text[]) = 0 OR e.event = ANY($3::text[]))
+                  ORDER BY e.timestamp DESC LIMIT $5) s
+          CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(v) = 'array' THEN v ELSE jsonb_build_array(v) END) AS x
+       ) values_seen
+       WHERE $4::text IS NULL OR name ILIKE $4
+       GROUP BY name ORDER BY count(*) DESC, length(name), name LIMIT $6`,
+      [projectId, key, events, contains === null ? null : `%${contains.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, sample, limit],
+    );
+    return rows.map((row) => row.name);
+  }
+
+  async liveCohorts(projectId: number): Promise<Array<CohortDefinition & { id: number }>> {
+    const rows: Array<{ id: number; is_static: boolean; filters: Record<string, unknown> }> = await this.dataSource.query(
+      'SELECT id, is_static, filters FROM cohort WHERE project_id = $1 AND NOT deleted',
+      [projectId],
+    );
+    return rows.map((r) => ({ id: r.id, isStatic: r.is_static, filters: r.filters }));
+  }
+}

@@ -1,0 +1,61 @@
+import { Controller, Get, Param, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
+import { CurrentProject } from '../../common/auth/principal';
+import { parsePageRequest } from '../../common/http/pagination';
+import { RequestUrl } from '../../common/http/request-url';
+import type { ProjectEntity } from '../projects/project.entity';
+import { csvPage, toCsv, wantsCsv } from './csv-export';
+import { EventDto, EventPageDto, EventValueDto } from './dto/event.dto';
+import { EventQueriesService } from './event-queries.service';
+import { eventNamesOf, lastValue, parseEventListFilters } from './event-requests';
+
+const PROJECT = { projectParam: 'project_id' };
+
+/** Stored events: list (JSON or CSV), retrieve by uuid, property values. PostHog's scope is `query`. */
+@ApiTags('events')
+@ApiBearerAuth()
+@Controller('api/projects/:project_id')
+export class EventsController {
+  constructor(private readonly events: EventQueriesService) {}
+
+  @Get('events')
+  @PersonalKeyAuth('query:read', PROJECT)
+  @ApiOkResponse({ type: EventPageDto })
+  @ApiProduces('application/json', 'text/csv')
+  list(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @RequestUrl() url: URL, @Res({ passthrough: true }) reply: FastifyReply) {
+    return this.respond(project, query, url, reply, false);
+  }
+
+  /** DRF's format suffix: the list as CSV. */
+  @Get('events.csv')
+  @PersonalKeyAuth('query:read', PROJECT)
+  @ApiProduces('text/csv')
+  listCsv(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @RequestUrl() url: URL, @Res({ passthrough: true }) reply: FastifyReply) {
+    return this.respond(project, query, url, reply, true);
+  }
+
+  private async respond(project: ProjectEntity, query: Record<string, unknown>, url: URL, reply: FastifyReply, suffix: boolean) {
+    const filters = parseEventListFilters(query);
+    if (!wantsCsv(query, suffix)) return this.events.page(project.id, filters, parsePageRequest(query), url);
+    const page = await this.events.page(project.id, filters, csvPage(query), url);
+    reply.header('content-type', 'text/csv; charset=utf-8');
+    return toCsv(page.results);
+  }
+
+  /** `key` (required), `value` (substring), `event` / `event_name` to narrow. */
+  @Get('events/values')
+  @PersonalKeyAuth('query:read', PROJECT)
+  @ApiOkResponse({ type: EventValueDto, isArray: true })
+  values(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>) {
+    return this.events.values(project.id, lastValue(query.key), eventNamesOf(query), lastValue(query.value));
+  }
+
+  @Get('events/:id')
+  @PersonalKeyAuth('query:read', PROJECT)
+  @ApiOkResponse({ type: EventDto })
+  retrieve(@CurrentProject() project: ProjectEntity, @Param('id') id: string) {
+    return this.events.describe(project.id, id);
+  }
+}
