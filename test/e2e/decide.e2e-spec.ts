@@ -298,6 +298,28 @@ describe('Decide and flags', () => {
     });
   });
 
+  describe('static cohorts', () => {
+    it('a merge keeps the static cohort memberships of the merged-away person', async () => {
+      await ingest([
+        { event: '$pageview', distinct_id: 'm-anon' },
+        { event: '$set', distinct_id: 'm-user', properties: { $set: { x: 1 } } },
+      ]);
+      const cohort = await t.http.post(`/api/projects/${t.keys.projectId}/cohorts/`, { name: 'listed', is_static: true, distinct_ids: ['m-anon'] });
+      expect(cohort.status).toBe(201);
+      await createFlag({ key: 'listed-only', filters: { groups: [{ properties: [{ key: 'id', value: cohort.body.id, type: 'cohort' }], rollout_percentage: 100 }] } });
+      const enabledFor = async (id: string) => (await decide('/flags/?v=2', { distinct_id: id, flag_keys_to_evaluate: ['listed-only'] })).body.flags['listed-only'].enabled;
+      expect([await enabledFor('m-anon'), await enabledFor('m-user')]).toEqual([true, false]);
+      const personOf = async (id: string) => (await t.sql<{ person_id: string }>('SELECT person_id FROM person_distinct_id WHERE distinct_id = $1', [id]))[0].person_id;
+      const identified = await personOf('m-user');
+      await ingest([{ event: '$identify', distinct_id: 'm-user', properties: { $anon_distinct_id: 'm-anon' } }]);
+      const owners = await t.sql<{ n: string }>('SELECT count(DISTINCT person_id) AS n FROM person_distinct_id WHERE distinct_id = ANY($1)', [['m-anon', 'm-user']]);
+      expect(owners).toEqual([{ n: '1' }]);
+      expect(await personOf('m-anon')).toBe(identified); // the anonymous person was merged away
+
+      expect([await enabledFor('m-anon'), await enabledFor('m-user')]).toEqual([true, true]);
+    });
+  });
+
   describe('experience continuity', () => {
     it('after identify the flag keeps the value the anonymous id had, and the first override wins', async () => {
       await createFlag({

@@ -13,6 +13,34 @@ async function getJson(url: string, key: string): Promise<{ status: number; body
   return { status: res.status, body: await res.json() };
 }
 
+async function flagValueOn(base: string, token: string): Promise<boolean | undefined> {
+  const res = await fetch(`${base}/flags/?v=2`, { method: 'POST', body: JSON.stringify({ token, distinct_id: 'someone' }) });
+  return ((await res.json()) as { flags: Record<string, { enabled: boolean }> }).flags['propagated']?.enabled;
+}
+
+/** CONTRACT §7: a flag written through one API process is evaluated by every other within 1 s. */
+async function expectFlagChangesToReachOtherProcess(a: string, b: string, keys: { INIT_PROJECT_API_KEY: string; INIT_PERSONAL_API_KEY: string }) {
+  const headers = { authorization: `Bearer ${keys.INIT_PERSONAL_API_KEY}`, 'content-type': 'application/json' };
+  const token = keys.INIT_PROJECT_API_KEY;
+  expect(await flagValueOn(b, token)).toBeUndefined(); // B now holds a snapshot without the flag
+  const waitOnB = async (expected: boolean | undefined) => {
+    const started = Date.now();
+    while ((await flagValueOn(b, token)) !== expected) {
+      expect(Date.now() - started).toBeLessThan(1_000);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return Date.now() - started;
+  };
+  const flags = `${a}/api/projects/@current/feature_flags/`;
+  const created = await fetch(flags, { method: 'POST', headers, body: JSON.stringify({ key: 'propagated', filters: { groups: [{ rollout_percentage: 100 }] } }) });
+  expect(created.status).toBe(201);
+  expect(await waitOnB(true)).toBeLessThan(1_000);
+  const { id } = (await created.json()) as { id: number };
+  const patched = await fetch(`${flags}${id}/`, { method: 'PATCH', headers, body: JSON.stringify({ active: false }) });
+  expect(patched.status).toBe(200);
+  expect(await waitOnB(undefined)).toBeLessThan(1_000);
+}
+
 /** The built service as real processes: what `npm run up` and a scaled-out deployment run. */
 describe('Service processes', () => {
   const started: ServiceProcess[] = [];
@@ -122,6 +150,8 @@ describe('Service processes', () => {
       expect(Object.keys(schema.RoleDto.properties)).toEqual(
         expect.arrayContaining(['id', 'name', 'feature_flags_access_level', 'created_at', 'created_by', 'members', 'associated_flags']),
       );
+
+      await expectFlagChangesToReachOtherProcess(`http://127.0.0.1:${portA}`, `http://127.0.0.1:${portB}`, shared);
 
       // The worker role serves no HTTP.
       await expect(fetch(`http://127.0.0.1:${workerPort}/_health`)).rejects.toThrow();

@@ -106,6 +106,7 @@ export class PersonSession {
     this.dirty.add(target);
     await this.repository.moveDistinctIds(this.em, this.projectId, source.id, target.id);
     await this.repository.moveHashKeyOverrides(this.em, this.projectId, source.id, target.id);
+    await this.repository.moveStaticCohortMemberships(this.em, source.id, target.id);
     await this.repository.delete(this.em, this.projectId, source.id);
     this.deleted.add(source.id);
     for (const [id, person] of this.byDistinctId) if (person === source) this.byDistinctId.set(id, target);

@@ -91,6 +91,16 @@ export class PersonsRepository {
     );
   }
 
+  /** Static cohort memberships survive a merge: the target joins every cohort the source was in. */
+  async moveStaticCohortMemberships(em: EntityManager, fromPersonId: number, toPersonId: number): Promise<void> {
+    await em.query(
+      `INSERT INTO cohort_person (cohort_id, person_id)
+       SELECT cohort_id, $2 FROM cohort_person WHERE person_id = $1
+       ON CONFLICT DO NOTHING`,
+      [fromPersonId, toPersonId],
+    );
+  }
+
   async delete(em: EntityManager, projectId: number, personId: number): Promise<void> {
     await em.query('DELETE FROM person WHERE project_id = $1 AND id = $2', [projectId, personId]);
   }

@@ -81,6 +81,8 @@ export class CohortDto {
   groups: unknown[];
   deleted: boolean;
   filters: Record<string, unknown>;
+  /** Always null: query-based cohorts are not supported. */
+  @ApiProperty({ type: Object, nullable: true })
   query: null;
   is_calculating: boolean;
   created_by: UserBasicDto | null;
