@@ -109,7 +109,7 @@ describe('Events API', () => {
     let path: string | null = `${base}/?event=tick&limit=10&offset=0`;
     let pages = 0;
     while (path) {
-      const res = await t.http.get(path);
+      const res: { status: number; body: any } = await t.http.get(path);
       expect(res.status).toBe(200);
       seen.push(...res.body.results.map((e: { properties: { i: number } }) => e.properties.i));
       path = res.body.next ? pathOf(res.body.next) : null;

@@ -5,6 +5,7 @@ import type { UserPrincipal } from '../../common/auth/principal';
 import { ApiError } from '../../common/errors/api-error';
 import { buildPage, Page, PageRequest } from '../../common/http/pagination';
 import { UUID_PATTERN } from '../../common/validation/patterns';
+import { cleanJson, cleanString } from '../ingestion/sanitize';
 import { OrganizationsService } from '../organizations/organizations.service';
 import type { ProjectEntity } from '../projects/project.entity';
 import type { EventDefinitionDto, UpdateEventDefinitionDto } from './dto/event-definition.dto';
@@ -50,8 +51,8 @@ export class EventDefinitionManagementService {
       );
       await this.definitions.update(em, project.id, id, {
         ownerId: dto.owner === undefined ? current.owner_id : dto.owner,
-        description: dto.description ?? current.description,
-        tags: dto.tags === undefined ? current.tags : normalizeTags(dto.tags),
+        description: dto.description === undefined ? current.description : cleanString(dto.description),
+        tags: dto.tags === undefined ? current.tags : normalizeTags(cleanJson(dto.tags) as string[]),
         ...verification,
         postToChat: dto.post_to_chat ?? current.post_to_chat,
       }, principal.user.id);

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { cleanString } from '../ingestion/sanitize';
 import type { UserBasicDto } from '../users/dto/user-basic.dto';
 import type { DefinitionListFilters } from './event-definition-rules';
 
@@ -53,7 +54,7 @@ const ORDER_SQL: Record<DefinitionListFilters['ordering'][number]['column'], str
 };
 
 function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return `%${cleanString(text).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 @Injectable()

@@ -43,5 +43,7 @@ export function toCsv(records: unknown[]): string {
   return stringify([header, ...rows.map((row) => header.map((column) => row[column] ?? ''))], {
     record_delimiter: '\r\n',
     escape_formulas: true,
+    // A lone CR or LF inside a cell must be quoted too, or readers split the row there.
+    quoted_match: /[\r\n]/,
   });
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { CohortDefinition } from '../decide/engine/cohort-match';
+import { cleanJson, cleanString } from '../ingestion/sanitize';
 import type { EventRow, PersonSummary } from './event.presenter';
 import type { EventListFilters } from './event-requests';
 import { needsPerson, propertyFiltersToSql } from './property-filter-sql';
@@ -17,10 +18,11 @@ export interface EventListQuery extends EventListFilters {
   now: Date;
 }
 
+/** `$n` placeholders in order; text is cleaned as ingestion cleans it (PostgreSQL refuses NUL). */
 class Bind {
   readonly params: unknown[] = [];
   add(value: unknown): string {
-    this.params.push(value);
+    this.params.push(cleanJson(value));
     return `$${this.params.length}`;
   }
 }
@@ -118,7 +120,7 @@ export class EventQueriesRepository {
        ) values_seen
        WHERE $4::text IS NULL OR name ILIKE $4
        GROUP BY name ORDER BY count(*) DESC, length(name), name LIMIT $6`,
-      [projectId, key, events, contains === null ? null : `%${contains.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, sample, limit],
+      [projectId, cleanString(key), cleanJson(events), contains === null ? null : `%${cleanString(contains).replace(/[\\%_]/g, (c) => `\\${c}`)}%`, sample, limit],
     );
     return rows.map((row) => row.name);
   }

@@ -1,5 +1,6 @@
 import { asText, regexFinds } from '../decide/engine/property-match';
 import { filterDate } from '../decide/engine/dates';
+import { cleanJson } from '../ingestion/sanitize';
 import { parseVersion, versionRange, Version } from '../decide/engine/semver';
 import { PropertyFilterError, PropertyLeaf, PropertyNode, parsePropertyFilters } from './property-filters';
 
@@ -25,20 +26,18 @@ export interface FilterSqlContext {
   cohorts?: ReadonlyMap<number, CohortDefinition>;
 }
 
-/** Collects bound values; every user-supplied key and value goes through here, never into SQL text. */
+/**
+ * Collects bound values; every user-supplied key and value goes through here, never into SQL text.
+ * NUL and lone surrogates become U+FFFD, as ingestion stores them (PostgreSQL text refuses both).
+ */
 class Params {
   readonly values: unknown[] = [];
   constructor(private readonly first: number) {}
 
   add(value: unknown): string {
-    this.values.push(typeof value === 'string' ? withoutNul(value) : value);
+    this.values.push(cleanJson(value));
     return `$${this.first + this.values.length - 1}`;
   }
-}
-
-/** PostgreSQL text cannot hold NUL; stored values never contain one (ingestion stores U+FFFD instead). */
-function withoutNul(value: string): string {
-  return value.replace(/\u0000/g, '\ufffd').toWellFormed();
 }
 
 const TRUE = 'TRUE';

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { CohortDefinition } from '../decide/engine/cohort-match';
+import { cleanJson, cleanString } from '../ingestion/sanitize';
 import { propertyFiltersToSql } from '../events/property-filter-sql';
 import type { PropertyNode } from '../events/property-filters';
 import type { PersonView } from './person.presenter';
@@ -42,11 +43,11 @@ function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** Builds `$n` placeholders in order, so fragments from the filter translator can follow. */
+/** Builds `$n` placeholders in order, so fragments from the filter translator can follow; text is cleaned as ingestion cleans it. */
 class Bind {
   readonly params: unknown[] = [];
   add(value: unknown): string {
-    this.params.push(value);
+    this.params.push(cleanJson(value));
     return `$${this.params.length}`;
   }
 }
@@ -158,7 +159,7 @@ export class PersonManagementRepository {
       `SELECT coalesce(properties ->> $2::text, 'null') AS name, count(*) AS count FROM person
         WHERE project_id = $1 AND properties ? $2::text AND ($3::text IS NULL OR coalesce(properties ->> $2::text, 'null') ILIKE $3)
         GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT $4`,
-      [projectId, key, contains === null ? null : likePattern(contains), limit],
+      [projectId, cleanString(key), contains === null ? null : likePattern(cleanString(contains)), limit],
     );
     return rows.map((row) => ({ name: row.name, count: Number(row.count) }));
   }

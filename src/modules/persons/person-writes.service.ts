@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import type { UserPrincipal } from '../../common/auth/principal';
 import { ApiError } from '../../common/errors/api-error';
+import { cleanJson, cleanString } from '../ingestion/sanitize';
 import type { ProjectEntity } from '../projects/project.entity';
 import { ActivityChange, changesBetween } from '../activity-logs/activity-changes';
 import { ActivityLogsService } from '../activity-logs/activity-logs.service';
@@ -14,6 +15,9 @@ import { PersonQueriesService } from './person-queries.service';
 import type { PersonRef } from './person-requests';
 
 export const PERSON_SCOPE = 'Person';
+
+/** Properties as ingestion would store them: NUL and lone surrogates become U+FFFD (jsonb refuses both). */
+const clean = (properties: Record<string, unknown>) => cleanJson(properties) as Record<string, unknown>;
 
 interface WriteContext {
   principal: UserPrincipal;
@@ -35,7 +39,8 @@ export class PersonWritesService {
   ) {}
 
   /** A new person whose uuid is also its distinct id. */
-  async create(ctx: WriteContext, properties: Record<string, unknown>): Promise<PersonDto> {
+  async create(ctx: WriteContext, raw: Record<string, unknown>): Promise<PersonDto> {
+    const properties = clean(raw);
     const uuid = randomUUID();
     const id = await this.dataSource.transaction(async (em) => {
       const id = await this.persons.insert(em, ctx.project.id, uuid, properties, uuid);
@@ -47,20 +52,21 @@ export class PersonWritesService {
   }
 
   /** `$set` semantics: listed keys overwritten, the others kept. */
-  mergeProperties(ctx: WriteContext, ref: PersonRef, properties: Record<string, unknown>): Promise<PersonDto> {
+  mergeProperties(ctx: WriteContext, ref: PersonRef, raw: Record<string, unknown>): Promise<PersonDto> {
+    const properties = clean(raw);
     return this.updateProperties(ctx, ref, 'updated', (current) => ({ ...current, ...properties }));
   }
 
   unsetProperty(ctx: WriteContext, ref: PersonRef, key: string): Promise<PersonDto> {
     return this.updateProperties(ctx, ref, 'delete_property', (current) => {
       const next = { ...current };
-      delete next[key];
+      delete next[cleanString(key)];
       return next;
     });
   }
 
   setProperty(ctx: WriteContext, ref: PersonRef, key: string, value: unknown): Promise<PersonDto> {
-    return this.updateProperties(ctx, ref, 'updated', (current) => ({ ...current, [key]: value }));
+    return this.updateProperties(ctx, ref, 'updated', (current) => ({ ...current, [cleanString(key)]: cleanJson(value) }));
   }
 
   private async updateProperties(
