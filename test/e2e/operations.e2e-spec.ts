@@ -90,6 +90,22 @@ describe('Operational endpoints', () => {
       expect(body.paths[`${cohorts}/{id}`].patch.requestBody.content['application/json'].schema.$ref).toMatch(/UpdateCohortDto$/);
     });
 
+    it('documents every flag evaluation route', async () => {
+      const { body } = await t.http.get('/api/schema/', { key: null });
+      const flags = '/api/projects/{project_id}/feature_flags';
+      const expected: Record<string, string[]> = {
+        '/decide': ['get', 'post', 'options'],
+        '/flags': ['get', 'post', 'options'],
+        '/flags/definitions': ['get'],
+        '/api/feature_flag/local_evaluation': ['get'],
+        [`${flags}/local_evaluation`]: ['get'],
+        [`${flags}/my_flags`]: ['get'],
+        [`${flags}/evaluation_reasons`]: ['get'],
+        [`${flags}/user_blast_radius`]: ['post'],
+      };
+      for (const [path, methods] of Object.entries(expected)) expect(Object.keys(body.paths[path] ?? {}).sort()).toEqual([...methods].sort());
+    });
+
     it('serves the interactive docs at /api/docs/', async () => {
       const res = await t.http.get('/api/docs/', { key: null });
       expect(res.status).toBe(200);
