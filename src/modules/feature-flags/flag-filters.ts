@@ -62,7 +62,7 @@ export function servedFilters(stored: Record<string, unknown>): FlagFilters {
 /** Variants of a multivariate flag; `multivariate` may be absent, null or malformed. */
 export function variantsOf(filters: FlagFilters): FlagVariant[] {
   const variants = isJsonObject(filters.multivariate) ? filters.multivariate.variants : undefined;
-  return Array.isArray(variants) ? variants : [];
+  return Array.isArray(variants) ? variants.filter((variant): variant is FlagVariant => isJsonObject(variant)) : [];
 }
 
 function conditionsOf(filters: FlagFilters): FlagCondition[] {

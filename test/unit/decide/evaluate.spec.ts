@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { join } from 'node:path';
 import { EvaluableFlag, evaluateFlag, EvaluationSubject } from '../../../src/modules/decide/engine/evaluate';
 import { calculateHash, rolloutHash, variantHash } from '../../../src/modules/decide/engine/hash';
@@ -118,5 +119,50 @@ describe(evaluateFlag.name, () => {
     expect(evaluateFlag(dependent, s('blue', true)).value).toBe(true);
     expect(evaluateFlag(dependent, s('red', true)).value).toBe(false);
     expect(evaluateFlag(dependent, s('blue', false)).value).toBe(false);
+  });
+});
+
+describe('evaluateFlag on arbitrary input', () => {
+  const property = fc.record(
+    {
+      key: fc.oneof(fc.string(), fc.constantFrom('plan', 'email', 'id')),
+      value: fc.jsonValue(),
+      operator: fc.oneof(fc.constantFrom('exact', 'is_not', 'regex', 'not_regex', 'gt', 'lt', 'is_date_before', 'semver_tilde', 'in', 'flag_evaluates_to'), fc.jsonValue()),
+      type: fc.oneof(fc.constantFrom('person', 'group', 'cohort', 'flag', undefined), fc.string()),
+      negation: fc.oneof(fc.boolean(), fc.jsonValue()),
+      group_type_index: fc.oneof(fc.integer({ min: -1, max: 5 }), fc.jsonValue()),
+    },
+    { requiredKeys: [] },
+  );
+  const condition = fc.record(
+    { properties: fc.oneof(fc.array(property, { maxLength: 4 }), fc.jsonValue()), rollout_percentage: fc.oneof(fc.double(), fc.jsonValue()), variant: fc.jsonValue() },
+    { requiredKeys: [] },
+  );
+  const filters = fc.record(
+    {
+      groups: fc.oneof(fc.array(condition, { maxLength: 4 }), fc.jsonValue()),
+      multivariate: fc.oneof(fc.record({ variants: fc.array(fc.record({ key: fc.string(), rollout_percentage: fc.double() }), { maxLength: 4 }) }), fc.jsonValue()),
+      payloads: fc.jsonValue(),
+      aggregation_group_type_index: fc.oneof(fc.integer({ min: -1, max: 5 }), fc.jsonValue()),
+      super_groups: fc.oneof(fc.array(condition, { maxLength: 2 }), fc.jsonValue()),
+      holdout_groups: fc.oneof(fc.array(condition, { maxLength: 2 }), fc.jsonValue()),
+    },
+    { requiredKeys: [] },
+  );
+
+  it('never throws and always answers a value, a known reason and a payload', () => {
+    fc.assert(
+      fc.property(filters, fc.dictionary(fc.string(), fc.jsonValue()), fc.string(), (f, properties, distinctId) => {
+        const result = evaluateFlag(flag('any', f as Record<string, unknown>), {
+          ...subject(distinctId, { personProperties: properties, groups: { company: 'c' }, groupProperties: { company: properties }, groupTypes: new Map([[0, 'company']]) }),
+          inCohort: () => true,
+          flagValue: () => 'v',
+        });
+        expect(typeof result.value === 'boolean' || typeof result.value === 'string').toBe(true);
+        expect(['condition_match', 'no_condition_match', 'out_of_rollout_bound', 'no_group_type', 'super_condition_value', 'holdout_condition_value']).toContain(result.reason);
+        expect(result.payload).not.toBeUndefined();
+      }),
+      { numRuns: 500 },
+    );
   });
 });

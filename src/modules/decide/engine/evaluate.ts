@@ -1,3 +1,4 @@
+import { isJsonObject } from '../../../common/json/json-object';
 import type { FlagCondition, FlagFilters, PropertyFilter } from '../../feature-flags/flag-filters';
 import { servedFilters, variantsOf } from '../../feature-flags/flag-filters';
 import { holdoutHash, inRollout, rolloutHash, variantHash } from './hash';
@@ -105,8 +106,15 @@ function propertyMatches(property: PropertyFilter, target: Target, subject: Eval
   return matchesProperty(property, target.properties, subject.now);
 }
 
+/** A condition's property filters; stored filters are validated, but a malformed entry must not break evaluation. */
+function propertiesOf(condition: FlagCondition | undefined): PropertyFilter[] {
+  const properties = isJsonObject(condition) && Array.isArray(condition.properties) ? condition.properties : [];
+  return properties.filter((property): property is PropertyFilter => isJsonObject(property));
+}
+
 function conditionResult(condition: FlagCondition, target: Target, subject: EvaluationSubject): MatchReason {
-  const properties = Array.isArray(condition.properties) ? condition.properties : [];
+  if (!isJsonObject(condition)) return 'no_condition_match';
+  const properties = propertiesOf(condition);
   if (!properties.every((property) => propertyMatches(property, target, subject))) return 'no_condition_match';
   return inRollout(target.rolloutHash(), condition.rollout_percentage) ? 'condition_match' : 'out_of_rollout_bound';
 }
@@ -142,7 +150,7 @@ export function evaluateFlag(flag: EvaluableFlag, subject: EvaluationSubject): F
 /** Early-access enrollment decides when the person carries one of its properties. */
 function superGroupResult(flag: EvaluableFlag, filters: FlagFilters, target: Target, subject: EvaluationSubject): FlagEvaluation | null {
   const condition = Array.isArray(filters.super_groups) ? filters.super_groups[0] : undefined;
-  const properties = condition && Array.isArray(condition.properties) ? condition.properties : [];
+  const properties = propertiesOf(condition);
   if (!condition || !properties.some((p) => Object.prototype.hasOwnProperty.call(target.properties, p.key))) return null;
   if (conditionResult(condition, target, subject) === 'condition_match') {
     return matched(flag, filters, target.identifier, condition.variant, 'super_condition_value', 0);
@@ -152,7 +160,7 @@ function superGroupResult(flag: EvaluableFlag, filters: FlagFilters, target: Tar
 
 /** Experiment holdouts: a fixed share of everyone, bucketed independently of the flag key. */
 function holdoutResult(flag: EvaluableFlag, filters: FlagFilters, target: Target): FlagEvaluation | null {
-  const holdout = Array.isArray(filters.holdout_groups) ? filters.holdout_groups[0] : undefined;
+  const holdout = Array.isArray(filters.holdout_groups) && isJsonObject(filters.holdout_groups[0]) ? filters.holdout_groups[0] : undefined;
   if (!holdout || (Array.isArray(holdout.properties) && holdout.properties.length > 0)) return null;
   if (!inRollout(holdoutHash(target.identifier), holdout.rollout_percentage)) return null;
   if (typeof holdout.variant !== 'string') return matched(flag, filters, target.identifier, null, 'holdout_condition_value', 0);
