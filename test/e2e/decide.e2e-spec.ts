@@ -157,6 +157,26 @@ describe('Decide and flags', () => {
     });
   });
 
+  describe('remote config', () => {
+    it('tells posthog-js the project has flags, so it asks for them', async () => {
+      const res = await t.http.get(`/array/${token}/config`, { key: null });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ token, hasFeatureFlags: true, supportedCompression: ['gzip', 'gzip-js', 'lz64'] });
+      const script = await t.http.get(`/array/${token}/config.js`, { key: null });
+      expect(script.text).toContain('"hasFeatureFlags":true');
+    });
+
+    it('says no flags for a project without active ones', async () => {
+      const other = await startTestApp();
+      try {
+        const res = await other.http.get(`/array/${other.keys.projectApiKey}/config`, { key: null });
+        expect(res.body.hasFeatureFlags).toBe(false);
+      } finally {
+        await other.close();
+      }
+    });
+  });
+
   describe('person properties', () => {
     it('uses the stored person of the distinct id (exact is case-insensitive)', async () => {
       const res = await decide('/flags/?v=2', { distinct_id: 'distinct_id', flag_keys_to_evaluate: ['paying'] });
