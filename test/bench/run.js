@@ -11,6 +11,7 @@ const { from: copyFrom } = require('pg-copy-streams');
 const { pipeline } = require('node:stream/promises');
 const { Readable } = require('node:stream');
 const { freePort, waitForHttp, startProcess, load, sql, databaseUrl, otherProcessesCpu } = require('./bench-support');
+const { runDataApi } = require('./data-api');
 
 const POSTGRES = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -170,6 +171,8 @@ async function main() {
     const [{ persons }] = await sql(url, 'SELECT count(*)::int AS persons FROM person');
     row('persons after the run', 'rows', persons, '');
     row('memory', 'peak RSS api / worker (MB)', `${api.peakRssMb()} / ${worker.peakRssMb()}`, '');
+    // The management reads, on their own generated data set (BENCH_DATA_EVENTS / BENCH_DATA_PERSONS).
+    if (!process.env.BENCH_SKIP_DATA_API) await runDataApi(row, run);
   } finally {
     if (api) await api.stop();
     if (worker) await worker.stop();

@@ -52,25 +52,43 @@ class Bind {
   }
 }
 
-/**
- * A search is the union of what each trigram index finds (email, name, distinct ids) plus an exact
- * uuid, so a rare term costs index probes instead of a walk over every person of the project.
- */
-function searchCondition(query: PersonListQuery, bind: Bind, project: string): string {
-  const pattern = bind.add(likePattern(query.search ?? ''));
+/** Beyond this many matches a search walks the newest persons instead of collecting every match. */
+const SEARCH_CANDIDATES = 5000;
+
+/** Persons whose email, name or distinct ids contain the term, or whose uuid is it: one branch per trigram index. */
+function searchBranches(projectId: string, pattern: string, uuid: string | null): string {
   const branches = [
-    `SELECT id FROM person WHERE project_id = ${project} AND (properties ->> 'email') ILIKE ${pattern}`,
-    `SELECT id FROM person WHERE project_id = ${project} AND (properties ->> 'name') ILIKE ${pattern}`,
-    `SELECT person_id FROM person_distinct_id WHERE project_id = ${project} AND distinct_id ILIKE ${pattern}`,
+    `SELECT id FROM person WHERE project_id = ${projectId} AND (properties ->> 'email') ILIKE ${pattern}`,
+    `SELECT id FROM person WHERE project_id = ${projectId} AND (properties ->> 'name') ILIKE ${pattern}`,
+    `SELECT person_id FROM person_distinct_id WHERE project_id = ${projectId} AND distinct_id ILIKE ${pattern}`,
   ];
-  if (query.searchUuid) branches.push(`SELECT id FROM person WHERE project_id = ${project} AND uuid = ${bind.add(query.searchUuid)}`);
-  return `p.id IN (${branches.join(' UNION ')})`;
+  if (uuid) branches.push(`SELECT id FROM person WHERE project_id = ${projectId} AND uuid = ${uuid}`);
+  return branches.join(' UNION ');
+}
+
+/** The same test row by row, for terms so common that the newest persons match at once. */
+function searchFilter(pattern: string, uuid: string | null): string {
+  return `((p.properties ->> 'email') ILIKE ${pattern} OR (p.properties ->> 'name') ILIKE ${pattern}${uuid ? ` OR p.uuid = ${uuid}` : ''}
+    OR EXISTS (SELECT 1 FROM person_distinct_id d WHERE d.person_id = p.id AND d.distinct_id ILIKE ${pattern}))`;
 }
 
 /** Management reads and writes of persons; ingestion's own writes stay in PersonsRepository. */
 @Injectable()
 export class PersonManagementRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * A rare term is answered from the trigram indexes (the union of what each finds); a term with more
+   * than SEARCH_CANDIDATES matches is tested row by row while walking the newest persons, which stops
+   * as soon as a page is full. Either way the cost follows the answer, not the size of the project.
+   */
+  private async searchCondition(projectId: number, query: PersonListQuery, outer: Bind): Promise<string> {
+    const bind = new Bind();
+    const branches = searchBranches(bind.add(projectId), bind.add(likePattern(query.search ?? '')), query.searchUuid ? bind.add(query.searchUuid) : null);
+    const rows: Array<{ id: string }> = await this.dataSource.query(`SELECT id FROM (${branches}) m LIMIT ${SEARCH_CANDIDATES + 1}`, bind.params);
+    if (rows.length <= SEARCH_CANDIDATES) return `p.id = ANY(${outer.add(rows.map((row) => row.id))}::bigint[])`;
+    return searchFilter(outer.add(likePattern(query.search ?? '')), query.searchUuid ? outer.add(query.searchUuid) : null);
+  }
 
   /** Newest first (`created_at DESC, id DESC`), as PostHog lists persons. */
   async list(projectId: number, query: PersonListQuery, limit: number, offset: number): Promise<PersonView[]> {
@@ -81,7 +99,7 @@ export class PersonManagementRepository {
       where.push(`p.id IN (SELECT person_id FROM person_distinct_id WHERE project_id = ${project} AND distinct_id = ${bind.add(query.distinctId)})`);
     }
     if (query.email !== undefined) where.push(`(p.properties ->> 'email') = ${bind.add(query.email)}`);
-    if (query.search) where.push(searchCondition(query, bind, project));
+    if (query.search) where.push(await this.searchCondition(projectId, query, bind));
     if (query.properties) {
       const filter = propertyFiltersToSql(query.properties, {
         columns: { person: 'p.properties' },
