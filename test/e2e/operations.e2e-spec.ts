@@ -106,6 +106,33 @@ describe('Operational endpoints', () => {
       for (const [path, methods] of Object.entries(expected)) expect(Object.keys(body.paths[path] ?? {}).sort()).toEqual([...methods].sort());
     });
 
+    it('documents every persons, events and event-definitions route', async () => {
+      const { body } = await t.http.get('/api/schema/', { key: null });
+      const project = '/api/projects/{project_id}';
+      const expected: Record<string, string[]> = {
+        [`${project}/persons`]: ['get', 'post'],
+        [`${project}/persons.csv`]: ['get'],
+        [`${project}/persons/{id}`]: ['get', 'patch', 'delete'],
+        [`${project}/persons/activity`]: ['get'],
+        [`${project}/persons/values`]: ['get'],
+        [`${project}/persons/properties`]: ['get'],
+        [`${project}/persons/cohorts`]: ['get'],
+        [`${project}/persons/{id}/activity`]: ['get'],
+        [`${project}/persons/{id}/delete_property`]: ['post'],
+        [`${project}/persons/{id}/update_property`]: ['post'],
+        [`${project}/persons/{id}/split`]: ['post'],
+        [`${project}/events`]: ['get'],
+        [`${project}/events.csv`]: ['get'],
+        [`${project}/events/values`]: ['get'],
+        [`${project}/events/{id}`]: ['get'],
+        [`${project}/event_definitions`]: ['get'],
+        [`${project}/event_definitions/{id}`]: ['get', 'patch'],
+      };
+      for (const [path, methods] of Object.entries(expected)) expect({ path, methods: Object.keys(body.paths[path] ?? {}).sort() }).toEqual({ path, methods: [...methods].sort() });
+      expect(body.paths[`${project}/persons/{id}`].patch.requestBody.content['application/json'].schema.$ref).toMatch(/PersonPropertiesDto$/);
+      expect(body.paths[`${project}/event_definitions/{id}`].patch.requestBody.content['application/json'].schema.$ref).toMatch(/UpdateEventDefinitionDto$/);
+    });
+
     it('serves the interactive docs at /api/docs/', async () => {
       const res = await t.http.get('/api/docs/', { key: null });
       expect(res.status).toBe(200);
