@@ -54,6 +54,8 @@ class Bind {
 
 /** Beyond this many matches a search walks the newest persons instead of collecting every match. */
 const SEARCH_CANDIDATES = 5000;
+/** How many of the newest persons a search tests row by row before it turns to the indexes. */
+const SEARCH_WINDOW = 5000;
 
 /** Persons whose email, name or distinct ids contain the term, or whose uuid is it: one branch per trigram index. */
 function searchBranches(projectId: string, pattern: string, uuid: string | null): string {
@@ -63,7 +65,8 @@ function searchBranches(projectId: string, pattern: string, uuid: string | null)
     `SELECT person_id FROM person_distinct_id WHERE project_id = ${projectId} AND distinct_id ILIKE ${pattern}`,
   ];
   if (uuid) branches.push(`SELECT id FROM person WHERE project_id = ${projectId} AND uuid = ${uuid}`);
-  return branches.join(' UNION ');
+  // UNION ALL streams, so the LIMIT of the caller stops it early; a duplicate id does no harm in ANY().
+  return branches.join(' UNION ALL ');
 }
 
 /** The same test row by row, for terms so common that the newest persons match at once. */
@@ -77,29 +80,14 @@ function searchFilter(pattern: string, uuid: string | null): string {
 export class PersonManagementRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /**
-   * A rare term is answered from the trigram indexes (the union of what each finds); a term with more
-   * than SEARCH_CANDIDATES matches is tested row by row while walking the newest persons, which stops
-   * as soon as a page is full. Either way the cost follows the answer, not the size of the project.
-   */
-  private async searchCondition(projectId: number, query: PersonListQuery, outer: Bind): Promise<string> {
-    const bind = new Bind();
-    const branches = searchBranches(bind.add(projectId), bind.add(likePattern(query.search ?? '')), query.searchUuid ? bind.add(query.searchUuid) : null);
-    const rows: Array<{ id: string }> = await this.dataSource.query(`SELECT id FROM (${branches}) m LIMIT ${SEARCH_CANDIDATES + 1}`, bind.params);
-    if (rows.length <= SEARCH_CANDIDATES) return `p.id = ANY(${outer.add(rows.map((row) => row.id))}::bigint[])`;
-    return searchFilter(outer.add(likePattern(query.search ?? '')), query.searchUuid ? outer.add(query.searchUuid) : null);
-  }
-
-  /** Newest first (`created_at DESC, id DESC`), as PostHog lists persons. */
-  async list(projectId: number, query: PersonListQuery, limit: number, offset: number): Promise<PersonView[]> {
-    const bind = new Bind();
+  /** The filters other than `search`, as SQL conditions over `p`. */
+  private conditions(projectId: number, query: PersonListQuery, bind: Bind): string[] {
     const project = bind.add(projectId);
     const where = [`p.project_id = ${project}`];
     if (query.distinctId !== undefined) {
       where.push(`p.id IN (SELECT person_id FROM person_distinct_id WHERE project_id = ${project} AND distinct_id = ${bind.add(query.distinctId)})`);
     }
     if (query.email !== undefined) where.push(`(p.properties ->> 'email') = ${bind.add(query.email)}`);
-    if (query.search) where.push(await this.searchCondition(projectId, query, bind));
     if (query.properties) {
       const filter = propertyFiltersToSql(query.properties, {
         columns: { person: 'p.properties' },
@@ -111,12 +99,49 @@ export class PersonManagementRepository {
       where.push(filter.sql);
       bind.params.push(...filter.params);
     }
+    return where;
+  }
+
+  private async page(from: string, where: string[], bind: Bind, limit: number, offset: number): Promise<PersonView[]> {
     const rows: PersonRow[] = await this.dataSource.query(
-      `SELECT ${PERSON_COLUMNS} FROM person p WHERE ${where.join(' AND ')}
+      `SELECT ${PERSON_COLUMNS} FROM ${from} WHERE ${where.join(' AND ')}
         ORDER BY p.created_at DESC, p.id DESC LIMIT ${bind.add(limit)} OFFSET ${bind.add(offset)}`,
       bind.params,
     );
     return rows.map(toView);
+  }
+
+  /** Newest first (`created_at DESC, id DESC`), as PostHog lists persons. */
+  async list(projectId: number, query: PersonListQuery, limit: number, offset: number): Promise<PersonView[]> {
+    if (!query.search) {
+      const bind = new Bind();
+      return this.page('person p', this.conditions(projectId, query, bind), bind, limit, offset);
+    }
+    return this.search(projectId, query, limit, offset);
+  }
+
+  /**
+   * A search costs what its answer costs. First the newest SEARCH_WINDOW persons are tested row by row:
+   * if a full page matches there, it is the answer (every other match is older). Otherwise the term is
+   * rare: the trigram indexes collect its matches (the union of email, name, distinct ids, uuid), and
+   * only above SEARCH_CANDIDATES of them does the search walk all persons newest first.
+   */
+  private async search(projectId: number, query: PersonListQuery, limit: number, offset: number): Promise<PersonView[]> {
+    const pattern = likePattern(query.search ?? '');
+    const probe = new Bind();
+    const probeWhere = this.conditions(projectId, query, probe);
+    const window = `(SELECT * FROM person WHERE project_id = ${probe.add(projectId)} ORDER BY created_at DESC, id DESC LIMIT ${SEARCH_WINDOW}) p`;
+    probeWhere.push(searchFilter(probe.add(pattern), query.searchUuid ? probe.add(query.searchUuid) : null));
+    const newest = await this.page(window, probeWhere, probe, limit, offset);
+    if (newest.length === limit) return newest;
+    const candidates = new Bind();
+    const branches = searchBranches(candidates.add(projectId), candidates.add(pattern), query.searchUuid ? candidates.add(query.searchUuid) : null);
+    const ids: Array<{ id: string }> = await this.dataSource.query(`SELECT id FROM (${branches}) m LIMIT ${SEARCH_CANDIDATES + 1}`, candidates.params);
+    const bind = new Bind();
+    const where = this.conditions(projectId, query, bind);
+    if (ids.length <= SEARCH_CANDIDATES) where.push(`p.id = ANY(${bind.add(ids.map((row) => row.id))}::bigint[])`);
+    else where.push(searchFilter(bind.add(pattern), query.searchUuid ? bind.add(query.searchUuid) : null));
+    return this.page('person p', where, bind, limit, offset);
   }
 
   async findById(projectId: number, id: number, em: EntityManager = this.dataSource.manager): Promise<PersonView | null> {
