@@ -97,9 +97,18 @@ function compareSemver(operator: string, filterValue: unknown, actual: unknown):
   return range !== null && compareVersions(value, range[0]) >= 0 && compareVersions(value, range[1]) < 0;
 }
 
+/**
+ * The substring operators fold ASCII letters only, as PostHog's flags service does (Rust
+ * `to_ascii_lowercase`) and posthog-node's local evaluation copies: "ZOË" does not contain "zoë".
+ * `exact` folds all of Unicode, as the service does.
+ */
+function asciiLowercase(text: string): string {
+  return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+}
+
 function textTest(operator: string, filterValue: unknown, actual: unknown): boolean {
-  const text = asText(actual).toLowerCase();
-  const needles = (Array.isArray(filterValue) ? filterValue : [filterValue]).map((v) => asText(v).toLowerCase());
+  const text = asciiLowercase(asText(actual));
+  const needles = (Array.isArray(filterValue) ? filterValue : [filterValue]).map((v) => asciiLowercase(asText(v)));
   if (operator === 'icontains') return text.includes(needles[0]);
   if (operator === 'icontains_multi') return needles.some((n) => text.includes(n));
   if (operator === 'starts_with') return needles.some((n) => text.startsWith(n));
