@@ -2,6 +2,32 @@ import { RELATIVE_DATE } from '../../feature-flags/property-operators';
 
 const UNIT_MS: Record<string, number> = { h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
 
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+}
+
+/**
+ * Calendar months back, one at a time, each step keeping the day when the month has it and taking
+ * the month's last day otherwise (relativedelta; PostHog's flags service and posthog-node): March 31
+ * minus one month is February 28 or 29, never March 3.
+ */
+function monthsBefore(now: Date, months: number): number {
+  const [year, month] = [now.getUTCFullYear(), now.getUTCMonth()];
+  let day = now.getUTCDate();
+  for (let step = 1; step <= months && day > 28; step++) day = Math.min(day, daysInMonth(year, month - step));
+  const date = new Date(now.getTime());
+  date.setUTCFullYear(year, month - months, day);
+  return date.getTime();
+}
+
+/** Calendar years back; February 29 becomes February 28. */
+function yearsBefore(now: Date, years: number): number {
+  const leapDay = years > 0 && now.getUTCMonth() === 1 && now.getUTCDate() === 29;
+  const date = new Date(now.getTime());
+  date.setUTCFullYear(now.getUTCFullYear() - years, now.getUTCMonth(), leapDay ? 28 : now.getUTCDate());
+  return date.getTime();
+}
+
 /** `-30d` means thirty days before `now`; months and years are calendar months and years. */
 function relativeDate(value: string, now: Date): number | null {
   const match = RELATIVE_DATE.exec(value.trim());
@@ -9,10 +35,7 @@ function relativeDate(value: string, now: Date): number | null {
   const amount = Number(match[1]);
   const unit = match[2];
   if (unit in UNIT_MS) return now.getTime() - amount * UNIT_MS[unit];
-  const date = new Date(now.getTime());
-  if (unit === 'm') date.setUTCMonth(date.getUTCMonth() - amount);
-  else date.setUTCFullYear(date.getUTCFullYear() - amount);
-  return date.getTime();
+  return unit === 'm' ? monthsBefore(now, amount) : yearsBefore(now, amount);
 }
 
 /** A condition's date: relative (`-7d`) or any date string `Date.parse` understands. */
