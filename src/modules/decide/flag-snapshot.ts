@@ -3,13 +3,7 @@ import { servedFilters } from '../feature-flags/flag-filters';
 import type { CohortDefinition } from './engine/cohort-match';
 
 /** A flag as evaluation and local evaluation read it, with what it needs precomputed. */
-export interface SnapshotFlag {
-  id: number;
-  key: string;
-  name: string;
-  active: boolean;
-  ensureExperienceContinuity: boolean;
-  version: number;
+export interface SnapshotFlag extends Omit<LiveFlag, 'filters'> {
   /** Stored filters (what the API and local evaluation serve, after `servedFilters`). */
   filters: FlagFilters;
   /** Person property keys its conditions read, its dependencies' included. */
@@ -35,7 +29,6 @@ export interface FlagSnapshot {
   groupTypes: ReadonlyMap<number, string>;
 }
 
-type StoredFlag = LiveFlag;
 
 interface DirectNeeds {
   personKeys: Set<string>;
@@ -63,7 +56,7 @@ function directNeeds(filters: FlagFilters): DirectNeeds {
 }
 
 /** Folds each flag's dependencies' needs into its own (cycles are refused at write time; guarded anyway). */
-function withDependencies(stored: StoredFlag[], direct: Map<number, DirectNeeds>): SnapshotFlag[] {
+function withDependencies(stored: LiveFlag[], direct: Map<number, DirectNeeds>): SnapshotFlag[] {
   const continuity = new Map(stored.map((flag) => [flag.id, flag.ensureExperienceContinuity && direct.get(flag.id)!.groupIndex === null]));
   return stored.map((flag) => {
     const result = { personKeys: new Set<string>(), usesCohorts: false, usesContinuity: false, groupIndexes: new Set<number>() };
@@ -83,7 +76,7 @@ function withDependencies(stored: StoredFlag[], direct: Map<number, DirectNeeds>
   });
 }
 
-function pick(flag: StoredFlag) {
+function pick(flag: LiveFlag) {
   const { id, key, name, active, ensureExperienceContinuity, version } = flag;
   return { id, key, name, active, ensureExperienceContinuity, version };
 }
@@ -91,7 +84,7 @@ function pick(flag: StoredFlag) {
 export function buildSnapshot(
   projectId: number,
   version: string,
-  stored: StoredFlag[],
+  stored: LiveFlag[],
   cohorts: CohortDefinition[],
   groupTypes: Array<{ index: number; name: string }>,
 ): FlagSnapshot {
