@@ -12,6 +12,7 @@ const { pipeline } = require('node:stream/promises');
 const { Readable } = require('node:stream');
 const { freePort, waitForHttp, startProcess, load, sql, databaseUrl, otherProcessesCpu } = require('./bench-support');
 const { runDataApi } = require('./data-api');
+const { runDecide } = require('./decide-bench');
 
 const POSTGRES = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -118,8 +119,12 @@ async function referenceCopy(url, rows) {
   return Math.round(written / seconds);
 }
 
-async function main() {
+function header() {
   process.stdout.write(`hogbase benchmark — ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown cpu'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}\n\n`);
+}
+
+async function main() {
+  header();
   const database = `hogbase_bench_${run}`;
   await sql(POSTGRES, `CREATE DATABASE ${database}`);
   const url = databaseUrl(POSTGRES, database);
@@ -173,6 +178,7 @@ async function main() {
     row('memory', 'peak RSS api / worker (MB)', `${api.peakRssMb()} / ${worker.peakRssMb()}`, '');
     // The management reads, on their own generated data set (BENCH_DATA_EVENTS / BENCH_DATA_PERSONS).
     if (!process.env.BENCH_SKIP_DATA_API) await runDataApi(row, run);
+    if (!process.env.BENCH_SKIP_DECIDE) await runDecide(row, run);
   } finally {
     if (api) await api.stop();
     if (worker) await worker.stop();
@@ -188,7 +194,14 @@ async function main() {
   }
 }
 
-main().catch((error) => {
+/** `node test/bench/run.js decide`: the flag evaluation phases alone. */
+async function decideOnly() {
+  header();
+  process.stdout.write(`  ${'path'.padEnd(34)} ${'metric'.padEnd(28)} ${'value'.padStart(12)}   reference (same run)\n`);
+  await runDecide(row, run);
+}
+
+(process.argv[2] === 'decide' ? decideOnly : main)().catch((error) => {
   process.stderr.write(`${error.stack ?? error}\n`);
   process.exit(1);
 });
