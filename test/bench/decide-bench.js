@@ -319,7 +319,8 @@ async function removeRedisKeys(prefix) {
   redis.disconnect();
 }
 
-module.exports = { runDecide, flagDefinitions, dependentFlag, personProperties };
+// The pieces too, for profiling the service by hand against the same data set and request mix.
+module.exports = { runDecide, flagDefinitions, dependentFlag, personProperties, generate, createFlags, requestBodies, loadBodies };
 
 if (require.main === module) {
   const row = (path, metric, value, reference) =>
