@@ -49,16 +49,15 @@ export class FlagEvaluationService {
     const targets = this.targets(snapshot, request);
     const personOverrides = { ...request.personProperties, distinct_id: request.distinctId };
     const loaded = await this.load(snapshot, request, targets, personOverrides);
-    const subject = this.subject(snapshot, request, loaded, personOverrides);
+    const subject = withDependencies(this.subject(snapshot, request, loaded, personOverrides), snapshot);
     const results: EvaluatedFlag[] = [];
     let errors = loaded.overridesFailed;
-    const memo = new Map<number, FlagValue>();
     for (const flag of targets) {
       if ((loaded.personFailed && this.needsStoredPerson(flag, personOverrides)) || (loaded.groupsFailed && flag.groupIndexes.size > 0)) {
         errors = true;
         continue;
       }
-      results.push({ flag, evaluation: this.evaluateOne(flag, subject, snapshot, memo) });
+      results.push({ flag, evaluation: evaluateFlag(flag, subject) });
     }
     return { results, errors };
   }
@@ -104,7 +103,8 @@ export class FlagEvaluationService {
   }
 
   private wantedGroups(snapshot: FlagSnapshot, request: EvaluationRequest, targets: SnapshotFlag[]): Array<{ index: number; key: string }> {
-    const indexes = new Set(targets.flatMap((flag) => [...flag.groupIndexes]));
+    const indexes = new Set<number>();
+    for (const flag of targets) for (const index of flag.groupIndexes) indexes.add(index);
     const wanted: Array<{ index: number; key: string }> = [];
     for (const index of indexes) {
       const name = snapshot.groupTypes.get(index);
@@ -144,18 +144,26 @@ export class FlagEvaluationService {
       now,
     };
   }
+}
 
-  /** Dependencies are evaluated on demand, once per request; an inactive or missing dependency is `false`. */
-  private evaluateOne(flag: SnapshotFlag, subject: EvaluationSubject, snapshot: FlagSnapshot, memo: Map<number, FlagValue>): FlagEvaluation {
-    const flagValue = (id: number): FlagValue | undefined => {
+/**
+ * The subject with `flagValue`, made once per request rather than once per flag (a copy per flag cost
+ * more than most flags' matching). Dependencies are evaluated on demand, once per request; an inactive
+ * or missing dependency is `false`.
+ */
+function withDependencies(subject: EvaluationSubject, snapshot: FlagSnapshot): EvaluationSubject {
+  const memo = new Map<number, FlagValue>();
+  const withFlags: EvaluationSubject = {
+    ...subject,
+    flagValue: (id) => {
       const dependency = snapshot.byId.get(id);
       if (!dependency || !dependency.active) return false;
       if (!memo.has(id)) {
         memo.set(id, false); // a cycle (refused at write time) reads as false instead of recursing forever
-        memo.set(id, this.evaluateOne(dependency, subject, snapshot, memo).value);
+        memo.set(id, evaluateFlag(dependency, withFlags).value);
       }
       return memo.get(id);
-    };
-    return evaluateFlag(flag, { ...subject, flagValue });
-  }
+    },
+  };
+  return withFlags;
 }

@@ -1,0 +1,64 @@
+import type { EvaluationContextRepository, StoredPerson } from '../../../src/modules/decide/evaluation-context.repository';
+import { EvaluationRequest, FlagEvaluationService } from '../../../src/modules/decide/flag-evaluation.service';
+import { buildSnapshot } from '../../../src/modules/decide/flag-snapshot';
+
+const stored = (id: number, key: string, filters: Record<string, unknown>, active = true) => ({ id, key, name: '', active, ensureExperienceContinuity: false, version: 1, filters });
+const everyone = (properties: unknown[] = []) => ({ groups: [{ properties, rollout_percentage: 100 }] });
+const plan = (value: string) => ({ key: 'plan', value, operator: 'exact', type: 'person' });
+const dependsOn = (id: number) => ({ key: String(id), type: 'flag', value: true, operator: 'flag_evaluates_to' });
+
+const snapshot = buildSnapshot(
+  1,
+  '1',
+  [
+    stored(1, 'pro', everyone([plan('pro')])),
+    stored(2, 'pro-too', everyone([dependsOn(1)])),
+    stored(3, 'pro-three', everyone([dependsOn(2)])),
+    stored(4, 'off', everyone(), false),
+    stored(5, 'needs-off', everyone([dependsOn(4)])),
+  ],
+  [],
+  [],
+);
+
+/** A repository that knows one person and counts the lookups. */
+function fakeContext(persons: Record<string, Record<string, unknown>>) {
+  const lookups: string[] = [];
+  const context = {
+    person: async (_projectId: number, distinctId: string): Promise<StoredPerson | null> => {
+      lookups.push(distinctId);
+      return persons[distinctId] ? { id: 1, properties: persons[distinctId], staticCohortIds: [] } : null;
+    },
+    groups: async () => new Map(),
+    hashKeyOverrides: async () => new Map(),
+  };
+  return { lookups, context: context as unknown as EvaluationContextRepository };
+}
+
+const request = (distinctId: string, personProperties: Record<string, unknown> = {}): EvaluationRequest => ({ distinctId, groups: {}, personProperties, groupProperties: {} });
+
+describe(FlagEvaluationService.name, () => {
+  const values = async (sut: FlagEvaluationService, req: EvaluationRequest) =>
+    Object.fromEntries((await sut.evaluate(snapshot, req)).results.map((r) => [r.flag.key, r.evaluation.value]));
+
+  it('evaluates dependencies, chained, against the same person as the flags that name them', async () => {
+    const { context } = fakeContext({ alice: { plan: 'pro' }, bob: { plan: 'free' } });
+    const sut = new FlagEvaluationService(context);
+    expect(await values(sut, request('alice'))).toEqual({ pro: true, 'pro-too': true, 'pro-three': true, 'needs-off': false });
+    expect(await values(sut, request('bob'))).toEqual({ pro: false, 'pro-too': false, 'pro-three': false, 'needs-off': false });
+  });
+
+  it('lets request properties override the stored ones, dependencies included', async () => {
+    const { context } = fakeContext({ bob: { plan: 'free' } });
+    const sut = new FlagEvaluationService(context);
+    expect(await values(sut, request('bob', { plan: 'pro' }))).toMatchObject({ pro: true, 'pro-three': true });
+  });
+
+  it('looks the person up once per request, and not at all when the request carries every property read', async () => {
+    const { context, lookups } = fakeContext({ alice: { plan: 'pro' } });
+    const sut = new FlagEvaluationService(context);
+    await sut.evaluate(snapshot, request('alice'));
+    await sut.evaluate(snapshot, request('carol', { plan: 'free' }));
+    expect(lookups).toEqual(['alice']);
+  });
+});
