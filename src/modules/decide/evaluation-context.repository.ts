@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { KeyBatcher } from './key-batcher';
 
 /** The stored person of a distinct id, as evaluation reads it. */
 export interface StoredPerson {
@@ -12,35 +15,79 @@ export interface StoredPerson {
 
 const FOREIGN_KEY_VIOLATION = '23503';
 
+function batcherFor<V>(batchers: Map<number, KeyBatcher<V>>, projectId: number, loadMany: (keys: string[]) => Promise<Map<string, V>>): KeyBatcher<V> {
+  let batcher = batchers.get(projectId);
+  if (!batcher) batchers.set(projectId, (batcher = new KeyBatcher(loadMany)));
+  return batcher;
+}
+
+/** A group as one batch key: type index and group key (which may hold any character, so the index goes first). */
+const groupKey = (index: number, key: string) => `${index}:${key}`;
+
+function parseGroupKey(composite: string): { index: number; key: string } {
+  const colon = composite.indexOf(':');
+  return { index: Number(composite.slice(0, colon)), key: composite.slice(colon + 1) };
+}
+
 /**
  * The evaluation read model: the person (with static cohorts), groups and hash-key overrides of one
- * request, each in one indexed query. It reads what ingestion writes and owns the override table.
+ * request, each in one indexed query (persons and groups shared with the requests of the same turn of
+ * the event loop). It reads what ingestion writes and owns the override table.
  */
 @Injectable()
 export class EvaluationContextRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async person(projectId: number, distinctId: string): Promise<StoredPerson | null> {
-    const rows: Array<{ id: string; properties: Record<string, unknown>; cohorts: number[] }> = await this.dataSource.query(
-      `SELECT p.id, p.properties, ARRAY(SELECT cp.cohort_id FROM cohort_person cp WHERE cp.person_id = p.id) AS cohorts
-         FROM person_distinct_id d JOIN person p ON p.id = d.person_id
-        WHERE d.project_id = $1 AND d.distinct_id = $2`,
-      [projectId, distinctId],
-    );
-    if (rows.length === 0) return null;
-    return { id: Number(rows[0].id), properties: rows[0].properties ?? {}, staticCohortIds: rows[0].cohorts };
+  /** Per project, the person and group lookups of the requests evaluated in one turn of the event loop. */
+  private readonly personBatchers = new Map<number, KeyBatcher<StoredPerson>>();
+  private readonly groupBatchers = new Map<number, KeyBatcher<Record<string, unknown>>>();
+
+  person(projectId: number, distinctId: string): Promise<StoredPerson | null> {
+    return batcherFor(this.personBatchers, projectId, (ids) => this.persons(projectId, ids)).load(distinctId);
   }
 
   /** Stored properties of the requested groups, keyed by group type index. */
   async groups(projectId: number, wanted: Array<{ index: number; key: string }>): Promise<Map<number, Record<string, unknown>>> {
     if (wanted.length === 0) return new Map();
-    const rows: Array<{ group_type_index: number; properties: Record<string, unknown> }> = await this.dataSource.query(
-      `SELECT g.group_type_index, g.properties
-         FROM unnest($2::smallint[], $3::text[]) AS w(type_index, key)
-         JOIN "group" g ON g.project_id = $1 AND g.group_type_index = w.type_index AND g.group_key = w.key`,
-      [projectId, wanted.map((w) => w.index), wanted.map((w) => w.key)],
-    );
-    return new Map(rows.map((row) => [row.group_type_index, row.properties ?? {}]));
+    const batcher = batcherFor(this.groupBatchers, projectId, (keys) => this.storedGroups(projectId, keys));
+    const found = await Promise.all(wanted.map((w) => batcher.load(groupKey(w.index, w.key))));
+    const groups = new Map<number, Record<string, unknown>>();
+    wanted.forEach((w, i) => {
+      if (found[i]) groups.set(w.index, found[i]);
+    });
+    return groups;
+  }
+
+  /**
+   * These two run on nearly every `/decide/`, so they are named prepared statements on the pool TypeORM
+   * holds: PostgreSQL plans them once per connection, not once per request (planning this join costs
+   * several times the lookup itself; TypeORM cannot send a named statement).
+   */
+  private async persons(projectId: number, distinctIds: string[]): Promise<Map<string, StoredPerson>> {
+    const { rows } = await this.pool().query<{ distinct_id: string; id: string; properties: Record<string, unknown> | null; cohorts: number[] }>({
+      name: 'decide_persons',
+      text: `SELECT d.distinct_id, p.id, p.properties, ARRAY(SELECT cp.cohort_id FROM cohort_person cp WHERE cp.person_id = p.id) AS cohorts
+               FROM person_distinct_id d JOIN person p ON p.id = d.person_id
+              WHERE d.project_id = $1 AND d.distinct_id = ANY($2::text[])`,
+      values: [projectId, distinctIds],
+    });
+    return new Map(rows.map((row) => [row.distinct_id, { id: Number(row.id), properties: row.properties ?? {}, staticCohortIds: row.cohorts }]));
+  }
+
+  private async storedGroups(projectId: number, keys: string[]): Promise<Map<string, Record<string, unknown>>> {
+    const wanted = keys.map(parseGroupKey);
+    const { rows } = await this.pool().query<{ group_type_index: number; group_key: string; properties: Record<string, unknown> | null }>({
+      name: 'decide_groups',
+      text: `SELECT g.group_type_index, g.group_key, g.properties
+               FROM unnest($2::smallint[], $3::text[]) AS w(type_index, key)
+               JOIN "group" g ON g.project_id = $1 AND g.group_type_index = w.type_index AND g.group_key = w.key`,
+      values: [projectId, wanted.map((w) => w.index), wanted.map((w) => w.key)],
+    });
+    return new Map(rows.map((row) => [groupKey(row.group_type_index, row.group_key), row.properties ?? {}]));
+  }
+
+  private pool(): Pool {
+    return (this.dataSource.driver as PostgresDriver).master as Pool;
   }
 
   /**
