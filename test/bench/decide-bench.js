@@ -6,6 +6,7 @@
 // `node test/bench/decide-bench.js` (after `npx nest build`).
 const { randomUUID } = require('node:crypto');
 const { execFileSync } = require('node:child_process');
+const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
 const IORedis = require('ioredis');
 const { Client } = require('pg');
@@ -27,10 +28,8 @@ const PERSONAL_KEY = 'phx_BenchmarkDecidePersonalKey000000000000000';
 const ORGANIZATIONS = 1000;
 const INSTANCES = 200;
 const BODIES = 100_000;
-const ROUTES = [
-  ['/decide/?v=3', 'legacy values and payloads, with the config'],
-  ['/flags/?v=2', 'details: reasons and metadata'],
-];
+/** `/decide/?v=3`: values and payloads with the config block; `/flags/?v=2`: details (reasons, metadata). */
+const ROUTES = ['/decide/?v=3', '/flags/?v=2'];
 
 const PLANS = ['free', 'free', 'free', 'pro', 'enterprise'];
 const COUNTRIES = ['US', 'DE', 'FR', 'GB', 'BR', 'IN', 'JP', 'CA'];
@@ -200,6 +199,27 @@ function loadBodies(url, bodies, options) {
   return load({ url, requests: [{ method: 'POST', setupRequest }], ...options });
 }
 
+/**
+ * Steal: the share of the two vCPUs the host gave to other guests during a phase (from /proc/stat). On a
+ * shared host it swings from 0 to 25 % between minutes and moves every number here with it.
+ */
+function stealMeter() {
+  const times = () => {
+    try {
+      return readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    } catch {
+      return null;
+    }
+  };
+  const before = times();
+  return () => {
+    const after = times();
+    if (!before || !after) return '?';
+    const delta = after.map((value, i) => value - before[i]);
+    return Math.round((100 * (delta[7] ?? 0)) / delta.reduce((sum, value) => sum + value, 0));
+  };
+}
+
 function rssMb(pid) {
   try {
     return Math.round(Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)]).toString().trim()) / 1024);
@@ -212,13 +232,14 @@ function rssMb(pid) {
 async function measureRoute(baseUrl, route, bodies, pid, childPids) {
   const url = `${baseUrl}${route}`;
   await loadBodies(url, bodies, { duration: WARMUP_SECONDS, connections: CONNECTIONS });
-  const maxOthers = otherProcessesCpu(childPids);
-  const max = await loadBodies(url, bodies, { duration: SECONDS, connections: CONNECTIONS });
-  const maxRss = rssMb(pid);
-  const maxOthersPercent = maxOthers.percent();
-  const pacedOthers = otherProcessesCpu(childPids);
-  const paced = await loadBodies(url, bodies, { duration: SECONDS, connections: 16, overallRate: PACED_RATE });
-  return { max: { ...max, rss: maxRss, others: maxOthersPercent }, paced: { ...paced, rss: rssMb(pid), others: pacedOthers.percent() } };
+  const phase = async (options) => {
+    const [others, steal] = [otherProcessesCpu(childPids), stealMeter()];
+    const result = await loadBodies(url, bodies, { duration: SECONDS, ...options });
+    return { ...result, rss: rssMb(pid), others: others.percent(), steal: steal() };
+  };
+  const max = await phase({ connections: CONNECTIONS });
+  const paced = await phase({ connections: 16, overallRate: PACED_RATE });
+  return { max, paced };
 }
 
 async function createFlags(baseUrl, projectId) {
@@ -240,7 +261,7 @@ async function createFlags(baseUrl, projectId) {
 /** One reply per route, checked, as the bare reference's fixed reply and as a sanity check of the data set. */
 async function sampleReplies(baseUrl, flagCount) {
   const replies = {};
-  for (const [route] of ROUTES) {
+  for (const route of ROUTES) {
     const response = await fetch(`${baseUrl}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: PROJECT_KEY, distinct_id: 'user-1234', groups: { organization: 'org-7' } }) });
     const body = await response.json();
     const flags = body.featureFlags ?? body.flags ?? {};
@@ -258,7 +279,7 @@ async function referenceBare(replies, bodies) {
   try {
     await new Promise((resolve) => setTimeout(resolve, 800));
     const results = {};
-    for (const [route] of ROUTES) results[route] = await measureRoute(`http://127.0.0.1:${port}`, route, bodies, bare.child.pid, [bare.child.pid]);
+    for (const route of ROUTES) results[route] = await measureRoute(`http://127.0.0.1:${port}`, route, bodies, bare.child.pid, [bare.child.pid]);
     return results;
   } finally {
     await bare.stop();
@@ -266,10 +287,10 @@ async function referenceBare(replies, bodies) {
 }
 
 function report(row, route, ours, bare, bytes) {
-  const line = (phase, a, b) =>
-    `p50 ${a.p50} / p99 ${a.p99} ms, ${a.non2xx + a.errors} errors, RSS ${a.rss} MB, other processes ${a.others} % CPU; bare: ${b.requestsPerSec} req/s, p50 ${b.p50} / p99 ${b.p99} ms, RSS ${b.rss} MB`;
-  row(`${route} (max, ${CONNECTIONS} conn.)`, 'requests/s', ours.max.requestsPerSec, line('max', ours.max, bare.max));
-  row(`${route} at ${PACED_RATE.toLocaleString('en')} req/s`, 'p50 / p99 latency (ms)', `${ours.paced.p50} / ${ours.paced.p99}`, `${ours.paced.requestsPerSec} req/s done, ${line('paced', ours.paced, bare.paced)}; reply ${bytes} bytes`);
+  const line = (a, b) =>
+    `p50 ${a.p50} / p99 ${a.p99} ms, ${a.non2xx + a.errors} errors, RSS ${a.rss} MB, other processes ${a.others} % CPU, steal ${a.steal} %; bare: ${b.requestsPerSec} req/s, p50 ${b.p50} / p99 ${b.p99} ms, RSS ${b.rss} MB, steal ${b.steal} %`;
+  row(`${route} (max, ${CONNECTIONS} conn.)`, 'requests/s', ours.max.requestsPerSec, line(ours.max, bare.max));
+  row(`${route} at ${PACED_RATE.toLocaleString('en')} req/s`, 'p50 / p99 latency (ms)', `${ours.paced.p50} / ${ours.paced.p99}`, `${ours.paced.requestsPerSec} req/s done, ${line(ours.paced, bare.paced)}; reply ${bytes} bytes`);
 }
 
 async function runDecide(row, run = Date.now().toString(36)) {
@@ -295,11 +316,11 @@ async function runDecide(row, run = Date.now().toString(36)) {
     const replies = await sampleReplies(baseUrl, flagCount);
     const bodies = requestBodies();
     const ours = {};
-    for (const [route] of ROUTES) ours[route] = await measureRoute(baseUrl, route, bodies, api.child.pid, [api.child.pid]);
+    for (const route of ROUTES) ours[route] = await measureRoute(baseUrl, route, bodies, api.child.pid, [api.child.pid]);
     const peak = api.peakRssMb();
     await api.stop();
     const bare = await referenceBare(replies, bodies);
-    for (const [route] of ROUTES) report(row, route, ours[route], bare[route], Buffer.byteLength(JSON.stringify(replies[route.split('?')[0]])));
+    for (const route of ROUTES) report(row, route, ours[route], bare[route], Buffer.byteLength(JSON.stringify(replies[route.split('?')[0]])));
     row('decide memory', 'peak RSS api (MB)', peak, `${flagCount} flags, ${BODIES.toLocaleString('en')} request bodies`);
   } finally {
     await api.stop();
