@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { matchesProperty } from '../../../src/modules/decide/engine/property-match';
+import type { PropertyFilter } from '../../../src/modules/feature-flags/flag-filters';
 import { compareVersions, parseVersion } from '../../../src/modules/decide/engine/semver';
 
 const NOW = new Date('2026-06-15T12:00:00Z');
@@ -73,6 +74,20 @@ describe(matchesProperty.name, () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('compares a filter without a value as posthog-node does, without throwing', () => {
+    const operators = ['exact', 'is_not', 'icontains', 'not_icontains', 'regex', 'not_regex', 'starts_with', 'icontains_multi', 'gt'];
+    for (const op of operators) expect(typeof match(op, undefined, { p: 'x' })).toBe('boolean');
+    expect(match('exact', undefined, { p: 'undefined' })).toBe(true);
+    expect(match('exact', undefined, { p: 'x' })).toBe(false);
+    expect(match('is_not', undefined, { p: 'x' })).toBe(true);
+  });
+
+  it('matches nothing when a stored operator is not a string', () => {
+    for (const operator of [[], {}, 3, true]) {
+      expect(matchesProperty({ key: 'p', value: 'x', operator } as unknown as PropertyFilter, { p: 'x' }, NOW)).toBe(false);
+    }
   });
 
   it('answers a regex of any shape quickly (linear-time engine)', () => {

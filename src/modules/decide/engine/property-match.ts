@@ -7,7 +7,8 @@ import { compareVersions, parseVersion, versionRange } from './semver';
 export function asText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
-  return JSON.stringify(value);
+  // undefined (a filter without a value) and functions have no JSON text; posthog-node compares String(value).
+  return JSON.stringify(value) ?? String(value);
 }
 
 function asNumber(value: unknown): number | null {
@@ -130,6 +131,8 @@ const NEGATED: Record<string, string> = {
  */
 export function matchesProperty(filter: PropertyFilter, properties: Record<string, unknown>, now: Date): boolean {
   const operator = filter.operator ?? 'exact';
+  // Stored conditions are not re-validated on read: an operator of another type matches nothing.
+  if (typeof operator !== 'string') return false;
   const present = Object.prototype.hasOwnProperty.call(properties, filter.key);
   if (operator === 'is_set') return present;
   if (operator === 'is_not_set') return !present;
