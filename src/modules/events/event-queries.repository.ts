@@ -3,12 +3,18 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { CohortDefinition } from '../decide/engine/cohort-match';
 import { cleanJson, cleanString } from '../ingestion/sanitize';
+import type { EventOrder } from './event-list-order';
 import type { EventRow, PersonSummary } from './event.presenter';
 import type { EventListFilters } from './event-requests';
 import { needsPerson, propertyFiltersToSql } from './property-filter-sql';
 
 const EVENT_COLUMNS = `e.uuid::text AS uuid, e.event, e.distinct_id, e.properties, e.elements_chain,
   to_char(e.timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS timestamp`;
+
+const ORDER_SQL: Record<EventOrder, string> = {
+  desc: 'e.timestamp DESC, e.uuid ASC',
+  asc: 'e.timestamp ASC, e.uuid DESC',
+};
 
 /** Events a list reads, with what the filters resolved to beforehand. */
 export interface EventListQuery extends EventListFilters {
@@ -33,7 +39,12 @@ function conditions(projectId: number, query: EventListQuery, bind: Bind): strin
   // Keyset paging over (timestamp DESC, uuid ASC): the order of event_project_timestamp_idx.
   if (query.beforeId) where.push(`e.timestamp <= ${before}::timestamptz AND (e.timestamp < ${before}::timestamptz OR e.uuid > ${bind.add(query.beforeId)}::uuid)`);
   else where.push(`e.timestamp < ${before}::timestamptz`);
-  if (query.after) where.push(`e.timestamp > ${bind.add(query.after)}::timestamptz`);
+  if (query.after) {
+    const after = bind.add(query.after);
+    // Oldest first pages over (timestamp ASC, uuid DESC), the same index read backwards, so the tiebreak is reversed too.
+    if (query.afterId) where.push(`e.timestamp >= ${after}::timestamptz AND (e.timestamp > ${after}::timestamptz OR e.uuid < ${bind.add(query.afterId)}::uuid)`);
+    else where.push(`e.timestamp > ${after}::timestamptz`);
+  }
   if (query.event !== undefined) where.push(`e.event = ${bind.add(query.event)}`);
   if (query.distinctId !== undefined) where.push(`e.distinct_id = ${bind.add(query.distinctId)}`);
   if (query.personDistinctIds) where.push(`e.distinct_id = ANY(${bind.add(query.personDistinctIds)}::text[])`);
@@ -56,7 +67,11 @@ function conditions(projectId: number, query: EventListQuery, bind: Bind): strin
 export class EventQueriesRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Newest first; fetches `limit + 1` rows so the caller knows whether there is a next page. */
+  /**
+   * Newest first (timestamp DESC, uuid ASC) or oldest first (timestamp ASC, uuid DESC): both are
+   * event_project_timestamp_idx read forwards or backwards, merged across partitions without a sort.
+   * Fetches `limit + 1` rows so the caller knows whether there is a next page.
+   */
   async list(projectId: number, query: EventListQuery, limit: number, offset: number): Promise<EventRow[]> {
     const bind = new Bind();
     const where = conditions(projectId, query, bind);
@@ -67,7 +82,7 @@ export class EventQueriesRepository {
       : '';
     return this.dataSource.query(
       `SELECT ${EVENT_COLUMNS} FROM event e ${join} WHERE ${where.join(' AND ')}
-        ORDER BY e.timestamp DESC, e.uuid ASC LIMIT ${bind.add(limit + 1)} OFFSET ${bind.add(offset)}`,
+        ORDER BY ${ORDER_SQL[query.order]} LIMIT ${bind.add(limit + 1)} OFFSET ${bind.add(offset)}`,
       bind.params,
     );
   }

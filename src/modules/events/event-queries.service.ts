@@ -6,9 +6,15 @@ import { EventDefinitionsService } from '../event-definitions/event-definitions.
 import type { EventDto, EventPageDto, EventValueDto } from './dto/event.dto';
 import { EventQueriesRepository } from './event-queries.repository';
 import { eventJson, EventRow } from './event.presenter';
+import { nextPageUrl } from './event-list-order';
 import { EventListFilters } from './event-requests';
 import { withFilterErrors } from './filter-query-errors';
 import { cohortIdsOf } from './property-filters';
+
+/** How events are shown: `includePerson` false leaves `person` null and skips the person lookup. */
+export interface EventReadOptions {
+  includePerson: boolean;
+}
 
 /** PostHog's values endpoint: at most 10 values, from the latest events of the past week. */
 const VALUES_LIMIT = 10;
@@ -24,27 +30,21 @@ export class EventQueriesService {
   ) {}
 
   /**
-   * Newest first. `next` keeps every parameter and moves the keyset cursor (`before` = the last
-   * timestamp, `before_id` = the last uuid), so paging never scans what earlier pages returned.
+   * Newest first unless `orderBy` says otherwise. `next` keeps every parameter and moves the keyset
+   * cursor past the last event, so paging never scans what earlier pages returned.
    */
-  async page(projectId: number, filters: EventListFilters, page: PageRequest, url: URL): Promise<EventPageDto> {
+  async page(projectId: number, filters: EventListFilters, page: PageRequest, url: URL, options: EventReadOptions): Promise<EventPageDto> {
     const rows = await this.rows(projectId, filters, page);
     const more = rows.length > page.limit;
-    const results = await this.present(projectId, rows.slice(0, page.limit));
+    const results = await this.present(projectId, rows.slice(0, page.limit), options);
     if (filters.event !== undefined) this.countUsage(projectId, [filters.event]);
-    let next: string | null = null;
-    if (more) {
-      const last = results[results.length - 1];
-      const link = new URL(url.toString());
-      link.searchParams.delete('offset');
-      link.searchParams.set('before', last.timestamp);
-      link.searchParams.set('before_id', last.id);
-      next = link.toString();
-    }
-    return { next, results };
+    const last = results[results.length - 1];
+    return { next: more ? nextPageUrl(url, filters.order, last) : null, results };
   }
 
   private async rows(projectId: number, filters: EventListFilters, page: PageRequest): Promise<EventRow[]> {
+    // There are no actions here: every action_id names a missing action, which PostHog answers with no events.
+    if (filters.actionId !== undefined) return [];
     let personDistinctIds: string[] | undefined;
     if (filters.personRef !== undefined) {
       const ref = filters.personRef;
@@ -58,11 +58,11 @@ export class EventQueriesService {
     return withFilterErrors(() => this.events.list(projectId, { ...filters, personDistinctIds, cohorts, now: new Date() }, page.limit, page.offset));
   }
 
-  async describe(projectId: number, rawId: string): Promise<EventDto> {
+  async describe(projectId: number, rawId: string, options: EventReadOptions): Promise<EventDto> {
     if (!UUID_PATTERN.test(rawId)) throw ApiError.validation('Invalid UUID', null, 'invalid');
     const row = await this.events.findByUuid(projectId, rawId.toLowerCase());
     if (!row) throw ApiError.notFound(`No events exist for event UUID ${rawId}`);
-    return (await this.present(projectId, [row]))[0];
+    return (await this.present(projectId, [row], options))[0];
   }
 
   async values(projectId: number, key: string | undefined, events: string[], contains: string | undefined): Promise<EventValueDto[]> {
@@ -72,8 +72,9 @@ export class EventQueriesService {
     return names.map((name) => ({ name }));
   }
 
-  private async present(projectId: number, rows: EventRow[]): Promise<EventDto[]> {
-    const persons = await this.events.personSummaries(projectId, [...new Set(rows.map((row) => row.distinct_id))]);
+  private async present(projectId: number, rows: EventRow[], options: EventReadOptions): Promise<EventDto[]> {
+    const distinctIds = options.includePerson ? [...new Set(rows.map((row) => row.distinct_id))] : [];
+    const persons = await this.events.personSummaries(projectId, distinctIds);
     return rows.map((row) => eventJson(row, persons.get(row.distinct_id)));
   }
 

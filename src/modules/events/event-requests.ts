@@ -1,14 +1,20 @@
 import { ApiError } from '../../common/errors/api-error';
 import { UUID_PATTERN } from '../../common/validation/patterns';
 import { RELATIVE_DATE } from '../feature-flags/property-operators';
+import { EventOrder, parseOrderBy } from './event-list-order';
 import { parsePropertyFilters, PropertyFilterError, PropertyNode } from './property-filters';
 
 export interface EventListFilters {
   /** Exclusive bounds as UTC text PostgreSQL reads exactly (microseconds kept). */
   after?: string;
   before: string;
-  /** With `before`: the uuid of the last event already seen at that timestamp (keyset paging). */
+  /** With `before`, newest first: the uuid of the last event already seen at that timestamp (keyset paging). */
   beforeId?: string;
+  /** With `after`, oldest first: the same cursor for ascending pages. */
+  afterId?: string;
+  order: EventOrder;
+  /** `action_id` as given; no action exists here, so any id selects nothing. */
+  actionId?: number;
   distinctId?: string;
   event?: string;
   /** `person_id` as given: an integer id or a uuid (resolved to its distinct ids). */
@@ -50,12 +56,54 @@ function offsetMs(zone: string | undefined): number {
   return sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || 0)) * 60_000;
 }
 
-/** `after`, `before`, `before_id`, `distinct_id`, `event`, `person_id`, `properties` (reference/management-api.md §5.1). */
+/**
+ * A keyset cursor id: an event uuid that goes with its bound (`before_id` with `before`, `after_id`
+ * with `after`) and with the order that produces it, since each cursor only pages one direction.
+ */
+function parseCursorId(query: Record<string, unknown>, name: 'before_id' | 'after_id', order: EventOrder): string | undefined {
+  const id = lastValue(query[name]);
+  if (id === undefined) return undefined;
+  const [bound, direction, wanted] = name === 'before_id' ? ['before', 'desc', '["-timestamp"]'] : ['after', 'asc', '["timestamp"]'];
+  if (!UUID_PATTERN.test(id) || !lastValue(query[bound])) throw ApiError.validation(`${name} needs ${bound} and must be an event id.`, name);
+  if (order !== direction) throw ApiError.validation(`${name} pages events in the order ${wanted}; pass that orderBy too.`, name);
+  return id.toLowerCase();
+}
+
+/** `action_id`: an integer, or a 400 as DRF answers a bad integer. */
+export function parseActionId(raw: unknown): number | undefined {
+  if (raw === undefined) return undefined;
+  const text = lastValue(raw)?.trim();
+  if (text === undefined || !/^-?\d+$/.test(text)) throw ApiError.validation('A valid integer is required.', 'action_id');
+  return Number(text);
+}
+
+/** DRF BooleanField's spellings, case-insensitive. */
+const TRUE_TEXT = new Set(['true', 't', 'yes', 'y', 'on', '1']);
+const FALSE_TEXT = new Set(['false', 'f', 'no', 'n', 'off', '0']);
+
+/**
+ * `include_person`. Absent, or present without a value, means yes: the Event record carries `person`
+ * and PostHog's list always filled it in (docs/decisions.md). `false`/`0` leaves it null and skips
+ * the person lookup.
+ */
+export function parseIncludePerson(raw: unknown): boolean {
+  if (raw === undefined) return true;
+  const text = lastValue(raw)?.trim().toLowerCase();
+  if (text === '' || (text !== undefined && TRUE_TEXT.has(text))) return true;
+  if (text !== undefined && FALSE_TEXT.has(text)) return false;
+  throw ApiError.validation('Must be a valid boolean.', 'include_person');
+}
+
+/**
+ * `after`, `before`, `before_id`, `after_id`, `distinct_id`, `event`, `person_id`, `properties`,
+ * `action_id`, `orderBy` (reference/management-api.md §5.1).
+ */
 export function parseEventListFilters(query: Record<string, unknown>, now = new Date()): EventListFilters {
+  const order = parseOrderBy(lastValue(query.orderBy));
   const after = lastValue(query.after);
   const before = lastValue(query.before);
-  const beforeId = lastValue(query.before_id);
-  if (beforeId !== undefined && (!UUID_PATTERN.test(beforeId) || !before)) throw ApiError.validation('before_id needs before and must be an event id.', 'before_id');
+  const beforeId = parseCursorId(query, 'before_id', order);
+  const afterId = parseCursorId(query, 'after_id', order);
   let properties: PropertyNode | null = null;
   try {
     properties = parsePropertyFilters(query.properties, 'event');
@@ -66,7 +114,10 @@ export function parseEventListFilters(query: Record<string, unknown>, now = new 
   return {
     after: after ? parseBound(after, 'after', now) : undefined,
     before: before ? parseBound(before, 'before', now) : new Date(now.getTime() + FUTURE_SLACK_MS).toISOString(),
-    beforeId: beforeId?.toLowerCase(),
+    beforeId,
+    afterId,
+    order,
+    actionId: parseActionId(query.action_id),
     distinctId: lastValue(query.distinct_id),
     event: lastValue(query.event),
     personRef: lastValue(query.person_id),

@@ -8,8 +8,9 @@ import { RequestUrl } from '../../common/http/request-url';
 import type { ProjectEntity } from '../projects/project.entity';
 import { csvPage, toCsv, wantsCsv } from './csv-export';
 import { EventDto, EventPageDto, EventValueDto } from './dto/event.dto';
+import { ApiEventListQuery, ApiIncludePersonQuery } from './dto/event-query-params';
 import { EventQueriesService } from './event-queries.service';
-import { eventNamesOf, lastValue, parseEventListFilters } from './event-requests';
+import { eventNamesOf, lastValue, parseEventListFilters, parseIncludePerson } from './event-requests';
 
 const PROJECT = { projectParam: 'project_id' };
 
@@ -24,6 +25,7 @@ export class EventsController {
   @PersonalKeyAuth('query:read', PROJECT)
   @ApiOkResponse({ type: EventPageDto })
   @ApiProduces('application/json', 'text/csv')
+  @ApiEventListQuery()
   list(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @RequestUrl() url: URL, @Res({ passthrough: true }) reply: FastifyReply) {
     return this.respond(project, query, url, reply, false);
   }
@@ -32,14 +34,16 @@ export class EventsController {
   @Get('events.csv')
   @PersonalKeyAuth('query:read', PROJECT)
   @ApiProduces('text/csv')
+  @ApiEventListQuery()
   listCsv(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @RequestUrl() url: URL, @Res({ passthrough: true }) reply: FastifyReply) {
     return this.respond(project, query, url, reply, true);
   }
 
   private async respond(project: ProjectEntity, query: Record<string, unknown>, url: URL, reply: FastifyReply, suffix: boolean) {
     const filters = parseEventListFilters(query);
-    if (!wantsCsv(query, suffix)) return this.events.page(project.id, filters, parsePageRequest(query), url);
-    const page = await this.events.page(project.id, filters, csvPage(query), url);
+    const options = { includePerson: parseIncludePerson(query.include_person) };
+    if (!wantsCsv(query, suffix)) return this.events.page(project.id, filters, parsePageRequest(query), url, options);
+    const page = await this.events.page(project.id, filters, csvPage(query), url, options);
     reply.header('content-type', 'text/csv; charset=utf-8');
     return toCsv(page.results);
   }
@@ -55,7 +59,8 @@ export class EventsController {
   @Get('events/:id')
   @PersonalKeyAuth('query:read', PROJECT)
   @ApiOkResponse({ type: EventDto })
-  retrieve(@CurrentProject() project: ProjectEntity, @Param('id') id: string) {
-    return this.events.describe(project.id, id);
+  @ApiIncludePersonQuery()
+  retrieve(@CurrentProject() project: ProjectEntity, @Param('id') id: string, @Query('include_person') includePerson: unknown) {
+    return this.events.describe(project.id, id, { includePerson: parseIncludePerson(includePerson) });
   }
 }
