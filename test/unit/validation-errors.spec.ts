@@ -22,6 +22,7 @@ import {
 } from 'class-validator';
 import { ApiError } from '../../src/common/errors/api-error';
 import { validationErrorsToApiError } from '../../src/common/validation/validation-errors';
+import { createValidationPipe } from '../../src/common/validation/validation.pipe';
 
 class NameDto {
   @IsString()
@@ -270,6 +271,22 @@ describe(validationErrorsToApiError.name, () => {
       }
       const error = await apiErrorFor(Outer, { first: { key: 1 }, second: 2 });
       expect(error.toBody()).toEqual(validationBody('invalid_input', 'Not a valid string.', 'first__key'));
+    });
+  });
+
+  describe('bodies that are not objects', () => {
+    it.each([
+      ['a list', ['x']],
+      ['a string', 'x'],
+      ['a number', 5],
+    ])("answers DRF's non-field error when the body is %s and no field is required", async (_label, body) => {
+      const pipe = createValidationPipe();
+      const error = await pipe.transform(body, { type: 'body', metatype: OptionalNameDto }).then(
+        () => null,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).toBody()).toEqual(validationBody('invalid_input', 'Invalid data. Expected a dictionary.', null));
     });
   });
 

@@ -68,9 +68,16 @@ function pickConstraint(error: ValidationError): string {
 }
 
 /** Used as the global ValidationPipe's exceptionFactory. */
+/**
+ * Nest's ValidationPipe reports a body that is not an object (a list, a string, a number) as one
+ * stand-in error under the name `body`, without the value: DRF's non-field error says it best.
+ */
+const BODY_NOT_AN_OBJECT = 'Validation failed (object is expected)';
+
 export function validationErrorsToApiError(errors: ValidationError[]): ApiError {
   const leaf = firstLeaf(errors);
   if (!leaf) return ApiError.validation('Invalid input.');
+  if (leaf.path.length === 1 && leaf.error.constraints?.isObject === BODY_NOT_AN_OBJECT) return ApiError.validation('Invalid data. Expected a dictionary.');
   const attr = leaf.path.join('__');
   // IsOptional skips absent values, so any failure on one means the field is required.
   if (leaf.error.value === undefined) return ApiError.validation('This field is required.', attr, 'required');

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
 import { CurrentProject, CurrentUser, UserPrincipal } from '../../common/auth/principal';
 import { RequestUrl } from '../../common/http/request-url';
@@ -8,13 +8,15 @@ import { ActivityLogsService } from '../activity-logs/activity-logs.service';
 import { ActivityLogPageDto } from '../activity-logs/dto/activity-log.dto';
 import type { ProjectEntity } from '../projects/project.entity';
 import { PersonCohortListDto, PersonDto, PersonPropertyCountDto } from './dto/person.dto';
+import { BulkDeletePersonsDto, BulkDeletePersonsResultDto } from './dto/person-bulk-delete.dto';
+import { parseBulkDeleteRequest } from './person-bulk-delete';
 import { PersonQueriesService } from './person-queries.service';
 import { parsePersonRef, propertyValueOf, queryText, requiredField } from './person-requests';
 import { PERSON_SCOPE, PersonWritesService } from './person-writes.service';
 
 const PROJECT = { projectParam: 'project_id' };
 
-/** Person side routes: activity, property values and names, cohorts, and the property/split actions. */
+/** Person side routes: activity, property values and names, cohorts, bulk delete, and the property/split actions. */
 @ApiTags('persons')
 @ApiBearerAuth()
 @Controller('api/projects/:project_id/persons')
@@ -51,6 +53,15 @@ export class PersonActionsController {
   @ApiOkResponse({ type: PersonCohortListDto })
   cohorts(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>) {
     return this.queries.cohorts(project.id, parsePersonRef(String(requiredField(undefined, query, 'person_id'))));
+  }
+
+  /** Deletes the persons named by `ids` (uuids) or `distinct_ids`, with their events if asked; 202 with counts. */
+  @Post('bulk_delete')
+  @HttpCode(202)
+  @PersonalKeyAuth('person:write', PROJECT)
+  @ApiResponse({ status: 202, type: BulkDeletePersonsResultDto })
+  bulkDelete(@CurrentUser() principal: UserPrincipal, @CurrentProject() project: ProjectEntity, @Body() body: BulkDeletePersonsDto) {
+    return this.writes.bulkDelete({ principal, project }, parseBulkDeleteRequest(body));
   }
 
   @Get(':id/activity')

@@ -5,6 +5,7 @@ import type { CohortDefinition } from '../decide/engine/cohort-match';
 import { cleanJson, cleanString } from '../ingestion/sanitize';
 import { propertyFiltersToSql } from '../events/property-filter-sql';
 import type { PropertyNode } from '../events/property-filters';
+import type { PersonSelector } from './person-bulk-delete';
 import type { PersonView } from './person.presenter';
 
 export interface PersonListQuery {
@@ -186,8 +187,31 @@ export class PersonManagementRepository {
     await em.query('UPDATE person_distinct_id SET person_id = $3 WHERE project_id = $1 AND distinct_id = $2', [projectId, distinctId, row.id]);
   }
 
-  async delete(em: EntityManager, projectId: number, id: number): Promise<void> {
-    await em.query('DELETE FROM person WHERE project_id = $1 AND id = $2', [projectId, id]);
+  /**
+   * The persons a bulk delete names (by uuid, or by any distinct id they own), locked in id order as
+   * ingestion locks persons, so the two wait for each other instead of deadlocking.
+   */
+  async lockForDeletion(em: EntityManager, projectId: number, selector: PersonSelector): Promise<PersonView[]> {
+    const [match, values] =
+      'uuids' in selector
+        ? ['p.uuid = ANY($2::uuid[])', selector.uuids]
+        : ['p.id IN (SELECT person_id FROM person_distinct_id WHERE project_id = $1 AND distinct_id = ANY($2::text[]))', selector.distinctIds];
+    const locked: Array<{ id: string }> = await em.query(
+      `SELECT p.id FROM person p WHERE p.project_id = $1 AND ${match} ORDER BY p.id FOR UPDATE OF p`,
+      [projectId, values],
+    );
+    if (locked.length === 0) return [];
+    const rows: PersonRow[] = await em.query(`SELECT ${PERSON_COLUMNS} FROM person p WHERE p.project_id = $1 AND p.id = ANY($2::bigint[]) ORDER BY p.id`, [
+      projectId,
+      locked.map((row) => row.id),
+    ]);
+    return rows.map(toView);
+  }
+
+  /** Their distinct ids, hash-key overrides and static cohort memberships go with them (ON DELETE CASCADE). */
+  async delete(em: EntityManager, projectId: number, ids: number[]): Promise<void> {
+    if (ids.length === 0) return;
+    await em.query('DELETE FROM person WHERE project_id = $1 AND id = ANY($2::bigint[])', [projectId, ids]);
   }
 
   /** Events of these distinct ids (the distinct_id index finds them in every partition). */

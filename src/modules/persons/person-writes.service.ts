@@ -9,6 +9,7 @@ import type { ProjectEntity } from '../projects/project.entity';
 import { ActivityChange, changesBetween } from '../activity-logs/activity-changes';
 import { ActivityLogsService } from '../activity-logs/activity-logs.service';
 import type { PersonDto } from './dto/person.dto';
+import { BulkDeleteRequest, bulkDeleteSummary, BulkDeleteSummary } from './person-bulk-delete';
 import { PersonManagementRepository } from './person-management.repository';
 import { personJson, personName, PersonView } from './person.presenter';
 import { PersonQueriesService } from './person-queries.service';
@@ -92,10 +93,28 @@ export class PersonWritesService {
     const id = await this.resolve(ctx.project.id, ref);
     await this.dataSource.transaction(async (em) => {
       const person = await this.lockOrFail(em, ctx.project.id, id);
-      if (deleteEvents) await this.persons.deleteEvents(em, ctx.project.id, person.distinctIds);
-      await this.persons.delete(em, ctx.project.id, id);
-      await this.log(em, ctx, person, 'deleted', null, person.distinctIds);
+      await this.deleteLocked(em, ctx, [person], { deleteEvents, keepPerson: false });
     });
+  }
+
+  /**
+   * `persons/bulk_delete/`: what DELETE does, for every person found, in one transaction (all or
+   * nothing). Ids that name no person of this project (unknown, or another project's) are not found.
+   */
+  async bulkDelete(ctx: WriteContext, request: BulkDeleteRequest): Promise<BulkDeleteSummary> {
+    return this.dataSource.transaction(async (em) => {
+      const persons = await this.persons.lockForDeletion(em, ctx.project.id, request.selector);
+      await this.deleteLocked(em, ctx, persons, request);
+      return bulkDeleteSummary(request, persons.length, request.keepPerson ? 0 : persons.length);
+    });
+  }
+
+  /** Persons already locked by this transaction: their events if asked, then the persons and one log entry each. */
+  private async deleteLocked(em: EntityManager, ctx: WriteContext, persons: PersonView[], options: { deleteEvents: boolean; keepPerson: boolean }) {
+    if (options.deleteEvents) await this.persons.deleteEvents(em, ctx.project.id, persons.flatMap((person) => person.distinctIds));
+    if (options.keepPerson) return;
+    await this.persons.delete(em, ctx.project.id, persons.map((person) => person.id));
+    for (const person of persons) await this.log(em, ctx, person, 'deleted', null, person.distinctIds);
   }
 
   /** Every distinct id but the main one (default: the first added) moves to a new person of its own. */
