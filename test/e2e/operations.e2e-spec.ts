@@ -121,6 +121,7 @@ describe('Operational endpoints', () => {
         [`${project}/persons/{id}/delete_property`]: ['post'],
         [`${project}/persons/{id}/update_property`]: ['post'],
         [`${project}/persons/{id}/split`]: ['post'],
+        [`${project}/persons/bulk_delete`]: ['post'],
         [`${project}/events`]: ['get'],
         [`${project}/events.csv`]: ['get'],
         [`${project}/events/values`]: ['get'],
@@ -131,6 +132,14 @@ describe('Operational endpoints', () => {
       for (const [path, methods] of Object.entries(expected)) expect({ path, methods: Object.keys(body.paths[path] ?? {}).sort() }).toEqual({ path, methods: [...methods].sort() });
       expect(body.paths[`${project}/persons/{id}`].patch.requestBody.content['application/json'].schema.$ref).toMatch(/PersonPropertiesDto$/);
       expect(body.paths[`${project}/event_definitions/{id}`].patch.requestBody.content['application/json'].schema.$ref).toMatch(/UpdateEventDefinitionDto$/);
+      const bulkDelete = body.paths[`${project}/persons/bulk_delete`].post;
+      expect(bulkDelete.requestBody.content['application/json'].schema.$ref).toMatch(/BulkDeletePersonsDto$/);
+      expect(bulkDelete.responses['202'].content['application/json'].schema.$ref).toMatch(/BulkDeletePersonsResultDto$/);
+      const parameters = (path: string) => body.paths[path].get.parameters.filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name);
+      for (const path of [`${project}/events`, `${project}/events.csv`]) {
+        expect(parameters(path)).toEqual(expect.arrayContaining(['orderBy', 'after_id', 'before_id', 'include_person', 'action_id', 'properties']));
+      }
+      expect(parameters(`${project}/events/{id}`)).toEqual(['include_person']);
     });
 
     it('serves the interactive docs at /api/docs/', async () => {

@@ -150,6 +150,11 @@ describe('Service processes', () => {
       expect(Object.keys(schema.RoleDto.properties)).toEqual(
         expect.arrayContaining(['id', 'name', 'feature_flags_access_level', 'created_at', 'created_by', 'members', 'associated_flags']),
       );
+      expect(Object.keys(schema.BulkDeletePersonsDto.properties).sort()).toEqual(['delete_events', 'delete_recordings', 'distinct_ids', 'ids', 'keep_person']);
+      expect(schema.BulkDeletePersonsDto.required ?? []).toEqual([]);
+      expect(Object.keys(schema.BulkDeletePersonsResultDto.properties).sort()).toEqual(
+        ['deletion_errors', 'events_queued_for_deletion', 'persons_deleted', 'persons_found', 'recordings_queued_for_deletion'],
+      );
 
       await expectFlagChangesToReachOtherProcess(`http://127.0.0.1:${portA}`, `http://127.0.0.1:${portB}`, shared);
 
