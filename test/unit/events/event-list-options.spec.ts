@@ -1,19 +1,9 @@
-import { ApiError } from '../../../src/common/errors/api-error';
+import { apiErrorOf } from '../../support/api-errors';
 import { nextPageUrl, parseOrderBy } from '../../../src/modules/events/event-list-order';
 import { parseActionId, parseEventListFilters, parseIncludePerson } from '../../../src/modules/events/event-requests';
 
 const EVENT_ID = '018f0000-0000-7000-8000-000000000001';
 
-/** The 400 body a call throws, or fails the test when it does not throw one. */
-function errorOf(call: () => unknown) {
-  try {
-    call();
-  } catch (error) {
-    if (error instanceof ApiError) return { status: error.status, ...error.toBody() };
-    throw error;
-  }
-  throw new Error('expected an ApiError');
-}
 
 const invalid = (detail: string, attr: string) => ({ status: 400, type: 'validation_error', code: 'invalid_input', detail, attr });
 
@@ -30,14 +20,14 @@ describe('parseOrderBy', () => {
 
   it('refuses invalid JSON and anything but a list with a 400 naming orderBy', () => {
     const notAList = invalid('orderBy must be a JSON list such as ["-timestamp"] or ["timestamp"].', 'orderBy');
-    for (const text of ['[timestamp', 'timestamp', '"timestamp"', '{"timestamp":1}', '1', 'null']) expect(errorOf(() => parseOrderBy(text))).toEqual(notAList);
+    for (const text of ['[timestamp', 'timestamp', '"timestamp"', '{"timestamp":1}', '1', 'null']) expect(apiErrorOf(() => parseOrderBy(text))).toEqual(notAList);
   });
 
   it('refuses unknown fields, other types and inherited object keys', () => {
-    expect(errorOf(() => parseOrderBy('["-event"]'))).toEqual(invalid('Events cannot be ordered by "-event": only "timestamp" and "-timestamp" are supported.', 'orderBy'));
-    expect(errorOf(() => parseOrderBy('["timestamp", 1]'))).toEqual(invalid('Events cannot be ordered by 1: only "timestamp" and "-timestamp" are supported.', 'orderBy'));
-    expect(errorOf(() => parseOrderBy('["constructor"]')).detail).toContain('"constructor"');
-    expect(errorOf(() => parseOrderBy('[null]')).detail).toContain('by null');
+    expect(apiErrorOf(() => parseOrderBy('["-event"]'))).toEqual(invalid('Events cannot be ordered by "-event": only "timestamp" and "-timestamp" are supported.', 'orderBy'));
+    expect(apiErrorOf(() => parseOrderBy('["timestamp", 1]'))).toEqual(invalid('Events cannot be ordered by 1: only "timestamp" and "-timestamp" are supported.', 'orderBy'));
+    expect(apiErrorOf(() => parseOrderBy('["constructor"]')).detail).toContain('"constructor"');
+    expect(apiErrorOf(() => parseOrderBy('[null]')).detail).toContain('by null');
   });
 });
 
@@ -68,18 +58,18 @@ describe('parseEventListFilters: order and cursors', () => {
   });
 
   it('ties each cursor to its bound and to the order it pages', () => {
-    expect(errorOf(() => parseEventListFilters({ orderBy: '["timestamp"]', after_id: EVENT_ID }, now))).toEqual(invalid('after_id needs after and must be an event id.', 'after_id'));
-    expect(errorOf(() => parseEventListFilters({ orderBy: '["timestamp"]', after: '2026-01-01', after_id: 'x' }, now)).attr).toBe('after_id');
-    expect(errorOf(() => parseEventListFilters({ after: '2026-01-01', after_id: EVENT_ID }, now))).toEqual(
+    expect(apiErrorOf(() => parseEventListFilters({ orderBy: '["timestamp"]', after_id: EVENT_ID }, now))).toEqual(invalid('after_id needs after and must be an event id.', 'after_id'));
+    expect(apiErrorOf(() => parseEventListFilters({ orderBy: '["timestamp"]', after: '2026-01-01', after_id: 'x' }, now)).attr).toBe('after_id');
+    expect(apiErrorOf(() => parseEventListFilters({ after: '2026-01-01', after_id: EVENT_ID }, now))).toEqual(
       invalid('after_id pages events in the order ["timestamp"]; pass that orderBy too.', 'after_id'),
     );
-    expect(errorOf(() => parseEventListFilters({ orderBy: '["timestamp"]', before: '2026-01-01', before_id: EVENT_ID }, now))).toEqual(
+    expect(apiErrorOf(() => parseEventListFilters({ orderBy: '["timestamp"]', before: '2026-01-01', before_id: EVENT_ID }, now))).toEqual(
       invalid('before_id pages events in the order ["-timestamp"]; pass that orderBy too.', 'before_id'),
     );
   });
 
   it('checks orderBy before the cursors that depend on it', () => {
-    expect(errorOf(() => parseEventListFilters({ orderBy: 'nope', after_id: 'x' }, now)).attr).toBe('orderBy');
+    expect(apiErrorOf(() => parseEventListFilters({ orderBy: 'nope', after_id: 'x' }, now)).attr).toBe('orderBy');
   });
 });
 
@@ -96,7 +86,7 @@ describe('parseIncludePerson', () => {
   });
 
   it('refuses anything else with a 400 naming include_person', () => {
-    for (const text of ['maybe', '2', 'truee', '{}']) expect(errorOf(() => parseIncludePerson(text))).toEqual(invalid('Must be a valid boolean.', 'include_person'));
+    for (const text of ['maybe', '2', 'truee', '{}']) expect(apiErrorOf(() => parseIncludePerson(text))).toEqual(invalid('Must be a valid boolean.', 'include_person'));
   });
 });
 
@@ -109,6 +99,6 @@ describe('parseActionId', () => {
   });
 
   it('refuses non-integers with a 400 naming action_id', () => {
-    for (const text of ['', 'abc', '1.5', '1e3', '0x10', '- 1']) expect(errorOf(() => parseActionId(text))).toEqual(invalid('A valid integer is required.', 'action_id'));
+    for (const text of ['', 'abc', '1.5', '1e3', '0x10', '- 1']) expect(apiErrorOf(() => parseActionId(text))).toEqual(invalid('A valid integer is required.', 'action_id'));
   });
 });

@@ -1,18 +1,9 @@
-import { ApiError } from '../../../src/common/errors/api-error';
+import { apiErrorOf } from '../../support/api-errors';
 import { bulkDeleteSummary, parseBulkDeleteRequest } from '../../../src/modules/persons/person-bulk-delete';
 
 const A = '018f0000-0000-7000-8000-00000000000a';
 const B = '018f0000-0000-7000-8000-00000000000b';
 
-function errorOf(call: () => unknown) {
-  try {
-    call();
-  } catch (error) {
-    if (error instanceof ApiError) return { status: error.status, ...error.toBody() };
-    throw error;
-  }
-  throw new Error('expected an ApiError');
-}
 
 const invalid = (detail: string, attr: string | null = null) => ({ status: 400, type: 'validation_error', code: 'invalid_input', detail, attr });
 const many = (n: number, make: (i: number) => string) => Array.from({ length: n }, (_, i) => make(i));
@@ -43,30 +34,30 @@ describe('parseBulkDeleteRequest', () => {
   });
 
   it("refuses both lists and neither list with PostHog's messages", () => {
-    expect(errorOf(() => parseBulkDeleteRequest({ ids: [A], distinct_ids: ['x'] }))).toEqual(invalid('You must provide either distinct_ids or ids, not both'));
+    expect(apiErrorOf(() => parseBulkDeleteRequest({ ids: [A], distinct_ids: ['x'] }))).toEqual(invalid('You must provide either distinct_ids or ids, not both'));
     for (const body of [{}, { ids: [] }, { distinct_ids: [] }, { ids: null, delete_events: true }]) {
-      expect(errorOf(() => parseBulkDeleteRequest(body))).toEqual(invalid('You need to specify either distinct_ids or ids'));
+      expect(apiErrorOf(() => parseBulkDeleteRequest(body))).toEqual(invalid('You need to specify either distinct_ids or ids'));
     }
   });
 
   it('allows 1000 of each and refuses 1001', () => {
     expect(parseBulkDeleteRequest({ ids: many(1000, uuid) }).selector).toEqual({ uuids: many(1000, uuid) });
     expect(parseBulkDeleteRequest({ distinct_ids: many(1000, String) }).selector).toEqual({ distinctIds: many(1000, String) });
-    expect(errorOf(() => parseBulkDeleteRequest({ ids: many(1001, uuid) }))).toEqual(invalid('You can only pass 1000 ids in one call'));
-    expect(errorOf(() => parseBulkDeleteRequest({ distinct_ids: many(1001, String) }))).toEqual(invalid('You can only pass 1000 distinct_ids in one call'));
+    expect(apiErrorOf(() => parseBulkDeleteRequest({ ids: many(1001, uuid) }))).toEqual(invalid('You can only pass 1000 ids in one call'));
+    expect(apiErrorOf(() => parseBulkDeleteRequest({ distinct_ids: many(1001, String) }))).toEqual(invalid('You can only pass 1000 distinct_ids in one call'));
   });
 
   it('names the first id that is not a uuid and the first distinct id that is not a string', () => {
-    expect(errorOf(() => parseBulkDeleteRequest({ ids: [A, 'nope', 5] }))).toEqual(invalid('Must be a valid UUID.', 'ids__1'));
-    expect(errorOf(() => parseBulkDeleteRequest({ ids: [null] }))).toEqual(invalid('Must be a valid UUID.', 'ids__0'));
-    expect(errorOf(() => parseBulkDeleteRequest({ distinct_ids: ['a', 'b', 3] }))).toEqual(invalid('Not a valid string.', 'distinct_ids__2'));
-    expect(errorOf(() => parseBulkDeleteRequest({ distinct_ids: [{ id: 'a' }] }))).toEqual(invalid('Not a valid string.', 'distinct_ids__0'));
+    expect(apiErrorOf(() => parseBulkDeleteRequest({ ids: [A, 'nope', 5] }))).toEqual(invalid('Must be a valid UUID.', 'ids__1'));
+    expect(apiErrorOf(() => parseBulkDeleteRequest({ ids: [null] }))).toEqual(invalid('Must be a valid UUID.', 'ids__0'));
+    expect(apiErrorOf(() => parseBulkDeleteRequest({ distinct_ids: ['a', 'b', 3] }))).toEqual(invalid('Not a valid string.', 'distinct_ids__2'));
+    expect(apiErrorOf(() => parseBulkDeleteRequest({ distinct_ids: [{ id: 'a' }] }))).toEqual(invalid('Not a valid string.', 'distinct_ids__0'));
   });
 
   it("refuses a body that is not an object with DRF's message", () => {
-    expect(errorOf(() => parseBulkDeleteRequest([A]))).toEqual(invalid('Invalid data. Expected a dictionary, but got list.'));
-    expect(errorOf(() => parseBulkDeleteRequest('x'))).toEqual(invalid('Invalid data. Expected a dictionary, but got str.'));
-    expect(errorOf(() => parseBulkDeleteRequest(3))).toEqual(invalid('Invalid data. Expected a dictionary, but got int.'));
+    expect(apiErrorOf(() => parseBulkDeleteRequest([A]))).toEqual(invalid('Invalid data. Expected a dictionary, but got list.'));
+    expect(apiErrorOf(() => parseBulkDeleteRequest('x'))).toEqual(invalid('Invalid data. Expected a dictionary, but got str.'));
+    expect(apiErrorOf(() => parseBulkDeleteRequest(3))).toEqual(invalid('Invalid data. Expected a dictionary, but got int.'));
   });
 });
 
