@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { inCohort } from './engine/cohort-match';
-import { evaluateFlag, EvaluationSubject, FlagEvaluation, FlagValue } from './engine/evaluate';
+import { evaluateCompiled, EvaluationSubject, FlagEvaluation, FlagValue } from './engine/evaluate';
 import { EvaluationContextRepository, StoredPerson } from './evaluation-context.repository';
 import type { FlagSnapshot, SnapshotFlag } from './flag-snapshot';
 
@@ -57,7 +57,7 @@ export class FlagEvaluationService {
         errors = true;
         continue;
       }
-      results.push({ flag, evaluation: evaluateFlag(flag, subject) });
+      results.push({ flag, evaluation: evaluateCompiled(flag.compiled, subject) });
     }
     return { results, errors };
   }
@@ -160,7 +160,7 @@ function withDependencies(subject: EvaluationSubject, snapshot: FlagSnapshot): E
       if (!dependency || !dependency.active) return false;
       if (!memo.has(id)) {
         memo.set(id, false); // a cycle (refused at write time) reads as false instead of recursing forever
-        memo.set(id, evaluateFlag(dependency, withFlags).value);
+        memo.set(id, evaluateCompiled(dependency.compiled, withFlags).value);
       }
       return memo.get(id);
     },

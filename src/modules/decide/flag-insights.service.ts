@@ -3,7 +3,8 @@ import type { UserPrincipal } from '../../common/auth/principal';
 import { ApiError } from '../../common/errors/api-error';
 import type { ProjectEntity } from '../projects/project.entity';
 import { inCohort } from './engine/cohort-match';
-import { evaluateFlag, EvaluableFlag, EvaluationSubject, FlagValue, MatchReason } from './engine/evaluate';
+import { compileFlag, CompiledFlag } from './engine/compiled-flag';
+import { evaluateCompiled, EvaluationSubject, FlagValue, MatchReason } from './engine/evaluate';
 import { BlastRadiusRepository } from './blast-radius.repository';
 import type { BlastRadiusRequest } from './flag-insights-requests';
 import { FlagEvaluationService } from './flag-evaluation.service';
@@ -57,17 +58,17 @@ export class FlagInsightsService {
   /** How many persons (or groups of one type) the condition's properties match; the rollout is the caller's. */
   async blastRadius(project: ProjectEntity, request: BlastRadiusRequest): Promise<{ users_affected: number; total_users: number }> {
     const snapshot = await this.snapshots.get(project.id);
-    const flag: EvaluableFlag = {
+    const flag = compileFlag({
       id: 0,
       key: '$blast_radius',
       ensureExperienceContinuity: false,
       filters: { groups: [{ properties: request.properties, rollout_percentage: 100 }], aggregation_group_type_index: request.groupTypeIndex },
-    };
+    });
     const counts = request.groupTypeIndex === null ? await this.countPersons(snapshot, flag) : await this.countGroups(snapshot, flag, request.groupTypeIndex);
     return { users_affected: counts.matched, total_users: counts.total };
   }
 
-  private async countPersons(snapshot: FlagSnapshot, flag: EvaluableFlag) {
+  private async countPersons(snapshot: FlagSnapshot, flag: CompiledFlag) {
     const counts = { matched: 0, total: 0 };
     const now = new Date();
     let after = '0';
@@ -79,13 +80,13 @@ export class FlagInsightsService {
         const subject = this.subject(snapshot, now, { personProperties: person.properties ?? {} });
         subject.inCohort = (id, properties) => inCohort(id, properties, { cohorts: snapshot.cohorts, staticMemberships, now });
         counts.total += 1;
-        if (evaluateFlag(flag, subject).reason === 'condition_match') counts.matched += 1;
+        if (evaluateCompiled(flag, subject).reason === 'condition_match') counts.matched += 1;
       }
       after = page[page.length - 1].id;
     }
   }
 
-  private async countGroups(snapshot: FlagSnapshot, flag: EvaluableFlag, typeIndex: number) {
+  private async countGroups(snapshot: FlagSnapshot, flag: CompiledFlag, typeIndex: number) {
     const counts = { matched: 0, total: 0 };
     // Rows are read by index, so the type's name does not matter (and a type seen a moment ago may not be cached yet).
     const typeName = '$group';
@@ -98,7 +99,7 @@ export class FlagInsightsService {
       for (const group of page) {
         const subject = this.subject(snapshot, now, { groups: { [typeName]: group.key }, groupProperties: { [typeName]: group.properties ?? {} }, groupTypes });
         counts.total += 1;
-        if (evaluateFlag(flag, subject).reason === 'condition_match') counts.matched += 1;
+        if (evaluateCompiled(flag, subject).reason === 'condition_match') counts.matched += 1;
       }
       after = page[page.length - 1].key;
     }

@@ -1,6 +1,7 @@
 import type { FlagFilters, LiveFlag, PropertyFilter } from '../feature-flags/flag-filters';
 import { servedFilters } from '../feature-flags/flag-filters';
 import type { CohortDefinition } from './engine/cohort-match';
+import { compileFlag, CompiledFlag } from './engine/compiled-flag';
 
 /** A flag as evaluation and local evaluation read it, with what it needs precomputed. */
 export interface SnapshotFlag extends Omit<LiveFlag, 'filters'> {
@@ -14,6 +15,8 @@ export interface SnapshotFlag extends Omit<LiveFlag, 'filters'> {
   usesContinuity: boolean;
   /** Group type indexes it (or a dependency) aggregates by. */
   groupIndexes: ReadonlySet<number>;
+  /** Its conditions compiled once for this snapshot: what the request path evaluates. */
+  compiled: CompiledFlag;
 }
 
 /** Everything evaluation needs about a project, loaded at one `flags_version`. */
@@ -72,7 +75,8 @@ function withDependencies(stored: LiveFlag[], direct: Map<number, DirectNeeds>):
       needs.dependencies.forEach(visit);
     };
     visit(flag.id);
-    return { ...pick(flag), filters: servedFilters(flag.filters), ...result };
+    const filters = servedFilters(flag.filters);
+    return { ...pick(flag), filters, ...result, compiled: compileFlag({ ...pick(flag), filters }) };
   });
 }
 

@@ -1,6 +1,7 @@
 import { decideFormat, flagsFormat, formatReply, payloadText } from '../../../src/modules/decide/decide-responses';
 import type { EvaluatedFlag } from '../../../src/modules/decide/flag-evaluation.service';
 import type { SnapshotFlag } from '../../../src/modules/decide/flag-snapshot';
+import { compileFlag } from '../../../src/modules/decide/engine/compiled-flag';
 
 const flag = (id: number, key: string): SnapshotFlag => ({
   id,
@@ -14,6 +15,7 @@ const flag = (id: number, key: string): SnapshotFlag => ({
   usesCohorts: false,
   usesContinuity: false,
   groupIndexes: new Set(),
+  compiled: compileFlag({ id, key, ensureExperienceContinuity: false, filters: { groups: [] } }),
 });
 
 const results: EvaluatedFlag[] = [

@@ -11,7 +11,7 @@ export function asText(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-function asNumber(value: unknown): number | null {
+export function asNumber(value: unknown): number | null {
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
   if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
   return null;
@@ -20,12 +20,12 @@ function asNumber(value: unknown): number | null {
 const BOOLEAN_TEXT = /^(true|false)$/i;
 
 /** Filter values that are booleans (or "true"/"false") compare by truthiness (Rust matcher). */
-function isBooleanFilter(value: unknown): boolean {
+export function isBooleanFilter(value: unknown): boolean {
   const values = Array.isArray(value) ? value : [value];
   return values.length > 0 && values.every((v) => typeof v === 'boolean' || (typeof v === 'string' && BOOLEAN_TEXT.test(v)));
 }
 
-function truthy(value: unknown): boolean {
+export function truthy(value: unknown): boolean {
   return value === true || (typeof value === 'string' && value.toLowerCase() === 'true');
 }
 
@@ -40,7 +40,7 @@ function exactMatch(filterValue: unknown, actual: unknown): boolean {
 const compiledPatterns = new Map<string, RE2JS | null>();
 const MAX_COMPILED_PATTERNS = 1000;
 
-function compiled(pattern: string): RE2JS | null {
+export function compiled(pattern: string): RE2JS | null {
   let regex = compiledPatterns.get(pattern);
   if (regex !== undefined) return regex;
   try {
@@ -67,7 +67,7 @@ function compareNumbers(operator: string, filterValue: unknown, actual: unknown)
   return value <= expected;
 }
 
-function compareDates(operator: string, filterValue: unknown, actual: unknown, now: Date): boolean {
+export function compareDates(operator: string, filterValue: unknown, actual: unknown, now: Date): boolean {
   const [expected, value] = [filterDate(filterValue, now), propertyDate(actual)];
   if (expected === null || value === null) return false;
   if (operator === 'is_date_before') return value < expected;
@@ -75,10 +75,10 @@ function compareDates(operator: string, filterValue: unknown, actual: unknown, n
   return value === expected;
 }
 
-const NUMERIC_OPERATORS = new Set(['gt', 'gte', 'lt', 'lte']);
-const TEXT_OPERATORS = new Set(['icontains', 'icontains_multi', 'starts_with', 'ends_with']);
+export const NUMERIC_OPERATORS = new Set(['gt', 'gte', 'lt', 'lte']);
+export const TEXT_OPERATORS = new Set(['icontains', 'icontains_multi', 'starts_with', 'ends_with']);
 
-const SEMVER_TEST: Record<string, (c: number) => boolean> = {
+export const SEMVER_TEST: Record<string, (c: number) => boolean> = {
   semver_eq: (c) => c === 0,
   semver_neq: (c) => c !== 0,
   semver_gt: (c) => c > 0,
@@ -103,7 +103,7 @@ function compareSemver(operator: string, filterValue: unknown, actual: unknown):
  * `to_ascii_lowercase`) and posthog-node's local evaluation copies: "ZOË" does not contain "zoë".
  * `exact` folds all of Unicode, as the service does.
  */
-function asciiLowercase(text: string): string {
+export function asciiLowercase(text: string): string {
   return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 }
 
@@ -116,7 +116,7 @@ function textTest(operator: string, filterValue: unknown, actual: unknown): bool
   return needles.some((n) => text.endsWith(n));
 }
 
-const NEGATED: Record<string, string> = {
+export const NEGATED: Record<string, string> = {
   is_not: 'exact',
   not_icontains: 'icontains',
   not_regex: 'regex',

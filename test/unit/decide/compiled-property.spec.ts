@@ -1,0 +1,48 @@
+import fc from 'fast-check';
+import { compileProperty } from '../../../src/modules/decide/engine/compiled-property';
+import { matchesProperty } from '../../../src/modules/decide/engine/property-match';
+import type { PropertyFilter } from '../../../src/modules/feature-flags/flag-filters';
+
+const OPERATORS = [
+  'exact', 'is_not', 'icontains', 'not_icontains', 'regex', 'not_regex', 'starts_with', 'not_starts_with', 'ends_with',
+  'not_ends_with', 'icontains_multi', 'not_icontains_multi', 'gt', 'gte', 'lt', 'lte', 'is_set', 'is_not_set',
+  'is_date_before', 'is_date_after', 'is_date_exact', 'semver_eq', 'semver_neq', 'semver_gt', 'semver_gte', 'semver_lt',
+  'semver_lte', 'semver_tilde', 'semver_caret', 'semver_wildcard', 'semver_other', 'in', 'flag_evaluates_to',
+  'toString', 'constructor', '__proto__', 'hasOwnProperty',
+];
+
+/** Values the operators treat specially, beside arbitrary JSON. */
+const value = fc.oneof(
+  fc.jsonValue(),
+  fc.constantFrom('true', 'FALSE', true, false, '1.2.3', 'v2', '2.x', '1.2.*', '-30d', '-2m', '-1y', '2024-06-01', '2024-06-01T10:00:00Z', '42', ' 7 ', '^a.*z$', '(', 'Ab', 'ZOË', 1718000000),
+  fc.array(fc.constantFrom('a', 'B', 'true', false, '2.0.0', 3), { maxLength: 3 }),
+);
+
+function outcome(run: () => boolean): boolean | string {
+  try {
+    return run();
+  } catch (error) {
+    return `throws ${(error as Error).constructor.name}`;
+  }
+}
+
+describe(compileProperty.name, () => {
+  it('answers exactly as matchesProperty for any operator, filter value and property', () => {
+    const now = new Date(Date.UTC(2026, 2, 31, 12));
+    fc.assert(
+      fc.property(fc.oneof(fc.constantFrom(...OPERATORS), fc.jsonValue()), value, fc.option(value, { nil: undefined }), fc.boolean(), (operator, filterValue, actual, present) => {
+        const filter = { key: 'p', value: filterValue, operator, type: 'person' } as PropertyFilter;
+        const properties: Record<string, unknown> = present ? { p: actual } : { other: actual };
+        expect(outcome(() => compileProperty(filter)(properties, now))).toEqual(outcome(() => matchesProperty(filter, properties, now)));
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it('moves relative dates with the evaluation time', () => {
+    const test = compileProperty({ key: 'at', operator: 'is_date_after', value: '-7d' });
+    const properties = { at: '2026-03-01T00:00:00Z' };
+    expect(test(properties, new Date('2026-03-05T00:00:00Z'))).toBe(true);
+    expect(test(properties, new Date('2026-03-20T00:00:00Z'))).toBe(false);
+  });
+});
