@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Options, Post, Query, Req } from '@nestjs/common';
+import { Controller, Get, Header, HttpCode, Options, Post, Query, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { ProjectKeyAuth, PublicRoute } from '../../common/auth/auth.decorator';
@@ -9,6 +9,8 @@ import { DecideService } from './decide.service';
 
 /** Bodies arrive as JSON, gzip (with or without a header), base64 forms or lz64, like capture. */
 const DECIDE_ROUTE: PublicRouteOptions = { decodePayload: true, cors: true };
+/** The service answers JSON text, which Fastify sends as is under a JSON content type. */
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 @ApiTags('flags')
 @Controller()
@@ -21,6 +23,7 @@ export class DecideController {
   @PublicSdkRoute(DECIDE_ROUTE)
   @ApiOperation({ summary: 'Evaluate flags (v1 default: enabled keys; v2 key→value; v3 values and payloads; v4 details) with the config' })
   @ApiOkResponse({ description: 'Flags in the shape of the requested version, plus the config block' })
+  @Header('Content-Type', JSON_TYPE)
   decidePost(@CallerProject() caller: ProjectPrincipal, @Req() request: FastifyRequest, @Query() query: Record<string, unknown>) {
     return this.decide.reply(caller, request.body, decideFormat(query));
   }
@@ -30,6 +33,7 @@ export class DecideController {
   @PublicSdkRoute(DECIDE_ROUTE)
   @ApiOperation({ summary: 'Decide with the payload in ?data= (base64 or lz64)' })
   @ApiOkResponse({ description: 'As POST' })
+  @Header('Content-Type', JSON_TYPE)
   decideGet(@CallerProject() caller: ProjectPrincipal, @Req() request: FastifyRequest, @Query() query: Record<string, unknown>) {
     return this.decide.reply(caller, request.body, decideFormat(query));
   }
@@ -40,6 +44,7 @@ export class DecideController {
   @PublicSdkRoute(DECIDE_ROUTE)
   @ApiOperation({ summary: 'Evaluate flags (v1 legacy values and payloads; v2 details); the config with config=true' })
   @ApiOkResponse({ description: 'Flags in the shape of the requested version' })
+  @Header('Content-Type', JSON_TYPE)
   flagsPost(@CallerProject() caller: ProjectPrincipal, @Req() request: FastifyRequest, @Query() query: Record<string, unknown>) {
     return this.decide.reply(caller, request.body, flagsFormat(query));
   }
@@ -49,6 +54,7 @@ export class DecideController {
   @PublicSdkRoute(DECIDE_ROUTE)
   @ApiOperation({ summary: 'Flags with the payload in ?data= (base64 or lz64)' })
   @ApiOkResponse({ description: 'As POST' })
+  @Header('Content-Type', JSON_TYPE)
   flagsGet(@CallerProject() caller: ProjectPrincipal, @Req() request: FastifyRequest, @Query() query: Record<string, unknown>) {
     return this.decide.reply(caller, request.body, flagsFormat(query));
   }

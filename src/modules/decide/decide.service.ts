@@ -3,7 +3,8 @@ import { Injectable } from '@nestjs/common';
 import type { ProjectPrincipal } from '../../common/auth/principal';
 import { ApiError } from '../../common/errors/api-error';
 import { parseDecideRequest } from './decide-request';
-import { formatReply, ReplyFormat } from './decide-responses';
+import { replyJson } from './decide-reply-json';
+import type { ReplyFormat } from './decide-responses';
 import { FlagEvaluationService } from './flag-evaluation.service';
 import type { FlagSnapshot } from './flag-snapshot';
 import { FlagSnapshotsService } from './flag-snapshots.service';
@@ -16,13 +17,14 @@ export class DecideService {
     private readonly evaluation: FlagEvaluationService,
   ) {}
 
-  async reply(caller: ProjectPrincipal, body: unknown, format: ReplyFormat): Promise<Record<string, unknown>> {
+  /** The reply as JSON text (see decide-reply-json.ts). */
+  async reply(caller: ProjectPrincipal, body: unknown, format: ReplyFormat): Promise<string> {
     const request = parseDecideRequest(body);
     const requestId = randomUUID();
-    if (request.disableFlags || caller.projectId === null) return formatReply(format, { results: [], errors: false, requestId }, caller.token);
+    if (request.disableFlags || caller.projectId === null) return replyJson(format, { results: [], errors: false, requestId }, caller.token);
     const snapshot = await this.snapshot(caller.projectId);
     const outcome = await this.evaluation.evaluate(snapshot, request);
-    return formatReply(format, { ...outcome, requestId }, caller.token);
+    return replyJson(format, { ...outcome, requestId }, caller.token);
   }
 
   /** Without its flags nothing can be answered truthfully: a retryable 503, and SDKs keep what they had. */

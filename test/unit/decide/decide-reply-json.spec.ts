@@ -1,0 +1,71 @@
+import fc from 'fast-check';
+import { replyJson } from '../../../src/modules/decide/decide-reply-json';
+import { formatReply, ReplyFormat } from '../../../src/modules/decide/decide-responses';
+import type { FlagEvaluation, MatchReason } from '../../../src/modules/decide/engine/evaluate';
+import { compileFlag } from '../../../src/modules/decide/engine/compiled-flag';
+import type { EvaluatedFlag } from '../../../src/modules/decide/flag-evaluation.service';
+import type { SnapshotFlag } from '../../../src/modules/decide/flag-snapshot';
+
+const REASONS: MatchReason[] = ['condition_match', 'no_condition_match', 'out_of_rollout_bound', 'no_group_type', 'super_condition_value', 'holdout_condition_value'];
+const FORMATS: ReplyFormat[] = (['decide-v1', 'decide-v2', 'legacy', 'detailed'] as const).flatMap((shape) => [
+  { shape, withConfig: true },
+  { shape, withConfig: false },
+]);
+
+function snapshotFlag(id: number, key: string, version: number): SnapshotFlag {
+  const filters = { groups: [] };
+  return {
+    id,
+    key,
+    name: '',
+    active: true,
+    ensureExperienceContinuity: false,
+    version,
+    filters,
+    personKeys: new Set(),
+    usesCohorts: false,
+    usesContinuity: false,
+    groupIndexes: new Set(),
+    compiled: compileFlag({ id, key, ensureExperienceContinuity: false, filters }),
+  };
+}
+
+const key = fc.oneof(fc.string(), fc.constantFrom('beta', '__proto__', '12', '0', '01', '4294967295', 'ZOË \u{1F600}', '\ud800', 'a"b\\c'));
+const evaluation: fc.Arbitrary<FlagEvaluation> = fc.record({
+  value: fc.oneof(fc.boolean(), fc.string(), fc.constantFrom('control', 'test')),
+  reason: fc.constantFrom(...REASONS),
+  conditionIndex: fc.oneof(fc.constant(null), fc.nat(5)),
+  payload: fc.oneof(fc.constant(null), fc.constant(undefined), fc.string(), fc.jsonValue(), fc.constant('{"a":1}')),
+});
+
+describe(replyJson.name, () => {
+  it('writes exactly the text JSON.stringify gives for the reply object, in every shape', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.record({ key, id: fc.nat(), version: fc.nat(9), evaluation }), { selector: (r) => r.key, maxLength: 12 }),
+        fc.boolean(),
+        fc.constantFrom(...FORMATS),
+        (rows, errors, format) => {
+          const results: EvaluatedFlag[] = rows.map((row) => ({ flag: snapshotFlag(row.id, row.key, row.version), evaluation: row.evaluation }));
+          const outcome = { results, errors, requestId: 'a1b2c3' };
+          expect(replyJson(format, outcome, 'phc_token')).toBe(JSON.stringify(formatReply(format, outcome, 'phc_token')));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('gives the same text on a second reply from the same snapshot flags (cached pieces)', () => {
+    const flags = [snapshotFlag(1, 'a', 1), snapshotFlag(2, 'b', 4)];
+    const evaluations: FlagEvaluation[] = [
+      { value: 'control', reason: 'condition_match', conditionIndex: 0, payload: { color: 'blue' } },
+      { value: true, reason: 'condition_match', conditionIndex: 1, payload: '"plain"' },
+    ];
+    const outcome = { results: flags.map((flag, i) => ({ flag, evaluation: evaluations[i] })), errors: false, requestId: 'r' };
+    for (const format of FORMATS) {
+      const expected = JSON.stringify(formatReply(format, outcome, 't'));
+      expect(replyJson(format, outcome, 't')).toBe(expected);
+      expect(replyJson(format, outcome, 't')).toBe(expected);
+    }
+  });
+});
