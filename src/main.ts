@@ -1,7 +1,9 @@
 import 'reflect-metadata';
+import cluster from 'node:cluster';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import type { Logger } from 'pino';
+import { ApiCluster } from './api-cluster';
 import { AppModule, RuntimeOptions } from './app.module';
 import { createRootLogger, PinoNestLogger } from './common/logging/logger';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
@@ -9,6 +11,7 @@ import { DatabaseHandle, openDatabase } from './database/database-launcher';
 import { runMigrations } from './database/data-source';
 import { createHttpApp } from './http-app';
 import { HealthService } from './modules/health/health.service';
+import { CHILD_READY } from './modules/metrics/cluster-metrics';
 import { BootstrapKeys, ProvisioningService } from './modules/provisioning/provisioning.service';
 import { configureQueueConnection } from './queues/queue-connection';
 
@@ -16,14 +19,30 @@ async function main(): Promise<void> {
   const config = readConfigOrExit();
   const logger = createRootLogger(config.log.level);
   const database = await openDatabase(config, logger);
-  const applied = await runMigrations(database.url);
-  if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+  // A child of an API cluster finds the database migrated and provisioned by its primary.
+  if (!cluster.isWorker) {
+    const applied = await runMigrations(database.url);
+    if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+  }
   const runtime: RuntimeOptions = { config, databaseUrl: database.url, queue: configureQueueConnection(config, database.url) };
+  if (config.role !== 'worker' && config.http.processes > 1) return startCluster(runtime, database, logger);
 
   const app = await startRole(runtime, logger);
   const listening = config.role === 'worker' ? {} : { port: config.http.port };
   logger.info({ role: config.role, ...listening, queue: runtime.queue.kind, version: config.version }, 'started');
+  if (cluster.isWorker) process.send?.({ type: CHILD_READY });
   handleShutdown(app, database, config, logger);
+}
+
+/** API_PROCESSES > 1: provision once here, then let the children serve (api-cluster.ts). */
+async function startCluster(runtime: RuntimeOptions, database: DatabaseHandle, logger: Logger): Promise<void> {
+  const { config } = runtime;
+  const context = await NestFactory.createApplicationContext(AppModule.forRoot(runtime, { api: false, workers: false }), { logger: new PinoNestLogger(logger) });
+  await provision(context, config);
+  await context.close();
+  await new ApiCluster(config, database, logger).start();
+  const parts = { port: config.http.port, processes: config.http.processes, workerProcess: config.role === 'all' };
+  logger.info({ role: config.role, ...parts, queue: runtime.queue.kind, version: config.version }, 'started');
 }
 
 /** Provisioning happens before listening, so no request can meet a database without its first project. */
@@ -41,6 +60,7 @@ async function startRole(runtime: RuntimeOptions, logger: Logger): Promise<INest
 }
 
 async function provision(app: INestApplicationContext, config: AppConfig): Promise<void> {
+  if (cluster.isWorker) return; // the primary provisioned before forking
   const keys = await app.get(ProvisioningService).bootstrapIfEmpty();
   if (keys) printBootstrapKeys(keys, config);
 }
@@ -95,6 +115,8 @@ function handleShutdown(app: INestApplicationContext, database: DatabaseHandle, 
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // A cluster child whose primary is gone drains like on SIGTERM instead of serving unsupervised.
+  if (cluster.isWorker) process.on('disconnect', () => void stop('primary exited'));
 }
 
 main().catch((error) => {

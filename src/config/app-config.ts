@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 
 // dist/config and src/config are both two levels below the project root.
@@ -20,6 +21,8 @@ export interface AppConfig {
     publicUrl: string | null;
     /** A request (headers and body) must arrive within this time, so stalled clients cannot hold sockets. */
     requestTimeoutMs: number;
+    /** HTTP processes sharing the port (`api` and `all`); above 1 a primary process supervises them (node:cluster). */
+    processes: number;
   };
   database: {
     /** Null means: start the embedded PostgreSQL in `dataDir`. */
@@ -97,6 +100,16 @@ function readEnum<T extends string>(env: Env, name: string, allowed: readonly T[
   return raw as T;
 }
 
+/** `auto` is one per core this process may use; the default stays one process. */
+function readProcesses(env: Env): number {
+  const raw = env.API_PROCESSES?.trim();
+  if (raw === 'auto') return Math.min(64, availableParallelism());
+  if (raw === undefined || raw === '') return 1;
+  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(value >= 1 && value <= 64)) throw new ConfigError('API_PROCESSES', 'must be "auto" or an integer between 1 and 64', env.API_PROCESSES);
+  return value;
+}
+
 function readTrustProxy(env: Env): boolean | string[] {
   const raw = env.TRUSTED_PROXIES?.trim();
   if (raw === undefined || raw === '' || raw.toLowerCase() === 'false') return false;
@@ -120,6 +133,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       trustProxy: readTrustProxy(env),
       publicUrl: publicUrl ? publicUrl.replace(/\/+$/, '') : null,
       requestTimeoutMs: readInt(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+      processes: readProcesses(env),
     },
     database: {
       url: readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),

@@ -21,6 +21,8 @@ export class QueueMetrics implements OnModuleInit {
       help: 'Ingestion jobs per queue and state (failed = dead letters)',
       labelNames: ['queue', 'state'],
       registers: [this.metrics.registry],
+      // Every process reads the same queues: across an API cluster the depth is one reading, not a sum.
+      aggregator: 'max',
       async collect() {
         for (const queue of queues) {
           // A scrape during an outage reports nothing rather than hanging.

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { AppConfig, ConfigError, loadConfig } from '../../src/config/app-config';
 
@@ -22,7 +23,7 @@ describe(loadConfig.name, () => {
       const expected: AppConfig = {
         role: 'all',
         version: PACKAGE_VERSION,
-        http: { host: '0.0.0.0', port: 8000, maxBodyBytes: 20_971_520, trustProxy: false, publicUrl: null, requestTimeoutMs: 30_000 },
+        http: { host: '0.0.0.0', port: 8000, maxBodyBytes: 20_971_520, trustProxy: false, publicUrl: null, requestTimeoutMs: 30_000, processes: 1 },
         database: { url: null, dataDir: resolve('./data'), embeddedPort: 54329, poolSize: 10 },
         redis: { url: null },
         queue: { prefix: 'hogbase' },
@@ -81,7 +82,7 @@ describe(loadConfig.name, () => {
       expect(config).toEqual({
         role: 'worker',
         version: PACKAGE_VERSION,
-        http: { host: '127.0.0.1', port: 9000, maxBodyBytes: 2048, trustProxy: ['10.0.0.1'], publicUrl: 'https://hog.example.com', requestTimeoutMs: 30_000 },
+        http: { host: '127.0.0.1', port: 9000, maxBodyBytes: 2048, trustProxy: ['10.0.0.1'], publicUrl: 'https://hog.example.com', requestTimeoutMs: 30_000, processes: 1 },
         database: { url: 'postgres://u:p@db:5432/hog', dataDir: '/var/lib/hog', embeddedPort: 6000, poolSize: 20 },
         redis: { url: 'rediss://cache:6380' },
         queue: { prefix: 'q' },
@@ -110,6 +111,24 @@ describe(loadConfig.name, () => {
 
     it('resolves a relative DATA_DIR against the working directory', () => {
       expect(loadConfig({ DATA_DIR: 'state/pg' }).database.dataDir).toBe(resolve('state/pg'));
+    });
+  });
+
+  describe('API_PROCESSES', () => {
+    it('is one process unless set', () => {
+      expect(loadConfig({}).http.processes).toBe(1);
+    });
+
+    it('reads a count', () => {
+      expect(loadConfig({ API_PROCESSES: '3' }).http.processes).toBe(3);
+    });
+
+    it('is one per available core for "auto"', () => {
+      expect(loadConfig({ API_PROCESSES: 'auto' }).http.processes).toBe(Math.min(64, availableParallelism()));
+    });
+
+    it.each(['0', '65', 'two', '1.5'])('rejects %s, naming the variable', (value) => {
+      expect(() => loadConfig({ API_PROCESSES: value })).toThrow(`Invalid configuration: API_PROCESSES must be "auto" or an integer between 1 and 64 (got "${value}")`);
     });
   });
 

@@ -1,7 +1,13 @@
+import cluster from 'node:cluster';
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { ApiError } from '../../common/errors/api-error';
+import { ChildMetrics } from './cluster-metrics';
 
-/** One Prometheus registry per process; modules add their own counters to it. */
+/**
+ * One Prometheus registry per process; modules add their own counters to it. In a child of an API
+ * cluster (API_PROCESSES > 1) /metrics answers for every process of the cluster (cluster-metrics.ts).
+ */
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
@@ -14,11 +20,19 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly cluster = cluster.isWorker ? new ChildMetrics(this.registry) : null;
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  render(): Promise<string> {
-    return this.registry.metrics();
+  async render(): Promise<string> {
+    if (!this.cluster) return this.registry.metrics();
+    try {
+      return await this.cluster.scrape();
+    } catch {
+      // Part of the cluster's numbers would read as counter resets: no answer is more honest.
+      throw ApiError.unavailable('Metrics of the other processes could not be collected. Please try again.');
+    }
   }
 }
