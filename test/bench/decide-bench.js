@@ -3,7 +3,8 @@
 // BENCH_DECIDE_PERSONS persons (default 100,000) written by COPY into a scratch database, beside a bare
 // Fastify route that parses the same bodies and sends a reply of the same size. Run by `npm run bench`
 // after the other phases (BENCH_SKIP_DECIDE=1 skips it), alone with `node test/bench/run.js decide`, or
-// `node test/bench/decide-bench.js` (after `npx nest build`).
+// `node test/bench/decide-bench.js` (after `npx nest build`). The service is measured as one process and
+// as an API cluster (BENCH_DECIDE_API_PROCESSES, default `1,auto`; `auto` is one HTTP process per core).
 const { randomUUID } = require('node:crypto');
 const { execFileSync } = require('node:child_process');
 const { readFileSync } = require('node:fs');
@@ -23,6 +24,11 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 /** Connections of the max phases; more only adds queueing (latency = connections / throughput). */
 const CONNECTIONS = Number(process.env.BENCH_DECIDE_CONNECTIONS ?? 16);
 const PACED_RATE = Number(process.env.BENCH_DECIDE_RATE ?? 2000);
+/**
+ * The service is measured once per API_PROCESSES value listed, by default as one process and as an API
+ * cluster with one HTTP process per core (`auto`), so every run shows what the cluster mode buys here.
+ */
+const API_PROCESSES = (process.env.BENCH_DECIDE_API_PROCESSES ?? '1,auto').split(',').map((value) => value.trim()).filter(Boolean);
 const PROJECT_KEY = 'phc_BenchmarkDecideProjectKey0000000000000000';
 const PERSONAL_KEY = 'phx_BenchmarkDecidePersonalKey000000000000000';
 const ORGANIZATIONS = 1000;
@@ -220,22 +226,53 @@ function stealMeter() {
   };
 }
 
-function rssMb(pid) {
+/** The process and its children (the HTTP children of an API cluster). */
+function processTree(pid) {
   try {
-    return Math.round(Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)]).toString().trim()) / 1024);
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)]).toString().split('\n').map((line) => Number(line.trim())).filter(Boolean);
+    return [pid, ...children];
   } catch {
-    return '?';
+    return [pid];
   }
 }
 
+function rssMb(pid) {
+  let kb = 0;
+  for (const member of processTree(pid)) {
+    try {
+      kb += Number(execFileSync('ps', ['-o', 'rss=', '-p', String(member)]).toString().trim());
+    } catch {
+      // exited
+    }
+  }
+  return kb > 0 ? Math.round(kb / 1024) : '?';
+}
+
+/** CPU seconds of the process and its children so far (/proc, clock ticks of 1/100 s). */
+function treeCpuSeconds(pids) {
+  let seconds = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+      seconds += (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      // exited
+    }
+  }
+  return seconds;
+}
+
 /** Warm-up at max, then max (CONNECTIONS connections) and paced, each SECONDS long, for one route. */
-async function measureRoute(baseUrl, route, bodies, pid, childPids) {
+async function measureRoute(baseUrl, route, bodies, pid) {
   const url = `${baseUrl}${route}`;
   await loadBodies(url, bodies, { duration: WARMUP_SECONDS, connections: CONNECTIONS });
   const phase = async (options) => {
-    const [others, steal] = [otherProcessesCpu(childPids), stealMeter()];
+    const tree = processTree(pid);
+    const [others, steal, cpu, started] = [otherProcessesCpu(tree), stealMeter(), treeCpuSeconds(tree), Date.now()];
     const result = await loadBodies(url, bodies, { duration: SECONDS, ...options });
-    return { ...result, rss: rssMb(pid), others: others.percent(), steal: steal() };
+    const cpuPercent = Math.round((100 * (treeCpuSeconds(tree) - cpu)) / ((Date.now() - started) / 1000));
+    return { ...result, rss: rssMb(pid), others: others.percent(), steal: steal(), cpu: cpuPercent };
   };
   const max = await phase({ connections: CONNECTIONS });
   const paced = await phase({ connections: 16, overallRate: PACED_RATE });
@@ -279,18 +316,18 @@ async function referenceBare(replies, bodies) {
   try {
     await new Promise((resolve) => setTimeout(resolve, 800));
     const results = {};
-    for (const route of ROUTES) results[route] = await measureRoute(`http://127.0.0.1:${port}`, route, bodies, bare.child.pid, [bare.child.pid]);
+    for (const route of ROUTES) results[route] = await measureRoute(`http://127.0.0.1:${port}`, route, bodies, bare.child.pid);
     return results;
   } finally {
     await bare.stop();
   }
 }
 
-function report(row, route, ours, bare, bytes) {
+function report(row, route, ours, bare, bytes, label) {
   const line = (a, b) =>
-    `p50 ${a.p50} / p99 ${a.p99} ms, ${a.non2xx + a.errors} errors, RSS ${a.rss} MB, other processes ${a.others} % CPU, steal ${a.steal} %; bare: ${b.requestsPerSec} req/s, p50 ${b.p50} / p99 ${b.p99} ms, RSS ${b.rss} MB, steal ${b.steal} %`;
-  row(`${route} (max, ${CONNECTIONS} conn.)`, 'requests/s', ours.max.requestsPerSec, line(ours.max, bare.max));
-  row(`${route} at ${PACED_RATE.toLocaleString('en')} req/s`, 'p50 / p99 latency (ms)', `${ours.paced.p50} / ${ours.paced.p99}`, `${ours.paced.requestsPerSec} req/s done, ${line(ours.paced, bare.paced)}; reply ${bytes} bytes`);
+    `p50 ${a.p50} / p99 ${a.p99} ms, ${a.non2xx + a.errors} errors, API ${a.cpu} % CPU, RSS ${a.rss} MB, other processes ${a.others} % CPU, steal ${a.steal} %; bare: ${b.requestsPerSec} req/s, p50 ${b.p50} / p99 ${b.p99} ms, RSS ${b.rss} MB, steal ${b.steal} %`;
+  row(`${route} ${label}(max, ${CONNECTIONS} conn.)`, 'requests/s', ours.max.requestsPerSec, line(ours.max, bare.max));
+  row(`${route} ${label}at ${PACED_RATE.toLocaleString('en')} req/s`, 'p50 / p99 latency (ms)', `${ours.paced.p50} / ${ours.paced.p99}`, `${ours.paced.requestsPerSec} req/s done, ${line(ours.paced, bare.paced)}; reply ${bytes} bytes`);
 }
 
 async function runDecide(row, run = Date.now().toString(36)) {
@@ -314,14 +351,26 @@ async function runDecide(row, run = Date.now().toString(36)) {
     await waitForHttp(`${baseUrl}/_readyz`);
     const flagCount = await createFlags(baseUrl, projectId);
     const replies = await sampleReplies(baseUrl, flagCount);
-    const bodies = requestBodies();
-    const ours = {};
-    for (const route of ROUTES) ours[route] = await measureRoute(baseUrl, route, bodies, api.child.pid, [api.child.pid]);
-    const peak = api.peakRssMb();
     await api.stop();
+    const bodies = requestBodies();
+    const measured = [];
+    for (const processes of API_PROCESSES) {
+      api = startProcess([...nodeFlags, 'dist/main.js'], { ...env, API_PROCESSES: processes });
+      await waitForHttp(`${baseUrl}/_readyz`);
+      const children = processTree(api.child.pid).length - 1;
+      const label = children > 0 ? `[cluster of ${children}] ` : '[1 process] ';
+      row(`decide service ${label}`, 'API_PROCESSES', processes, children > 0 ? `API cluster: a primary and ${children} HTTP processes` : 'one process');
+      const ours = {};
+      for (const route of ROUTES) ours[route] = await measureRoute(baseUrl, route, bodies, api.child.pid);
+      await api.stop();
+      measured.push({ label, ours });
+    }
     const bare = await referenceBare(replies, bodies);
-    for (const route of ROUTES) report(row, route, ours[route], bare[route], Buffer.byteLength(JSON.stringify(replies[route.split('?')[0]])));
-    row('decide memory', 'peak RSS api (MB)', peak, `${flagCount} flags, ${BODIES.toLocaleString('en')} request bodies`);
+    for (const { label, ours } of measured) {
+      for (const route of ROUTES) report(row, route, ours[route], bare[route], Buffer.byteLength(JSON.stringify(replies[route.split('?')[0]])), label);
+      const peak = Math.max(...ROUTES.flatMap((route) => [ours[route].max.rss, ours[route].paced.rss]).filter((mb) => typeof mb === 'number'));
+      row(`decide memory ${label}`, 'peak RSS api (MB)', peak, `all API processes together, at the end of a phase; ${flagCount} flags, ${BODIES.toLocaleString('en')} request bodies`);
+    }
   } finally {
     await api.stop();
     await sql(POSTGRES, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
