@@ -20,16 +20,16 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  private readonly cluster = cluster.isWorker ? new ChildMetrics(this.registry) : null;
+  private readonly clusterMetrics = cluster.isWorker ? new ChildMetrics(this.registry) : null;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
 
   async render(): Promise<string> {
-    if (!this.cluster) return this.registry.metrics();
+    if (!this.clusterMetrics) return this.registry.metrics();
     try {
-      return await this.cluster.scrape();
+      return await this.clusterMetrics.scrape();
     } catch {
       // Part of the cluster's numbers would read as counter resets: no answer is more honest.
       throw ApiError.unavailable('Metrics of the other processes could not be collected. Please try again.');
