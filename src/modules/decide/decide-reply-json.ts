@@ -98,17 +98,17 @@ function legacyPayloads(outcome: FlagsOutcome): string {
   return parts.join(',');
 }
 
-const reasons = new Map<string, string>();
+/** Reason → condition index (+1; 0 for none) → `{"code":…,"condition_index":…,"description":…}`: a few dozen texts. */
+const reasons = new Map<FlagEvaluation['reason'], string[]>();
+const MAX_CACHED_INDEX = 1000;
 
-/** `{"code":…,"condition_index":…,"description":…}`: a few dozen distinct texts. */
 function reasonText(evaluation: FlagEvaluation): string {
-  const cacheKey = `${evaluation.reason}:${evaluation.conditionIndex}`;
-  let text = reasons.get(cacheKey);
-  if (text === undefined) {
-    text = JSON.stringify(reasonJson(evaluation));
-    if (reasons.size < 10_000) reasons.set(cacheKey, text);
-  }
-  return text;
+  const index = evaluation.conditionIndex;
+  const slot = index === null ? 0 : Number.isInteger(index) && index >= 0 && index < MAX_CACHED_INDEX ? index + 1 : -1;
+  if (slot < 0) return JSON.stringify(reasonJson(evaluation));
+  let texts = reasons.get(evaluation.reason);
+  if (!texts) reasons.set(evaluation.reason, (texts = []));
+  return (texts[slot] ??= JSON.stringify(reasonJson(evaluation)));
 }
 
 function detailJson({ flag, evaluation }: { flag: SnapshotFlag; evaluation: FlagEvaluation }): string {
