@@ -58,22 +58,30 @@ const SEARCH_CANDIDATES = 5000;
 /** How many of the newest persons a search tests row by row before it turns to the indexes. */
 const SEARCH_WINDOW = 5000;
 
-/** Persons whose email, name or distinct ids contain the term, or whose uuid is it: one branch per trigram index. */
-function searchBranches(projectId: string, pattern: string, uuid: string | null): string {
+/**
+ * Persons whose email, name or distinct ids contain the term, or whose uuid is it: one query per trigram
+ * index (each with its own parameters), sent at once on separate connections, so a search waits for the
+ * slowest of them rather than their sum. Each stops after `cap` ids.
+ */
+function searchBranches(projectId: number, pattern: string, uuid: string | undefined, cap: number): Array<{ sql: string; params: unknown[] }> {
+  const term = [projectId, cap, cleanString(pattern)];
   const branches = [
-    `SELECT id FROM person WHERE project_id = ${projectId} AND (properties ->> 'email') ILIKE ${pattern}`,
-    `SELECT id FROM person WHERE project_id = ${projectId} AND (properties ->> 'name') ILIKE ${pattern}`,
-    `SELECT person_id FROM person_distinct_id WHERE project_id = ${projectId} AND distinct_id ILIKE ${pattern}`,
+    { sql: `SELECT id FROM person WHERE project_id = $1 AND (properties ->> 'email') ILIKE $3 LIMIT $2`, params: term },
+    { sql: `SELECT id FROM person WHERE project_id = $1 AND (properties ->> 'name') ILIKE $3 LIMIT $2`, params: term },
+    { sql: `SELECT person_id AS id FROM person_distinct_id WHERE project_id = $1 AND distinct_id ILIKE $3 LIMIT $2`, params: term },
   ];
-  if (uuid) branches.push(`SELECT id FROM person WHERE project_id = ${projectId} AND uuid = ${uuid}`);
-  // UNION ALL streams, so the LIMIT of the caller stops it early; a duplicate id does no harm in ANY().
-  return branches.join(' UNION ALL ');
+  if (uuid) branches.push({ sql: 'SELECT id FROM person WHERE project_id = $1 AND uuid = $3 LIMIT $2', params: [projectId, cap, uuid] });
+  return branches;
 }
 
-/** The same test row by row, for terms so common that the newest persons match at once. */
+/**
+ * The same test row by row, for terms so common that the newest persons match at once. The distinct ids
+ * are read per person through their person_id index: an EXISTS here would be planned as one trigram
+ * search over every distinct id, which costs a rare term as much as the index branches themselves.
+ */
 function searchFilter(pattern: string, uuid: string | null): string {
   return `((p.properties ->> 'email') ILIKE ${pattern} OR (p.properties ->> 'name') ILIKE ${pattern}${uuid ? ` OR p.uuid = ${uuid}` : ''}
-    OR EXISTS (SELECT 1 FROM person_distinct_id d WHERE d.person_id = p.id AND d.distinct_id ILIKE ${pattern}))`;
+    OR (SELECT bool_or(d.distinct_id ILIKE ${pattern}) FROM person_distinct_id d WHERE d.person_id = p.id))`;
 }
 
 /** Management reads and writes of persons; ingestion's own writes stay in PersonsRepository. */
@@ -135,12 +143,12 @@ export class PersonManagementRepository {
     probeWhere.push(searchFilter(probe.add(pattern), query.searchUuid ? probe.add(query.searchUuid) : null));
     const newest = await this.page(window, probeWhere, probe, limit, offset);
     if (newest.length === limit) return newest;
-    const candidates = new Bind();
-    const branches = searchBranches(candidates.add(projectId), candidates.add(pattern), query.searchUuid ? candidates.add(query.searchUuid) : null);
-    const ids: Array<{ id: string }> = await this.dataSource.query(`SELECT id FROM (${branches}) m LIMIT ${SEARCH_CANDIDATES + 1}`, candidates.params);
+    const branches = searchBranches(projectId, pattern, query.searchUuid, SEARCH_CANDIDATES + 1);
+    const found: Array<Array<{ id: string }>> = await Promise.all(branches.map((branch) => this.dataSource.query(branch.sql, branch.params)));
+    const ids = [...new Set(found.flat().map((row) => row.id))];
     const bind = new Bind();
     const where = this.conditions(projectId, query, bind);
-    if (ids.length <= SEARCH_CANDIDATES) where.push(`p.id = ANY(${bind.add(ids.map((row) => row.id))}::bigint[])`);
+    if (ids.length <= SEARCH_CANDIDATES) where.push(`p.id = ANY(${bind.add(ids)}::bigint[])`);
     else where.push(searchFilter(bind.add(pattern), query.searchUuid ? bind.add(query.searchUuid) : null));
     return this.page('person p', where, bind, limit, offset);
   }
