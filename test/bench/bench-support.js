@@ -7,6 +7,7 @@ const { join } = require('node:path');
 const { existsSync, readdirSync, readFileSync } = require('node:fs');
 const autocannon = require('autocannon');
 const { Client } = require('pg');
+const IORedis = require('ioredis');
 
 const ROOT = join(__dirname, '..', '..');
 /** Linux reports process CPU times in clock ticks of 1/100 s. */
@@ -127,4 +128,19 @@ function databaseUrl(base, name) {
   return url.toString();
 }
 
-module.exports = { ROOT, freePort, waitForHttp, startProcess, load, sql, databaseUrl, otherProcessesCpu };
+/** Deletes the Redis keys a service run left under its QUEUE_PREFIX, so a bench leaves Redis as it found it. */
+async function removeRedisKeys(redisUrl, prefix) {
+  const redis = new IORedis(redisUrl);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+module.exports = { ROOT, freePort, waitForHttp, startProcess, load, sql, databaseUrl, otherProcessesCpu, removeRedisKeys };

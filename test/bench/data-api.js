@@ -8,7 +8,7 @@ const { Client } = require('pg');
 const { from: copyFrom } = require('pg-copy-streams');
 const { pipeline } = require('node:stream/promises');
 const { Readable } = require('node:stream');
-const { freePort, waitForHttp, startProcess, load, sql, databaseUrl } = require('./bench-support');
+const { freePort, waitForHttp, startProcess, load, sql, databaseUrl, removeRedisKeys } = require('./bench-support');
 
 const POSTGRES = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -117,6 +117,7 @@ async function runDataApi(row, run = Date.now().toString(36)) {
   } finally {
     await api.stop();
     await sql(POSTGRES, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
+    await removeRedisKeys(REDIS, env.QUEUE_PREFIX);
   }
 }
 

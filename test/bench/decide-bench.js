@@ -9,12 +9,11 @@ const { randomUUID } = require('node:crypto');
 const { execFileSync } = require('node:child_process');
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
-const IORedis = require('ioredis');
 const { Client } = require('pg');
 const { from: copyFrom } = require('pg-copy-streams');
 const { pipeline } = require('node:stream/promises');
 const { Readable } = require('node:stream');
-const { freePort, waitForHttp, startProcess, load, sql, databaseUrl, otherProcessesCpu } = require('./bench-support');
+const { freePort, waitForHttp, startProcess, load, sql, databaseUrl, otherProcessesCpu, removeRedisKeys } = require('./bench-support');
 
 const POSTGRES = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -374,19 +373,8 @@ async function runDecide(row, run = Date.now().toString(36)) {
   } finally {
     await api.stop();
     await sql(POSTGRES, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
-    await removeRedisKeys(prefix);
+    await removeRedisKeys(REDIS, prefix);
   }
-}
-
-async function removeRedisKeys(prefix) {
-  const redis = new IORedis(REDIS);
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    if (keys.length > 0) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  redis.disconnect();
 }
 
 // The pieces too, for profiling the service by hand against the same data set and request mix.

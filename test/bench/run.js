@@ -5,12 +5,11 @@
 const { randomUUID } = require('node:crypto');
 const { join } = require('node:path');
 const os = require('node:os');
-const IORedis = require('ioredis');
 const { Client } = require('pg');
 const { from: copyFrom } = require('pg-copy-streams');
 const { pipeline } = require('node:stream/promises');
 const { Readable } = require('node:stream');
-const { freePort, waitForHttp, startProcess, load, sql, databaseUrl, otherProcessesCpu } = require('./bench-support');
+const { freePort, waitForHttp, startProcess, load, sql, databaseUrl, otherProcessesCpu, removeRedisKeys } = require('./bench-support');
 const { runDataApi } = require('./data-api');
 const { runDecide } = require('./decide-bench');
 
@@ -183,14 +182,7 @@ async function main() {
     if (api) await api.stop();
     if (worker) await worker.stop();
     await sql(POSTGRES, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
-    const redis = new IORedis(REDIS);
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      if (keys.length > 0) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-    redis.disconnect();
+    await removeRedisKeys(REDIS, prefix);
   }
 }
 
