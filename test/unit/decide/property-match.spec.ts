@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { matchesProperty } from '../../../src/modules/decide/engine/property-match';
+import { matchesProperty } from '../../../src/modules/decide/engine/compiled-property';
 import type { PropertyFilter } from '../../../src/modules/feature-flags/flag-filters';
 import { compareVersions, parseVersion } from '../../../src/modules/decide/engine/semver';
 

@@ -1,5 +1,5 @@
 import type { PropertyFilter } from '../../feature-flags/flag-filters';
-import { matchesProperty } from './property-match';
+import { compileProperty, PropertyTest } from './compiled-property';
 
 /** What evaluation knows of one live cohort: its id, its kind and its stored filters. */
 export interface CohortDefinition {
@@ -107,9 +107,9 @@ function leafMatches(leaf: Record<string, unknown>, walk: Walk): boolean {
     matched = cohortMatches(id, walk);
     if (leaf.operator === 'not_in') matched = !matched;
   } else if (leaf.type === 'person' || leaf.type === undefined) {
-    const filter = personFilter(leaf);
-    if (!filter) return false;
-    matched = matchesProperty(filter, walk.properties, walk.context.now);
+    const test = personTest(leaf);
+    if (!test) return false;
+    matched = test(walk.properties, walk.context.now);
   } else {
     return false;
   }
@@ -121,7 +121,23 @@ function cohortId(value: unknown): number | null {
   return typeof id === 'number' && Number.isSafeInteger(id) && id > 0 ? id : null;
 }
 
-/** A leaf matchesProperty can take: string key, string (or absent) operator. */
+/**
+ * Person-property tests of cohort leaves (null: malformed), compiled on first use and kept as long as
+ * the leaf: a snapshot's cohort definitions are compiled once, like its flags' conditions.
+ */
+const personTests = new WeakMap<Record<string, unknown>, PropertyTest | null>();
+
+function personTest(leaf: Record<string, unknown>): PropertyTest | null {
+  let test = personTests.get(leaf);
+  if (test === undefined) {
+    const filter = personFilter(leaf);
+    test = filter ? compileProperty(filter) : null;
+    personTests.set(leaf, test);
+  }
+  return test;
+}
+
+/** A leaf compileProperty can take: string key, string (or absent) operator. */
 function personFilter(leaf: Record<string, unknown>): PropertyFilter | null {
   const { key, operator } = leaf;
   if (typeof key !== 'string') return null;

@@ -7,7 +7,6 @@ import {
   asText,
   compiled,
   isBooleanFilter,
-  matchesProperty,
   NEGATED,
   NUMERIC_OPERATORS,
   SEMVER_TEST,
@@ -16,7 +15,7 @@ import {
 } from './property-match';
 import { compareVersions, parseVersion, versionRange } from './semver';
 
-/** One property condition, ready to run: `matchesProperty(filter, properties, now)` with the filter's side done once. */
+/** One property condition, ready to run against known properties, with the filter's side done once. */
 export type PropertyTest = (properties: Record<string, unknown>, now: Date) => boolean;
 
 /** A test of a value known to be present; `now` only for relative dates. */
@@ -24,12 +23,14 @@ type PresentTest = (actual: unknown, now: Date) => boolean;
 
 const hasOwn = (properties: Record<string, unknown>, key: unknown) => Object.prototype.hasOwnProperty.call(properties, key as PropertyKey);
 
-/** The operators compiled here; anything else runs `matchesProperty` itself, so odd stored operators behave the same. */
-const COMPILED = new Set(['exact', 'regex', ...NUMERIC_OPERATORS, ...TEXT_OPERATORS, ...Object.keys(NEGATED)]);
+/** The operators of the "current server" column; stored conditions are not re-validated, and any other matches nothing. */
+const KNOWN = new Set(['exact', 'regex', ...NUMERIC_OPERATORS, ...TEXT_OPERATORS, ...Object.keys(NEGATED)]);
 
 /**
- * The filter's side of `matchesProperty` (candidates folded, numbers and versions parsed, the pattern
- * compiled) done once per snapshot instead of once per evaluation. Same answers for every input.
+ * One person or group property condition ("current server" semantics, reference/flags.md §3), with
+ * the filter's side (candidates folded, numbers, versions and absolute dates parsed, the pattern
+ * compiled) done here, once: snapshots compile each flag's conditions when they load. A missing key
+ * fails positive operators and satisfies negated ones.
  */
 export function compileProperty(filter: PropertyFilter): PropertyTest {
   const operator = filter.operator ?? 'exact';
@@ -37,8 +38,8 @@ export function compileProperty(filter: PropertyFilter): PropertyTest {
   const key = filter.key;
   if (operator === 'is_set') return (properties) => hasOwn(properties, key);
   if (operator === 'is_not_set') return (properties) => !hasOwn(properties, key);
-  const known = COMPILED.has(operator) || operator.startsWith('is_date_') || operator.startsWith('semver_');
-  if (!known) return (properties, now) => matchesProperty(filter, properties, now);
+  const known = KNOWN.has(operator) || operator.startsWith('is_date_') || operator.startsWith('semver_');
+  if (!known) return () => false;
   if (Object.prototype.hasOwnProperty.call(NEGATED, operator)) {
     const positive = operator === 'not_regex' ? regexTest(filter.value, false) : presentTest(NEGATED[operator], filter.value);
     const test: PresentTest = operator === 'not_regex' ? positive : (actual, now) => !positive(actual, now);
@@ -50,6 +51,11 @@ export function compileProperty(filter: PropertyFilter): PropertyTest {
   }
   const test = presentTest(operator, filter.value);
   return (properties, now) => hasOwn(properties, key) && test(properties[key as string], now);
+}
+
+/** One condition, compiled for this call: for callers without a place to keep the compiled test. */
+export function matchesProperty(filter: PropertyFilter, properties: Record<string, unknown>, now: Date): boolean {
+  return compileProperty(filter)(properties, now);
 }
 
 function presentTest(operator: string, filterValue: unknown): PresentTest {

@@ -1,7 +1,6 @@
 import { RE2JS } from 're2js';
-import type { PropertyFilter } from '../../feature-flags/flag-filters';
-import { filterDate, propertyDate } from './dates';
-import { compareVersions, parseVersion, versionRange } from './semver';
+
+// How property conditions read and compare values; the matcher itself is compiled-property.ts.
 
 /** How a property value reads as text in comparisons (no quotes around strings, JSON otherwise). */
 export function asText(value: unknown): string {
@@ -29,13 +28,6 @@ export function truthy(value: unknown): boolean {
   return value === true || (typeof value === 'string' && value.toLowerCase() === 'true');
 }
 
-function exactMatch(filterValue: unknown, actual: unknown): boolean {
-  const candidates = Array.isArray(filterValue) ? filterValue : [filterValue];
-  if (isBooleanFilter(filterValue)) return candidates.some((c) => truthy(c) === truthy(actual));
-  const text = asText(actual).toLowerCase();
-  return candidates.some((c) => asText(c).toLowerCase() === text);
-}
-
 /** Compiled patterns (null: invalid), so a flag's regex is compiled once, not on every evaluation. */
 const compiledPatterns = new Map<string, RE2JS | null>();
 const MAX_COMPILED_PATTERNS = 1000;
@@ -58,23 +50,6 @@ export function regexFinds(pattern: unknown, actual: unknown): boolean | null {
   return compiled(asText(pattern))?.matcher(asText(actual)).find() ?? null;
 }
 
-function compareNumbers(operator: string, filterValue: unknown, actual: unknown): boolean {
-  const [expected, value] = [asNumber(filterValue), asNumber(actual)];
-  if (expected === null || value === null) return false;
-  if (operator === 'gt') return value > expected;
-  if (operator === 'gte') return value >= expected;
-  if (operator === 'lt') return value < expected;
-  return value <= expected;
-}
-
-export function compareDates(operator: string, filterValue: unknown, actual: unknown, now: Date): boolean {
-  const [expected, value] = [filterDate(filterValue, now), propertyDate(actual)];
-  if (expected === null || value === null) return false;
-  if (operator === 'is_date_before') return value < expected;
-  if (operator === 'is_date_after') return value > expected;
-  return value === expected;
-}
-
 export const NUMERIC_OPERATORS = new Set(['gt', 'gte', 'lt', 'lte']);
 export const TEXT_OPERATORS = new Set(['icontains', 'icontains_multi', 'starts_with', 'ends_with']);
 
@@ -87,17 +62,6 @@ export const SEMVER_TEST: Record<string, (c: number) => boolean> = {
   semver_lte: (c) => c <= 0,
 };
 
-function compareSemver(operator: string, filterValue: unknown, actual: unknown): boolean {
-  const value = parseVersion(actual);
-  if (!value) return false;
-  if (operator in SEMVER_TEST) {
-    const expected = parseVersion(filterValue);
-    return expected !== null && SEMVER_TEST[operator](compareVersions(value, expected));
-  }
-  const range = versionRange(operator as 'semver_tilde', filterValue);
-  return range !== null && compareVersions(value, range[0]) >= 0 && compareVersions(value, range[1]) < 0;
-}
-
 /**
  * The substring operators fold ASCII letters only, as PostHog's flags service does (Rust
  * `to_ascii_lowercase`) and posthog-node's local evaluation copies: "ZOË" does not contain "zoë".
@@ -105,15 +69,6 @@ function compareSemver(operator: string, filterValue: unknown, actual: unknown):
  */
 export function asciiLowercase(text: string): string {
   return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
-}
-
-function textTest(operator: string, filterValue: unknown, actual: unknown): boolean {
-  const text = asciiLowercase(asText(actual));
-  const needles = (Array.isArray(filterValue) ? filterValue : [filterValue]).map((v) => asciiLowercase(asText(v)));
-  if (operator === 'icontains') return text.includes(needles[0]);
-  if (operator === 'icontains_multi') return needles.some((n) => text.includes(n));
-  if (operator === 'starts_with') return needles.some((n) => text.startsWith(n));
-  return needles.some((n) => text.endsWith(n));
 }
 
 export const NEGATED: Record<string, string> = {
@@ -124,34 +79,3 @@ export const NEGATED: Record<string, string> = {
   not_ends_with: 'ends_with',
   not_icontains_multi: 'icontains_multi',
 };
-
-/**
- * One person or group property condition against known properties ("current server" semantics,
- * reference/flags.md §3). A missing key fails positive operators and satisfies negated ones.
- */
-export function matchesProperty(filter: PropertyFilter, properties: Record<string, unknown>, now: Date): boolean {
-  const operator = filter.operator ?? 'exact';
-  // Stored conditions are not re-validated on read: an operator of another type matches nothing.
-  if (typeof operator !== 'string') return false;
-  const present = Object.prototype.hasOwnProperty.call(properties, filter.key);
-  if (operator === 'is_set') return present;
-  if (operator === 'is_not_set') return !present;
-  const actual = present ? properties[filter.key] : undefined;
-  if (operator in NEGATED) {
-    if (!present || actual === null) return true;
-    if (operator === 'not_regex') return regexFinds(filter.value, actual) === false;
-    return !matchesPresent(NEGATED[operator], filter.value, actual, now);
-  }
-  if (!present) return false;
-  return matchesPresent(operator, filter.value, actual, now);
-}
-
-function matchesPresent(operator: string, filterValue: unknown, actual: unknown, now: Date): boolean {
-  if (operator === 'exact') return exactMatch(filterValue, actual);
-  if (operator === 'regex') return regexFinds(filterValue, actual) === true;
-  if (NUMERIC_OPERATORS.has(operator)) return compareNumbers(operator, filterValue, actual);
-  if (operator.startsWith('is_date_')) return compareDates(operator, filterValue, actual, now);
-  if (operator.startsWith('semver_')) return compareSemver(operator, filterValue, actual);
-  if (TEXT_OPERATORS.has(operator)) return textTest(operator, filterValue, actual);
-  return false;
-}
