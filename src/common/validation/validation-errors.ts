@@ -19,7 +19,7 @@ const DRF_MESSAGES: Record<string, DrfMessage> = {
   isEmail: { code: 'invalid_input', detail: () => 'Enter a valid email address.' },
   isUuid: { code: 'invalid_input', detail: () => 'Must be a valid UUID.' },
   isObject: { code: 'invalid_input', detail: () => 'Expected a dictionary of items.' },
-  isArray: { code: 'not_a_list', detail: (e) => `Expected a list of items but got type "${typeName(e.value)}".` },
+  isArray: { code: 'not_a_list', detail: (e) => `Expected a list of items but got type "${pythonTypeName(e.value)}".` },
   isIn: { code: 'invalid_choice', detail: (e) => `"${String(e.value)}" is not a valid choice.` },
   isEnum: { code: 'invalid_choice', detail: (e) => `"${String(e.value)}" is not a valid choice.` },
   maxLength: {
@@ -36,7 +36,8 @@ const DRF_MESSAGES: Record<string, DrfMessage> = {
   },
 };
 
-function typeName(value: unknown): string {
+/** A JSON value's type as DRF names it (Python's type names). */
+export function pythonTypeName(value: unknown): string {
   if (value === null) return 'NoneType';
   if (Array.isArray(value)) return 'list';
   if (typeof value === 'object') return 'dict';
@@ -67,13 +68,13 @@ function pickConstraint(error: ValidationError): string {
   return PRIORITY.find((name) => names.includes(name)) ?? names[0];
 }
 
-/** Used as the global ValidationPipe's exceptionFactory. */
 /**
  * Nest's ValidationPipe reports a body that is not an object (a list, a string, a number) as one
  * stand-in error under the name `body`, without the value: DRF's non-field error says it best.
  */
 const BODY_NOT_AN_OBJECT = 'Validation failed (object is expected)';
 
+/** Used as the global ValidationPipe's exceptionFactory. */
 export function validationErrorsToApiError(errors: ValidationError[]): ApiError {
   const leaf = firstLeaf(errors);
   if (!leaf) return ApiError.validation('Invalid input.');

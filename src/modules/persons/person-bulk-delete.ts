@@ -1,6 +1,7 @@
 import { ApiError } from '../../common/errors/api-error';
 import { isJsonObject } from '../../common/json/json-object';
 import { UUID_PATTERN } from '../../common/validation/patterns';
+import { pythonTypeName } from '../../common/validation/validation-errors';
 import { cleanString } from '../ingestion/sanitize';
 
 /** PostHog's limit: at most this many ids or distinct ids per call. */
@@ -23,14 +24,6 @@ export interface BulkDeleteSummary {
   events_queued_for_deletion: boolean;
   recordings_queued_for_deletion: boolean;
   deletion_errors: Array<{ person_uuid: string }>;
-}
-
-/** DRF's message for a body that is not an object (its type named as Python names it). */
-function pythonType(value: unknown): string {
-  if (Array.isArray(value)) return 'list';
-  if (value === null) return 'NoneType';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
-  return typeof value === 'boolean' ? 'bool' : 'str';
 }
 
 /** An empty list counts as absent, as PostHog tests the lists for truthiness. */
@@ -59,7 +52,7 @@ function distinctIdsOf(values: unknown[]): string[] {
  * come first, in its order and words (attr null); then each listed id is checked, which PostHog skips.
  */
 export function parseBulkDeleteRequest(body: unknown): BulkDeleteRequest {
-  if (!isJsonObject(body)) throw ApiError.validation(`Invalid data. Expected a dictionary, but got ${pythonType(body)}.`);
+  if (!isJsonObject(body)) throw ApiError.validation(`Invalid data. Expected a dictionary, but got ${pythonTypeName(body)}.`);
   const ids = listOf(body.ids);
   const distinctIds = listOf(body.distinct_ids);
   if (ids.length > 0 && distinctIds.length > 0) throw ApiError.validation('You must provide either distinct_ids or ids, not both');
