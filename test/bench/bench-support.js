@@ -82,20 +82,29 @@ function load(options) {
   });
 }
 
+/** A process's name and CPU seconds (user + system) so far, from /proc; null once it is gone. */
+function processCpu(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+    return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), seconds: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS };
+  } catch {
+    return null;
+  }
+}
+
+/** CPU seconds these processes have used so far (those already gone count nothing). */
+function cpuSecondsOf(pids) {
+  return pids.reduce((sum, pid) => sum + (processCpu(pid)?.seconds ?? 0), 0);
+}
+
 /** CPU seconds used so far by every process but ours and the servers we load (PostgreSQL, Redis). */
 function foreignCpuSeconds(ours) {
   let seconds = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || ours.includes(Number(entry))) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      if (name === 'postgres' || name === 'redis-server') continue;
-      const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
-      seconds += (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-    } catch {
-      // gone meanwhile
-    }
+    const cpu = processCpu(entry);
+    if (cpu && cpu.name !== 'postgres' && cpu.name !== 'redis-server') seconds += cpu.seconds;
   }
   return seconds;
 }
@@ -143,4 +152,4 @@ async function removeRedisKeys(redisUrl, prefix) {
   }
 }
 
-module.exports = { ROOT, freePort, waitForHttp, startProcess, load, sql, databaseUrl, otherProcessesCpu, removeRedisKeys };
+module.exports = { ROOT, freePort, waitForHttp, startProcess, load, sql, databaseUrl, otherProcessesCpu, cpuSecondsOf, removeRedisKeys };

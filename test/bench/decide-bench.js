@@ -13,7 +13,7 @@ const { Client } = require('pg');
 const { from: copyFrom } = require('pg-copy-streams');
 const { pipeline } = require('node:stream/promises');
 const { Readable } = require('node:stream');
-const { freePort, waitForHttp, startProcess, load, sql, databaseUrl, otherProcessesCpu, removeRedisKeys } = require('./bench-support');
+const { freePort, waitForHttp, startProcess, load, sql, databaseUrl, otherProcessesCpu, cpuSecondsOf, removeRedisKeys } = require('./bench-support');
 
 const POSTGRES = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -247,30 +247,15 @@ function rssMb(pid) {
   return kb > 0 ? Math.round(kb / 1024) : '?';
 }
 
-/** CPU seconds of the process and its children so far (/proc, clock ticks of 1/100 s). */
-function treeCpuSeconds(pids) {
-  let seconds = 0;
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
-      seconds += (Number(fields[11]) + Number(fields[12])) / 100;
-    } catch {
-      // exited
-    }
-  }
-  return seconds;
-}
-
 /** Warm-up at max, then max (CONNECTIONS connections) and paced, each SECONDS long, for one route. */
 async function measureRoute(baseUrl, route, bodies, pid) {
   const url = `${baseUrl}${route}`;
   await loadBodies(url, bodies, { duration: WARMUP_SECONDS, connections: CONNECTIONS });
   const phase = async (options) => {
     const tree = processTree(pid);
-    const [others, steal, cpu, started] = [otherProcessesCpu(tree), stealMeter(), treeCpuSeconds(tree), Date.now()];
+    const [others, steal, cpu, started] = [otherProcessesCpu(tree), stealMeter(), cpuSecondsOf(tree), Date.now()];
     const result = await loadBodies(url, bodies, { duration: SECONDS, ...options });
-    const cpuPercent = Math.round((100 * (treeCpuSeconds(tree) - cpu)) / ((Date.now() - started) / 1000));
+    const cpuPercent = Math.round((100 * (cpuSecondsOf(tree) - cpu)) / ((Date.now() - started) / 1000));
     return { ...result, rss: rssMb(pid), others: others.percent(), steal: steal(), cpu: cpuPercent };
   };
   const max = await phase({ connections: CONNECTIONS });
