@@ -10,6 +10,7 @@ import { RouteTable } from './common/errors/route-table';
 import { registerBodyParsers } from './common/http/json-body-parser';
 import { registerPublicRouteHooks } from './common/http/public-route-hooks';
 import { setPublicUrl } from './common/http/request-url';
+import { ShadowedRouteGuard } from './common/http/shadowed-route.guard';
 import { PinoNestLogger } from './common/logging/logger';
 import { createValidationPipe } from './common/validation/validation.pipe';
 import { MetricsService } from './modules/metrics/metrics.service';
@@ -56,6 +57,7 @@ export async function createHttpApp(runtime: RuntimeOptions, logger: Logger): Pr
     bodyParser: false,
   });
   app.useGlobalFilters(new ApiExceptionFilter(app.get(HttpAdapterHost), routes, config.http.maxBodyBytes));
+  app.useGlobalGuards(new ShadowedRouteGuard(routes));
   app.useGlobalPipes(createValidationPipe());
   instrument(app, app.get(MetricsService));
   mountOpenApi(app, config.version);

@@ -32,6 +32,40 @@ describe('Error replies', () => {
     expect(res.headers.get('allow')).toBe('GET, PATCH');
   });
 
+  describe('a list action reached with a detail route method (PostHog routes list actions first)', () => {
+    const project = () => `/api/projects/${t.keys.projectId}`;
+    const cases: Array<[string, string, string]> = [
+      ['GET', '/persons/bulk_delete/', 'POST'],
+      ['PATCH', '/persons/bulk_delete/', 'POST'],
+      ['DELETE', '/persons/bulk_delete', 'POST'],
+      ['PATCH', '/persons/activity/', 'GET'],
+      ['DELETE', '/persons/values/', 'GET'],
+      ['PATCH', '/feature_flags/my_flags/', 'GET'],
+      ['DELETE', '/feature_flags/evaluation_reasons/', 'GET'],
+      ['GET', '/feature_flags/user_blast_radius/', 'POST'],
+      ['PUT', '/feature_flags/local_evaluation/', 'GET'],
+    ];
+
+    it.each(cases)('%s %s answers 405 with Allow: %s', async (method, path, allow) => {
+      const res = await t.http.request(method, `${project()}${path}`, method === 'GET' ? {} : { json: { properties: { a: 1 } } });
+      expect(res.status).toBe(405);
+      expect(res.body).toEqual({ type: 'invalid_request', code: 'method_not_allowed', detail: `Method "${method}" not allowed.`, attr: null });
+      expect(res.headers.get('allow')).toBe(allow);
+    });
+
+    it('answers HEAD like GET and still serves the detail routes', async () => {
+      const head = await t.http.request('HEAD', `${project()}/persons/bulk_delete/`);
+      expect([head.status, head.headers.get('allow')]).toEqual([405, 'POST']);
+      const person = await t.http.get(`${project()}/persons/00000000-0000-4000-8000-000000000000/`);
+      expect(person.status).toBe(404);
+      const flag = await t.http.post(`${project()}/feature_flags/`, { key: 'shadow-check', filters: { groups: [{ rollout_percentage: 100 }] } });
+      expect(flag.status).toBe(201);
+      expect((await t.http.get(`${project()}/feature_flags/${flag.body.id}/`)).body.key).toBe('shadow-check');
+      expect((await t.http.patch(`${project()}/feature_flags/${flag.body.id}/`, { name: 'renamed' })).body.name).toBe('renamed');
+      expect((await t.http.get(`${project()}/feature_flags/my_flags/`)).status).toBe(200);
+    });
+  });
+
   it('treats the trailing slash as optional', async () => {
     expect((await t.http.get('/api/users/@me')).status).toBe(200);
     expect((await t.http.get('/api/users/@me/')).status).toBe(200);

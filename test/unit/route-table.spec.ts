@@ -109,11 +109,34 @@ describe(RouteTable.name, () => {
     expect(table.allowedMethods('/dup/')).toEqual(['GET', 'POST']);
   });
 
-  it('matches a static route before a parametric one', () => {
+  it('names only the literal route where a literal segment and a parameter both match', () => {
     const table = tableWith([
       ['GET', '/api/projects/:id'],
       ['POST', '/api/projects/current'],
     ]);
-    expect(table.allowedMethods('/api/projects/current')).toEqual(['GET', 'POST']);
+    expect(table.allowedMethods('/api/projects/current')).toEqual(['POST']);
+    expect(table.allowedMethods('/api/projects/7')).toEqual(['GET']);
+  });
+
+  it('lists every method of the literal route and none of the parametric ones', () => {
+    const table = tableWith([
+      ['GET', '/api/projects/:project_id/persons/:id/'],
+      ['PATCH', '/api/projects/:project_id/persons/:id/'],
+      ['DELETE', '/api/projects/:project_id/persons/:id/'],
+      ['POST', '/api/projects/:project_id/persons/bulk_delete/'],
+      ['GET', '/api/projects/:project_id/persons/activity/'],
+    ]);
+    expect(table.allowedMethods('/api/projects/1/persons/bulk_delete/')).toEqual(['POST']);
+    expect(table.allowedMethods('/api/projects/1/persons/activity/')).toEqual(['GET']);
+    expect(table.allowedMethods('/api/projects/1/persons/12/')).toEqual(['GET', 'PATCH', 'DELETE']);
+  });
+
+  it('prefers the literal segment wherever it sits in the path', () => {
+    const table = tableWith([
+      ['GET', '/api/:scope/things/'],
+      ['POST', '/api/projects/things/'],
+    ]);
+    expect(table.allowedMethods('/api/projects/things/')).toEqual(['POST']);
+    expect(table.allowedMethods('/api/orgs/things/')).toEqual(['GET']);
   });
 });

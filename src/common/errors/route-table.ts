@@ -20,9 +20,23 @@ export class RouteTable {
     }
   }
 
-  /** Methods that would have matched this path; empty when the path is unknown. */
+  /**
+   * The methods of the route this path names; empty when the path is unknown. Where a literal segment and a
+   * parameter both match (`persons/bulk_delete/` against `persons/:id/`), the path names the literal route, as
+   * in Django REST framework, whose routers list a viewset's list actions before its detail routes: PostHog
+   * answers `PATCH persons/bulk_delete/` with 405 (Allow: POST), not with a lookup of a person "bulk_delete".
+   */
   allowedMethods(path: string): string[] {
     const pathOnly = path.split('?')[0];
-    return METHODS.filter((method) => this.router.find(method, pathOnly) !== null);
+    let fewestParams = Infinity;
+    let methods: string[] = [];
+    for (const method of METHODS) {
+      const match = this.router.find(method, pathOnly);
+      if (!match) continue;
+      const params = Object.keys(match.params).length;
+      if (params < fewestParams) [fewestParams, methods] = [params, [method]];
+      else if (params === fewestParams) methods.push(method);
+    }
+    return methods;
   }
 }
