@@ -292,6 +292,24 @@ describe('Persons API', () => {
       expect((await t.http.delete(`${base}/${other.id}/`)).status).toBe(204);
       expect(await t.sql(`SELECT event FROM event WHERE distinct_id = 'temp-2'`)).toEqual([{ event: 'kept' }]);
     });
+
+    it('DELETE with keep_person=true deletes only the events asked for and keeps the person', async () => {
+      await send([
+        { event: 'gone', distinct_id: 'keeper', properties: { $set: { plan: 'kept' } } },
+        { event: 'gone', distinct_id: 'keeper' },
+      ]);
+      const [{ id }] = await t.sql<{ id: string }>(`SELECT person_id AS id FROM person_distinct_id WHERE distinct_id = 'keeper'`);
+      const eventsOf = () => t.sql(`SELECT event FROM event WHERE distinct_id = 'keeper'`);
+      expect((await t.http.delete(`${base}/${id}/?keep_person=1`)).status).toBe(204);
+      expect(await eventsOf()).toHaveLength(2);
+      const res = await t.http.delete(`${base}/${id}/?keep_person=TRUE&delete_events=true`);
+      expect(res.status).toBe(204);
+      expect(await eventsOf()).toEqual([]);
+      const person = await t.http.get(`${base}/${id}/`);
+      expect([person.status, person.body.properties.plan, person.body.distinct_ids]).toEqual([200, 'kept', ['keeper']]);
+      expect((await t.http.delete(`${base}/${id}/?keep_person=false`)).status).toBe(204);
+      expect((await t.http.get(`${base}/${id}/`)).status).toBe(404);
+    });
   });
 
   describe('values and properties', () => {

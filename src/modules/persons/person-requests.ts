@@ -53,6 +53,20 @@ export function parsePersonRef(raw: string): PersonRef {
   throw ApiError.validation(NOT_A_PERSON_ID);
 }
 
+export interface PersonDeleteOptions {
+  deleteEvents: boolean;
+  keepPerson: boolean;
+}
+
+/**
+ * `DELETE persons/:id/?delete_events=true&keep_person=true`: a flag is on for `true` or `1` (any case), as
+ * PostHog's docs write it; any other value, or none, leaves it off rather than deleting on a typo.
+ */
+export function parsePersonDeleteOptions(query: Record<string, unknown>): PersonDeleteOptions {
+  const on = (raw: unknown) => /^(true|1)$/i.test(queryText(raw) ?? '');
+  return { deleteEvents: on(query.delete_events), keepPerson: on(query.keep_person) };
+}
+
 /** `value` of update_property: JSON when it parses (so `5`, `true`, `{"a":1}` keep their type), else the text. */
 export function propertyValueOf(raw: unknown): unknown {
   if (typeof raw !== 'string') return raw;

@@ -13,7 +13,7 @@ import { BulkDeleteRequest, bulkDeleteSummary, BulkDeleteSummary } from './perso
 import { PersonManagementRepository } from './person-management.repository';
 import { personJson, personName, PersonView } from './person.presenter';
 import { PersonQueriesService } from './person-queries.service';
-import type { PersonRef } from './person-requests';
+import type { PersonDeleteOptions, PersonRef } from './person-requests';
 
 export const PERSON_SCOPE = 'Person';
 
@@ -88,12 +88,15 @@ export class PersonWritesService {
     return this.queries.describe(ctx.project.id, { id });
   }
 
-  /** `delete_events` also removes the events of its distinct ids; their uuids stay claimed, so retries stay out. */
-  async delete(ctx: WriteContext, ref: PersonRef, deleteEvents: boolean): Promise<void> {
+  /**
+   * `deleteEvents` also removes the events of its distinct ids (their uuids stay claimed, so retries stay
+   * out); `keepPerson` keeps the person, so only its events go.
+   */
+  async delete(ctx: WriteContext, ref: PersonRef, options: PersonDeleteOptions): Promise<void> {
     const id = await this.resolve(ctx.project.id, ref);
     await this.dataSource.transaction(async (em) => {
       const person = await this.lockOrFail(em, ctx.project.id, id);
-      await this.deleteLocked(em, ctx, [person], { deleteEvents, keepPerson: false });
+      await this.deleteLocked(em, ctx, [person], options);
     });
   }
 
@@ -110,7 +113,7 @@ export class PersonWritesService {
   }
 
   /** Persons already locked by this transaction: their events if asked, then the persons and one log entry each. */
-  private async deleteLocked(em: EntityManager, ctx: WriteContext, persons: PersonView[], options: { deleteEvents: boolean; keepPerson: boolean }) {
+  private async deleteLocked(em: EntityManager, ctx: WriteContext, persons: PersonView[], options: PersonDeleteOptions) {
     if (options.deleteEvents) await this.persons.deleteEvents(em, ctx.project.id, persons.flatMap((person) => person.distinctIds));
     if (options.keepPerson) return;
     await this.persons.delete(em, ctx.project.id, persons.map((person) => person.id));

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
 import { CurrentProject, CurrentUser, UserPrincipal } from '../../common/auth/principal';
@@ -9,7 +9,7 @@ import { csvPage, toCsv, wantsCsv } from '../events/csv-export';
 import type { ProjectEntity } from '../projects/project.entity';
 import { PersonDto, PersonPageDto, PersonPropertiesDto } from './dto/person.dto';
 import { PersonQueriesService } from './person-queries.service';
-import { parsePersonListFilters, parsePersonRef } from './person-requests';
+import { parsePersonDeleteOptions, parsePersonListFilters, parsePersonRef } from './person-requests';
 import { PersonWritesService } from './person-writes.service';
 
 const PROJECT = { projectParam: 'project_id' };
@@ -86,18 +86,19 @@ export class PersonsController {
     return this.writes.mergeProperties({ principal, project }, parsePersonRef(id), body.properties);
   }
 
-  /** `?delete_events=true` also deletes the person's events. */
+  /** `?delete_events=true` also deletes the person's events; `?keep_person=true` keeps the person itself. */
   @Delete('persons/:id')
   @HttpCode(204)
   @PersonalKeyAuth('person:write', PROJECT)
+  @ApiQuery({ name: 'delete_events', required: false, type: Boolean, description: '`true` or `1`: also delete the events of its distinct ids.' })
+  @ApiQuery({ name: 'keep_person', required: false, type: Boolean, description: '`true` or `1`: keep the person (with `delete_events`, only its events go).' })
   @ApiResponse({ status: 204 })
   async remove(
     @CurrentUser() principal: UserPrincipal,
     @CurrentProject() project: ProjectEntity,
     @Param('id') id: string,
-    @Query('delete_events') deleteEvents: unknown,
+    @Query() query: Record<string, unknown>,
   ): Promise<void> {
-    const flag = Array.isArray(deleteEvents) ? deleteEvents[deleteEvents.length - 1] : deleteEvents;
-    await this.writes.delete({ principal, project }, parsePersonRef(id), typeof flag === 'string' && /^(true|1)$/i.test(flag));
+    await this.writes.delete({ principal, project }, parsePersonRef(id), parsePersonDeleteOptions(query));
   }
 }
