@@ -149,6 +149,7 @@ describe('Persons API', () => {
       ['no key', '[{"value":1}]', 'Property filter is missing a key.'],
       ['unknown operator', '[{"key":"a","operator":"is_cool"}]', 'Invalid operator: is_cool'],
       ['in on a property', '[{"key":"a","operator":"in","value":[1]}]', 'Invalid operator: in'],
+      ['an Object.prototype name as operator', '[{"key":"a","operator":"constructor","value":"x"}]', 'Invalid operator: constructor'],
       ['unsupported type', '[{"key":"a","type":"element"}]', 'Property filters of type "element" are not supported here.'],
     ])('refuses bad property filters with 400: %s', async (_name, raw, detail) => {
       const res = await t.http.get(`${base}/?properties=${encodeURIComponent(raw)}`);

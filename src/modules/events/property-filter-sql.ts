@@ -153,7 +153,8 @@ function propertySql(leaf: PropertyLeaf, column: string, p: Params, now: Date): 
   const { operator } = leaf;
   if (operator === 'is_set') return t.present;
   if (operator === 'is_not_set') return `(NOT ${t.present})`;
-  if (operator in NEGATED) {
+  // Own keys only: `in` would take Object.prototype's names (`constructor`) for negated operators.
+  if (Object.hasOwn(NEGATED, operator)) {
     const positive = NEGATED[operator];
     if (positive === 'regex' && regexFinds(leaf.value, '') === null) return `(NOT ${t.present} OR jsonb_typeof(${t.value}) = 'null')`;
     return `(NOT ${t.present} OR jsonb_typeof(${t.value}) = 'null' OR NOT coalesce(${presentSql(positive, t, leaf.value, p, now)}, FALSE))`;

@@ -133,6 +133,9 @@ describe('propertyFiltersToSql', () => {
     expect(() => translate([{ key: 'a', type: 'element' }])).toThrow('Property filters of type "element" are not supported here.');
     expect(() => translate([{ key: 'a', operator: 'is_cool' }])).toThrow('Invalid operator: is_cool');
     expect(() => translate([{ key: 'a', operator: 'in', value: [1] }])).toThrow('Invalid operator: in');
+    for (const operator of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      expect(() => translate([{ key: 'a', operator, value: 'x' }])).toThrow(`Invalid operator: ${operator}`);
+    }
     expect(() => translate([{ key: 'id', type: 'cohort', value: 1 }], { personId: undefined })).toThrow('Cohort filters are not supported here.');
   });
 
