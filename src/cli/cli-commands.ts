@@ -1,5 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ApiError } from '../common/errors/api-error';
+import { ownValue } from '../common/json/json-object';
 import { MembershipLevel } from '../modules/organizations/organization-membership.entity';
 import { PersonalApiKeysService } from '../modules/personal-api-keys/personal-api-keys.service';
 import { ProjectsService } from '../modules/projects/projects.service';
@@ -37,7 +38,7 @@ function idList(value: string): number[] {
 }
 
 function level(value: string): MembershipLevel {
-  const found = LEVELS[value];
+  const found = ownValue(LEVELS, value);
   if (found === undefined) throw new InvalidArgumentError(`must be one of ${Object.keys(LEVELS).join(', ')}.`);
   return found;
 }

@@ -44,6 +44,7 @@ describe('CLI commands', () => {
   it('rejects bad arguments with exit code 2', async () => {
     expect((await cli('users', 'create')).code).toBe(2);
     expect((await cli('users', 'create', '--email', 'x@example.com', '--level', 'god')).code).toBe(2);
+    expect((await cli('users', 'create', '--email', 'y@example.com', '--level', 'constructor')).code).toBe(2);
     expect((await cli('projects', 'rotate-key', 'abc')).code).toBe(2);
     expect((await cli('nonsense')).code).toBe(2);
   });

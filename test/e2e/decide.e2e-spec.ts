@@ -369,4 +369,45 @@ describe('Decide and flags', () => {
       expect(await t.sql('SELECT hash_key FROM feature_flag_hash_key_override')).toEqual([{ hash_key: anon }]);
     });
   });
+
+  describe("names that are also Object.prototype's", () => {
+    beforeAll(async () => {
+      await ingest([
+        { event: '$groupidentify', distinct_id: 'g', properties: { $group_type: 'constructor', $group_key: 'c-1' } },
+        { event: '$groupidentify', distinct_id: 'g', properties: { $group_type: '__proto__', $group_key: 'p-1' } },
+      ]);
+      const mapping = await t.sql<{ group_type: string; group_type_index: number }>('SELECT group_type, group_type_index FROM group_type_mapping ORDER BY group_type_index');
+      const indexOf = (name: string) => mapping.find((row) => row.group_type === name)!.group_type_index;
+      for (const name of ['constructor', '__proto__']) {
+        await createFlag({ key: `by-${name}`, filters: { aggregation_group_type_index: indexOf(name), groups: [{ rollout_percentage: 100 }] } });
+      }
+      await createFlag({ key: 'tostring-variant', filters: { groups: [{ rollout_percentage: 100 }], multivariate: { variants: [{ key: 'toString', rollout_percentage: 100 }] } } });
+    });
+
+    it('serves a variant called toString without a payload, in valid JSON on every shape', async () => {
+      for (const path of ['/flags/?v=2', '/decide/?v=3', '/decide/?v=4']) {
+        const res = await decide(path, { distinct_id: 'x' });
+        expect(res.status).toBe(200);
+        expect(() => JSON.parse(res.text)).not.toThrow();
+        const flags = res.body.flags ?? null;
+        if (flags) expect(flags['tostring-variant']).toMatchObject({ enabled: true, variant: 'toString', metadata: { payload: null } });
+        else expect([res.body.featureFlags['tostring-variant'], res.body.featureFlagPayloads['tostring-variant']]).toEqual(['toString', undefined]);
+      }
+    });
+
+    it('evaluates group flags only with the group the request names, even for group types called constructor or __proto__', async () => {
+      const none = await decide('/flags/?v=2', { distinct_id: 'x' });
+      expect([none.body.flags['by-constructor'].reason.code, none.body.flags['by-__proto__'].reason.code]).toEqual(['no_group_type', 'no_group_type']);
+      const both = await decide('/flags/?v=2', { distinct_id: 'x', groups: { constructor: 'c-1', ['__proto__']: 'p-1' } });
+      expect([both.body.flags['by-constructor'].enabled, both.body.flags['by-__proto__'].enabled]).toEqual([true, true]);
+      const reasons = await t.http.get(`/api/projects/${t.keys.projectId}/feature_flags/evaluation_reasons/?distinct_id=x`);
+      expect(reasons.body['by-constructor']).toEqual({ value: false, evaluation: { reason: 'no_group_type', condition_index: null } });
+    });
+
+    it('lists a flag called __proto__ in evaluation_reasons', async () => {
+      await createFlag({ key: '__proto__', filters: { groups: [{ rollout_percentage: 100 }] } });
+      const reasons = await t.http.get(`/api/projects/${t.keys.projectId}/feature_flags/evaluation_reasons/?distinct_id=x`);
+      expect(JSON.parse(reasons.text).__proto__).toEqual({ value: true, evaluation: { reason: 'condition_match', condition_index: 0 } });
+    });
+  });
 });

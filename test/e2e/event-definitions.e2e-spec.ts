@@ -78,6 +78,14 @@ describe('Event definitions API', () => {
     expect(paged.next).toContain('offset=2');
   });
 
+  it('ignores orderings it does not know, Object.prototype names included, as DRF does', async () => {
+    const byDefault = names(await list(''));
+    for (const ordering of ['constructor', '-toString', '__proto__', 'valueOf,-hasOwnProperty', 'nonsense']) {
+      expect(names(await list(`?ordering=${ordering}`))).toEqual(byDefault);
+    }
+    expect(names(await list('?ordering=constructor,-name'))).toEqual(['watched_movie', 'entered_free_trial', '$pageview']);
+  });
+
   it('retrieves by uuid; anything else is 404', async () => {
     const definition = await byName('watched_movie');
     const res = await t.http.get(`${base}/${definition.id}/`);

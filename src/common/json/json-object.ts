@@ -4,3 +4,11 @@ export type JsonObject = Record<string, unknown>;
 export function isJsonObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
+
+/**
+ * `record[key]` when the record has that key itself. Keys from outside (group type names, variant keys,
+ * orderings) may be `constructor` or `toString`, which a plain lookup finds on Object.prototype.
+ */
+export function ownValue<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}

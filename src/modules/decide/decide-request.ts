@@ -37,7 +37,8 @@ function objectField(body: Record<string, unknown>, attr: string, ...names: stri
 
 /** `{type: key}`: keys are strings (numbers are stringified, as group identify does). */
 function groupsOf(body: Record<string, unknown>): Record<string, string> {
-  const groups: Record<string, string> = {};
+  // A group type may be named `__proto__`: a plain object would drop it.
+  const groups: Record<string, string> = Object.create(null);
   for (const [type, key] of Object.entries(objectField(body, 'groups', 'groups', '$groups'))) {
     if (typeof key === 'string') groups[type] = key;
     else if (typeof key === 'number' && Number.isFinite(key)) groups[type] = String(key);

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { ownValue } from '../../common/json/json-object';
 import { inCohort } from './engine/cohort-match';
 import { evaluateCompiled, EvaluationSubject, FlagEvaluation, FlagValue } from './engine/evaluate';
 import { EvaluationContextRepository, StoredPerson } from './evaluation-context.repository';
@@ -108,7 +109,7 @@ export class FlagEvaluationService {
     const wanted: Array<{ index: number; key: string }> = [];
     for (const index of indexes) {
       const name = snapshot.groupTypes.get(index);
-      const key = name === undefined ? undefined : request.groups[name];
+      const key = name === undefined ? undefined : ownValue(request.groups, name);
       if (key !== undefined && key !== null && String(key) !== '') wanted.push({ index, key: String(key) });
     }
     return wanted;
@@ -125,11 +126,12 @@ export class FlagEvaluationService {
   }
 
   private subject(snapshot: FlagSnapshot, request: EvaluationRequest, loaded: LoadedContext, overrides: Record<string, unknown>): EvaluationSubject {
-    const groupProperties: Record<string, Record<string, unknown>> = {};
+    // Keyed by group type names, which anyone with the project token can choose (even `__proto__`).
+    const groupProperties: Record<string, Record<string, unknown>> = Object.create(null);
     for (const [index, name] of snapshot.groupTypes) {
-      const key = request.groups[name];
+      const key = ownValue(request.groups, name);
       if (key === undefined) continue;
-      groupProperties[name] = { ...loaded.groups.get(index), ...request.groupProperties[name], $group_key: key };
+      groupProperties[name] = { ...loaded.groups.get(index), ...ownValue(request.groupProperties, name), $group_key: key };
     }
     const staticMemberships = new Set(loaded.person?.staticCohortIds ?? []);
     const now = new Date();

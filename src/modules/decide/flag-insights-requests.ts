@@ -20,7 +20,8 @@ export function parseGroupsParam(raw: unknown): Record<string, string> {
     parsed = undefined;
   }
   if (!isJsonObject(parsed)) throw invalid('groups must be a JSON object of group type to group key.', 'groups');
-  const groups: Record<string, string> = {};
+  // A group type may be named `__proto__`: a plain object would drop it.
+  const groups: Record<string, string> = Object.create(null);
   for (const [type, key] of Object.entries(parsed)) {
     if (typeof key !== 'string' && typeof key !== 'number') throw invalid('groups must be a JSON object of group type to group key.', 'groups');
     groups[type] = String(key);

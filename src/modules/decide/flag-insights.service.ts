@@ -38,7 +38,8 @@ export class FlagInsightsService {
   async evaluationReasons(project: ProjectEntity, distinctId: string, groups: Record<string, string>): Promise<Record<string, EvaluationReason>> {
     const snapshot = await this.snapshots.get(project.id);
     const values = await this.values(snapshot, distinctId, groups);
-    const reasons: Record<string, EvaluationReason> = {};
+    // Flag keys may be `__proto__`, which a plain object would take as its prototype instead of a key.
+    const reasons: Record<string, EvaluationReason> = Object.create(null);
     for (const flag of snapshot.flags) {
       const evaluated = values.get(flag.key);
       reasons[flag.key] = evaluated

@@ -1,4 +1,5 @@
 import { ApiError } from '../../common/errors/api-error';
+import { ownValue } from '../../common/json/json-object';
 
 export type EventTypeFilter = 'event' | 'event_custom' | 'event_posthog';
 
@@ -28,8 +29,11 @@ export function parseDefinitionListFilters(query: Record<string, unknown>): Defi
   const ordering = values(query.ordering)
     .flatMap((entry) => entry.split(','))
     .map((entry) => entry.trim())
-    .map((entry) => ({ column: ORDERINGS[entry.replace(/^-/, '')], descending: entry.startsWith('-') }))
-    .filter((o) => o.column !== undefined);
+    .flatMap((entry) => {
+      // Unknown orderings are ignored, as DRF's OrderingFilter does.
+      const column = ownValue(ORDERINGS, entry.replace(/^-/, ''));
+      return column ? [{ column, descending: entry.startsWith('-') }] : [];
+    });
   return {
     terms: search.split(/\s+/).filter(Boolean).slice(0, 10),
     eventType,

@@ -113,6 +113,20 @@ describe(evaluateFlag.name, () => {
     expect(evaluateFlag(f, subject('u'))).toEqual({ value: 'holdout-7', reason: 'holdout_condition_value', conditionIndex: 0, payload: null });
   });
 
+  it('reads payloads and groups by own keys only, whatever the variant or group type is called', () => {
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      const variants = flag('mv', { groups: [{ rollout_percentage: 100 }], multivariate: { variants: [{ key: name, rollout_percentage: 100 }] }, payloads: {} });
+      expect(evaluateFlag(variants, subject('u'))).toEqual({ value: name, reason: 'condition_match', conditionIndex: 0, payload: null });
+      const holdout = flag('h', { groups: [{ rollout_percentage: 100 }], holdout_groups: [{ properties: [], rollout_percentage: 100, variant: name }] });
+      expect(evaluateFlag(holdout, subject('u')).payload).toBeNull();
+      const byGroup = flag('g', { aggregation_group_type_index: 0, groups: [{ rollout_percentage: 100 }] });
+      const groupTypes = new Map([[0, name]]);
+      expect(evaluateFlag(byGroup, subject('u', { groupTypes }))).toEqual({ value: false, reason: 'no_group_type', conditionIndex: null, payload: null });
+      const groups = Object.fromEntries([[name, 'acme']]);
+      expect(evaluateFlag(byGroup, subject('u', { groupTypes, groups })).reason).toBe('condition_match');
+    }
+  });
+
   it('follows flag dependencies and cohorts through the subject', () => {
     const dependent = flag('dependent', { groups: [{ properties: [{ key: '5', type: 'flag', operator: 'flag_evaluates_to', value: 'blue' }, { key: 'id', type: 'cohort', value: 3 }] }] });
     const s = (flagValue: string | boolean, member: boolean) => subject('u', { flagValue: () => flagValue, inCohort: () => member });

@@ -1,6 +1,7 @@
 import { compileFlag, CompiledCondition, CompiledFlag, CompiledProperty, EvaluableFlag } from './compiled-flag';
 import { calculateHash, holdoutHash, inRollout } from './hash';
 import { pickVariant } from './variants';
+import { ownValue } from '../../../common/json/json-object';
 
 export type { CompiledFlag, EvaluableFlag } from './compiled-flag';
 
@@ -68,9 +69,9 @@ function targetOf(flag: CompiledFlag, subject: EvaluationSubject): Target | null
     return { identifier: override ?? subject.distinctId, properties: subject.personProperties, hash: NO_HASH };
   }
   const typeName = subject.groupTypes.get(index as number);
-  const key = typeName === undefined ? undefined : subject.groups[typeName];
+  const key = typeName === undefined ? undefined : ownValue(subject.groups, typeName);
   if (key === undefined || key === null || String(key) === '') return null;
-  return { identifier: String(key), properties: subject.groupProperties[typeName!] ?? {}, hash: NO_HASH };
+  return { identifier: String(key), properties: ownValue(subject.groupProperties, typeName!) ?? {}, hash: NO_HASH };
 }
 
 /** `inRollout`'s answer without the hash: no percentage, or 100 % and more, is everyone (a SHA-1 saved). */
@@ -116,7 +117,7 @@ function matched(flag: CompiledFlag, identifier: string, override: unknown, reas
   const variants = flag.variants;
   const overrideKey = typeof override === 'string' && variants.some((v) => v.key === override) ? override : null;
   const variant = overrideKey ?? (variants.length > 0 ? pickVariant(variants, calculateHash(flag.hashPrefix, identifier, 'variant')) : null);
-  return { value: variant ?? true, reason, conditionIndex: index, payload: flag.payloads[variant ?? 'true'] ?? null };
+  return { value: variant ?? true, reason, conditionIndex: index, payload: ownValue(flag.payloads, variant ?? 'true') ?? null };
 }
 
 /**
@@ -162,5 +163,5 @@ function holdoutResult(flag: CompiledFlag, target: Target): FlagEvaluation | nul
   if (!everyone(holdout.rolloutPercentage) && !inRollout(holdoutHash(target.identifier), holdout.rolloutPercentage)) return null;
   if (typeof holdout.variant !== 'string') return matched(flag, target.identifier, null, 'holdout_condition_value', 0);
   // The holdout's own variant (`holdout-<id>`) is served as is, though it is no multivariate key.
-  return { value: holdout.variant, reason: 'holdout_condition_value', conditionIndex: 0, payload: flag.payloads[holdout.variant] ?? null };
+  return { value: holdout.variant, reason: 'holdout_condition_value', conditionIndex: 0, payload: ownValue(flag.payloads, holdout.variant) ?? null };
 }
