@@ -53,6 +53,11 @@ describe('Error replies', () => {
       expect(res.headers.get('allow')).toBe(allow);
     });
 
+    it('checks the key first, as PostHog authenticates before it looks at the method', async () => {
+      const res = await t.http.patch(`${project()}/persons/bulk_delete/`, {}, { key: null });
+      expect([res.status, res.body.code]).toEqual([401, 'not_authenticated']);
+    });
+
     it('answers HEAD like GET and still serves the detail routes', async () => {
       const head = await t.http.request('HEAD', `${project()}/persons/bulk_delete/`);
       expect([head.status, head.headers.get('allow')]).toEqual([405, 'POST']);

@@ -3,13 +3,13 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error';
 import { RouteTable } from '../errors/route-table';
 
+const SHADOWABLE = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
+
 /**
  * A request that reached a parametrised route although its path names a more literal route of other methods
  * (`PATCH persons/bulk_delete/` on `PATCH persons/:id/`) gets the 405 PostHog gives (RouteTable.allowedMethods).
  * Routes without parameters cannot stand in for another, so /decide/, /flags/ and capture skip the lookup.
  */
-const SHADOWABLE = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
-
 export class ShadowedRouteGuard implements CanActivate {
   constructor(private readonly routes: RouteTable) {}
 

@@ -1,7 +1,7 @@
+import { ownValue } from '../../../common/json/json-object';
 import { compileFlag, CompiledCondition, CompiledFlag, CompiledProperty, EvaluableFlag } from './compiled-flag';
 import { calculateHash, holdoutHash, inRollout } from './hash';
 import { pickVariant } from './variants';
-import { ownValue } from '../../../common/json/json-object';
 
 export type { CompiledFlag, EvaluableFlag } from './compiled-flag';
 
