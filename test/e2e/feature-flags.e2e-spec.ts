@@ -141,6 +141,16 @@ describe('Feature flags API', () => {
       expect(await t.sql('SELECT count(*)::int AS n FROM feature_flag')).toEqual(before);
     });
 
+    it("refuses a body that is not an object with DRF's non-field error, before the key it lacks", async () => {
+      const raw = (text: string) => t.http.post(`${base}/`, undefined, { raw: text, headers: { 'content-type': 'application/json' } });
+      for (const [text, type] of [['[{"key": "f1"}]', 'list'], ['"f1"', 'str'], ['7', 'int'], ['true', 'bool']]) {
+        expect((await raw(text)).body).toEqual(invalid(`Invalid data. Expected a dictionary, but got ${type}.`, null));
+      }
+      expect((await raw('null')).body).toEqual(invalid('No data provided', null, 'null'));
+      const patched = await t.http.patch(`${base}/${(await create({ key: 'body-shape' })).body.id}/`, ['x']);
+      expect([patched.status, patched.body.detail]).toEqual([400, 'Invalid data. Expected a dictionary, but got list.']);
+    });
+
     it('accepts a property cohort and a dependency on a live flag', async () => {
       const dependency = await create({ key: 'dependency-target' });
       const res = await create({

@@ -125,9 +125,10 @@ describe('Persons API: bulk_delete', () => {
       [{ distinct_ids: ['eve'], delete_events: 'true' }, invalid('Must be a valid boolean.', 'delete_events')],
       [{ distinct_ids: ['eve'], keep_person: 1 }, invalid('Must be a valid boolean.', 'keep_person')],
       [{ distinct_ids: ['eve'], delete_recordings: [] }, invalid('Must be a valid boolean.', 'delete_recordings')],
-      [['eve'], invalid('Invalid data. Expected a dictionary.')],
-      ['eve', invalid('Invalid data. Expected a dictionary.')],
-      [7, invalid('Invalid data. Expected a dictionary.')],
+      [['eve'], invalid('Invalid data. Expected a dictionary, but got list.')],
+      ['eve', invalid('Invalid data. Expected a dictionary, but got str.')],
+      [7, invalid('Invalid data. Expected a dictionary, but got int.')],
+      [null, invalid('No data provided', null, 'null')],
     ];
     for (const [body, expected] of cases) {
       const res = await bulkDelete(body);

@@ -276,17 +276,32 @@ describe(validationErrorsToApiError.name, () => {
 
   describe('bodies that are not objects', () => {
     it.each([
-      ['a list', ['x']],
-      ['a string', 'x'],
-      ['a number', 5],
-    ])("answers DRF's non-field error when the body is %s and no field is required", async (_label, body) => {
+      ['a list', ['x'], 'invalid_input', 'Invalid data. Expected a dictionary, but got list.'],
+      ['a string', 'x', 'invalid_input', 'Invalid data. Expected a dictionary, but got str.'],
+      ['an integer', 5, 'invalid_input', 'Invalid data. Expected a dictionary, but got int.'],
+      ['a float', 5.5, 'invalid_input', 'Invalid data. Expected a dictionary, but got float.'],
+      ['a boolean', true, 'invalid_input', 'Invalid data. Expected a dictionary, but got bool.'],
+      ['null', null, 'null', 'No data provided'],
+    ])("answers DRF's non-field error when the body is %s, before any required field", async (_label, body, code, detail) => {
+      for (const metatype of [OptionalNameDto, NameDto]) {
+        const pipe = createValidationPipe();
+        const error = await pipe.transform(body, { type: 'body', metatype }).then(
+          () => null,
+          (thrown: unknown) => thrown,
+        );
+        expect(error).toBeInstanceOf(ApiError);
+        expect((error as ApiError).toBody()).toEqual(validationBody(code, detail, null));
+      }
+    });
+
+    it('reads no body at all as an object without fields', async () => {
+      const error = await createValidationPipe().transform(undefined, { type: 'body', metatype: NameDto }).catch((thrown: ApiError) => thrown);
+      expect((error as ApiError).toBody()).toEqual(validationBody('required', 'This field is required.', 'name'));
+    });
+
+    it('leaves bodies the route does not type (unknown) to the route', async () => {
       const pipe = createValidationPipe();
-      const error = await pipe.transform(body, { type: 'body', metatype: OptionalNameDto }).then(
-        () => null,
-        (thrown: unknown) => thrown,
-      );
-      expect(error).toBeInstanceOf(ApiError);
-      expect((error as ApiError).toBody()).toEqual(validationBody('invalid_input', 'Invalid data. Expected a dictionary.', null));
+      expect(await pipe.transform(['x'], { type: 'body', metatype: Object })).toEqual(['x']);
     });
   });
 

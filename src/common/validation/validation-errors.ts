@@ -37,7 +37,7 @@ const DRF_MESSAGES: Record<string, DrfMessage> = {
 };
 
 /** A JSON value's type as DRF names it (Python's type names). */
-export function pythonTypeName(value: unknown): string {
+function pythonTypeName(value: unknown): string {
   if (value === null) return 'NoneType';
   if (Array.isArray(value)) return 'list';
   if (typeof value === 'object') return 'dict';
@@ -69,16 +69,19 @@ function pickConstraint(error: ValidationError): string {
 }
 
 /**
- * Nest's ValidationPipe reports a body that is not an object (a list, a string, a number) as one
- * stand-in error under the name `body`, without the value: DRF's non-field error says it best.
+ * A body that is not a JSON object, answered as a DRF serializer answers it before it looks at any field:
+ * `null` is "No data provided", anything else "Invalid data. Expected a dictionary, but got list." with
+ * the Python type name.
  */
-const BODY_NOT_AN_OBJECT = 'Validation failed (object is expected)';
+export function bodyNotAnObject(value: unknown): ApiError {
+  if (value === null) return ApiError.validation('No data provided', null, 'null');
+  return ApiError.validation(`Invalid data. Expected a dictionary, but got ${pythonTypeName(value)}.`);
+}
 
 /** Used as the global ValidationPipe's exceptionFactory. */
 export function validationErrorsToApiError(errors: ValidationError[]): ApiError {
   const leaf = firstLeaf(errors);
   if (!leaf) return ApiError.validation('Invalid input.');
-  if (leaf.path.length === 1 && leaf.error.constraints?.isObject === BODY_NOT_AN_OBJECT) return ApiError.validation('Invalid data. Expected a dictionary.');
   const attr = leaf.path.join('__');
   // IsOptional skips absent values, so any failure on one means the field is required.
   if (leaf.error.value === undefined) return ApiError.validation('This field is required.', attr, 'required');

@@ -1,7 +1,7 @@
 import { ApiError } from '../../common/errors/api-error';
 import { isJsonObject } from '../../common/json/json-object';
 import { UUID_PATTERN } from '../../common/validation/patterns';
-import { pythonTypeName } from '../../common/validation/validation-errors';
+import { bodyNotAnObject } from '../../common/validation/validation-errors';
 import { cleanString } from '../ingestion/sanitize';
 
 /** PostHog's limit: at most this many ids or distinct ids per call. */
@@ -52,7 +52,7 @@ function distinctIdsOf(values: unknown[]): string[] {
  * come first, in its order and words (attr null); then each listed id is checked, which PostHog skips.
  */
 export function parseBulkDeleteRequest(body: unknown): BulkDeleteRequest {
-  if (!isJsonObject(body)) throw ApiError.validation(`Invalid data. Expected a dictionary, but got ${pythonTypeName(body)}.`);
+  if (!isJsonObject(body)) throw bodyNotAnObject(body);
   const ids = listOf(body.ids);
   const distinctIds = listOf(body.distinct_ids);
   if (ids.length > 0 && distinctIds.length > 0) throw ApiError.validation('You must provide either distinct_ids or ids, not both');
