@@ -7,8 +7,10 @@ import type { RuntimeOptions } from './app.module';
 import { AppModule } from './app.module';
 import { ApiExceptionFilter } from './common/errors/api-exception.filter';
 import { RouteTable } from './common/errors/route-table';
+import { handleClientError, MAX_PARAM_LENGTH, replyFrameworkError } from './common/http/framework-errors';
 import { registerBodyParsers } from './common/http/json-body-parser';
 import { registerPublicRouteHooks } from './common/http/public-route-hooks';
+import { registerQueryCleaning } from './common/http/query-cleaning';
 import { setPublicUrl } from './common/http/request-url';
 import { ShadowedRouteGuard } from './common/http/shadowed-route.guard';
 import { PinoNestLogger } from './common/logging/logger';
@@ -23,7 +25,10 @@ export async function createHttpApp(runtime: RuntimeOptions, logger: Logger): Pr
   const routes = new RouteTable();
   const adapter = new FastifyAdapter({
     bodyLimit: config.http.maxBodyBytes,
-    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: MAX_PARAM_LENGTH },
+    // Errors raised before any route runs still answer in PostHog's envelope.
+    frameworkErrors: replyFrameworkError,
+    clientErrorHandler: handleClientError,
     trustProxy: config.http.trustProxy,
     // A client's own id is kept when it looks sane, so logs can be joined across services.
     genReqId: (request: { headers: Record<string, string | string[] | undefined> }) => {
@@ -47,6 +52,7 @@ export async function createHttpApp(runtime: RuntimeOptions, logger: Logger): Pr
   const fastify = adapter.getInstance();
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
   registerBodyParsers(fastify);
+  registerQueryCleaning(fastify);
   registerPublicRouteHooks(fastify, config.ingestion.maxDecompressedBytes);
   setPublicUrl(config.http.publicUrl);
 

@@ -133,4 +133,22 @@ describe(parseJsonBody.name, () => {
       expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(before);
     });
   });
+
+  describe('what PostgreSQL or the validators could not take', () => {
+    it('refuses nesting deeper than 128 levels, arrays and objects alike, and keeps 128', () => {
+      const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+      expect(parseFailure(nested(129)).detail).toBe('JSON parse error - nesting deeper than 128 levels');
+      expect(parseFailure(`${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`).detail).toBe('JSON parse error - nesting deeper than 128 levels');
+      expect(parseJsonBody(nested(128))).toBeInstanceOf(Array);
+    });
+
+    it('turns NUL and lone surrogates into U+FFFD, in keys and values at any depth', () => {
+      expect(parseJsonBody('{"na\\u0000me":"a\\u0000b","tags":["\\ud800x"],"deep":{"v":"\\udfff"},"pair":"\\ud83d\\ude00"}')).toEqual({
+        'na\ufffdme': 'a\ufffdb',
+        tags: ['\ufffdx'],
+        deep: { v: '\ufffd' },
+        pair: '\u{1F600}',
+      });
+    });
+  });
 });

@@ -1,4 +1,5 @@
 import { RouteTable } from '../../src/common/errors/route-table';
+import { MAX_PARAM_LENGTH } from '../../src/common/http/framework-errors';
 
 function tableWith(routes: Array<[string | string[], string]>): RouteTable {
   const table = new RouteTable();
@@ -129,6 +130,10 @@ describe(RouteTable.name, () => {
     expect(table.allowedMethods('/api/projects/1/persons/bulk_delete/')).toEqual(['POST']);
     expect(table.allowedMethods('/api/projects/1/persons/activity/')).toEqual(['GET']);
     expect(table.allowedMethods('/api/projects/1/persons/12/')).toEqual(['GET', 'PATCH', 'DELETE']);
+  });
+
+  it('matches parameters as long as the HTTP router takes them', () => {
+    expect(projects().allowedMethods(`/api/projects/${'a'.repeat(MAX_PARAM_LENGTH)}/`)).toEqual(['GET', 'PATCH', 'DELETE']);
   });
 
   it('prefers the literal segment wherever it sits in the path', () => {

@@ -25,6 +25,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
       this.logger.error({ err: exception, reqId: request.id, url: request.url, method: request.method }, 'request failed');
     }
     const adapter = this.adapterHost.httpAdapter;
+    // A route may have set its own type (`config.js`, CSV) before failing; the error body is JSON.
+    adapter.setHeader(reply, 'content-type', 'application/json; charset=utf-8');
     for (const [name, value] of Object.entries(error.headers)) adapter.setHeader(reply, name, value);
     adapter.reply(reply, error.toBody(), error.status);
   }

@@ -1,4 +1,5 @@
 import FindMyWay from 'find-my-way';
+import { MAX_PARAM_LENGTH } from '../http/framework-errors';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -7,7 +8,7 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
  * a known path with another method gets 405 (with Allow), anything else 404.
  */
 export class RouteTable {
-  private readonly router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true });
+  private readonly router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: MAX_PARAM_LENGTH });
 
   add(method: string | string[], url: string): void {
     for (const one of Array.isArray(method) ? method : [method]) {

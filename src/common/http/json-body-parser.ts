@@ -1,18 +1,31 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import secureJsonParse from 'secure-json-parse';
 import { ApiError } from '../errors/api-error';
+import { cleanJson, JSON_TEXT_NEEDS_CLEANING } from '../json/clean-text';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from './payload-decoding';
 import { publicRouteOptions } from './public-route';
 
-/** Parse a JSON body into a value; `__proto__` / `constructor.prototype` keys are refused, never merged. */
+function parseError(reason: string): ApiError {
+  return new ApiError(400, 'invalid_request', 'parse_error', `JSON parse error - ${reason}`);
+}
+
+/**
+ * Parse a JSON body into a value; `__proto__` / `constructor.prototype` keys are refused, never merged.
+ * Nesting is bounded, as on capture, so validation and class-transformer (both recursive) cannot
+ * overflow the stack; NUL and lone surrogates become U+FFFD, as ingestion stores them, so no field of any
+ * route can reach PostgreSQL as text it refuses.
+ */
 export function parseJsonBody(text: string): unknown {
   // DRF treats an empty JSON body as an empty object; so do we.
   if (text.trim() === '') return {};
+  let value: unknown;
   try {
-    return secureJsonParse.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+    value = secureJsonParse.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch (error) {
-    const reason = error instanceof Error ? error.message : 'invalid JSON';
-    throw new ApiError(400, 'invalid_request', 'parse_error', `JSON parse error - ${reason}`);
+    throw parseError(error instanceof Error ? error.message : 'invalid JSON');
   }
+  if (jsonDepthExceeds(value, MAX_JSON_DEPTH)) throw parseError(`nesting deeper than ${MAX_JSON_DEPTH} levels`);
+  return JSON_TEXT_NEEDS_CLEANING.test(text) ? cleanJson(value) : value;
 }
 
 const JSON_TYPE = /^application\/(.+\+)?json\b/i;

@@ -2,6 +2,7 @@ import { gunzip } from 'node:zlib';
 import LZString from 'lz-string';
 import { ApiError } from '../errors/api-error';
 import { payloadTooLarge } from '../errors/http-error-mapping';
+import { JSON_TEXT_NEEDS_CLEANING } from '../json/clean-text';
 
 /** What a capture or decide request carries before we know what is inside. */
 export interface RawPayloadRequest {
@@ -26,12 +27,6 @@ export interface DecodedPayload {
   needsCleaning: boolean;
 }
 
-/**
- * NUL and surrogates arrive escaped in JSON text (raw NUL is invalid JSON, raw lone surrogates invalid
- * UTF-8); lz64 text is not UTF-8-checked, so raw surrogates count too. Valid pairs also match: cleaning
- * them is a no-op, only slower.
- */
-const CLEANABLE = /\\u(0000|[dD][89a-fA-F])|[\ud800-\udfff]/;
 
 /** serde_json's recursion limit, which PostHog's capture inherits. */
 export const MAX_JSON_DEPTH = 128;
@@ -163,7 +158,7 @@ export async function decodePayload(request: RawPayloadRequest, options: DecodeO
     if (options.unwrapBase64Twice && isStrictBase64(bytes)) bytes = fromBase64(bytes);
     text = utf8(bytes);
   }
-  return { value: parseJsonPayload(text), decodedLength: text.length, needsCleaning: CLEANABLE.test(text) };
+  return { value: parseJsonPayload(text), decodedLength: text.length, needsCleaning: JSON_TEXT_NEEDS_CLEANING.test(text) };
 }
 
 /** `[]` and `{"batch": []}` carry nothing: PostHog answers no_data before looking at keys. */

@@ -1,9 +1,10 @@
 import { ApiError } from '../../common/errors/api-error';
+import { cleanString } from '../../common/json/clean-text';
 import { isJsonObject } from '../../common/json/json-object';
+import { normalizeDistinctId } from '../ingestion/event-normalization';
 import type { EvaluationRequest } from './flag-evaluation.service';
 
 /** PostHog truncates longer distinct ids (reference/ingestion-decide.md §5.1). */
-const MAX_DISTINCT_ID_LENGTH = 200;
 
 export interface DecideRequest extends EvaluationRequest {
   /** `disable_flags: true`: the config only, no flags evaluated. */
@@ -23,9 +24,9 @@ function field(body: Record<string, unknown>, ...names: string[]): unknown {
 
 function distinctIdOf(body: Record<string, unknown>): string {
   const raw = field(body, 'distinct_id', '$distinct_id');
-  if (typeof raw === 'number' && Number.isFinite(raw)) return String(raw);
-  if (typeof raw !== 'string') throw missingDistinctId();
-  return raw.slice(0, MAX_DISTINCT_ID_LENGTH);
+  if (typeof raw !== 'string' && !(typeof raw === 'number' && Number.isFinite(raw))) throw missingDistinctId();
+  // Cleaned and cut as ingestion stores it, so the person it names is found.
+  return normalizeDistinctId(raw)!;
 }
 
 function objectField(body: Record<string, unknown>, attr: string, ...names: string[]): Record<string, unknown> {
@@ -40,7 +41,8 @@ function groupsOf(body: Record<string, unknown>): Record<string, string> {
   // A group type may be named `__proto__`: a plain object would drop it.
   const groups: Record<string, string> = Object.create(null);
   for (const [type, key] of Object.entries(objectField(body, 'groups', 'groups', '$groups'))) {
-    if (typeof key === 'string') groups[type] = key;
+    // Group keys are stored cleaned by ingestion (NUL and lone surrogates as U+FFFD).
+    if (typeof key === 'string') groups[type] = cleanString(key);
     else if (typeof key === 'number' && Number.isFinite(key)) groups[type] = String(key);
     else throw malformed(`groups.${type} must be a string.`, 'groups');
   }
@@ -67,7 +69,7 @@ function flagKeysOf(body: Record<string, unknown>): string[] | null {
 function anonDistinctIdOf(body: Record<string, unknown>): string | null {
   const raw = field(body, '$anon_distinct_id', 'anon_distinct_id');
   if (typeof raw === 'number' && Number.isFinite(raw)) return String(raw);
-  return typeof raw === 'string' && raw !== '' ? raw.slice(0, MAX_DISTINCT_ID_LENGTH) : null;
+  return typeof raw === 'string' && raw !== '' ? normalizeDistinctId(raw) : null;
 }
 
 /** The decoded body of `/decide/` or `/flags/`, with every alias the SDKs send (reference §5.1). */

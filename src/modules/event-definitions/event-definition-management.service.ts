@@ -4,8 +4,8 @@ import { DataSource } from 'typeorm';
 import type { UserPrincipal } from '../../common/auth/principal';
 import { ApiError } from '../../common/errors/api-error';
 import { buildPage, Page, PageRequest } from '../../common/http/pagination';
-import { UUID_PATTERN } from '../../common/validation/patterns';
-import { cleanJson, cleanString } from '../ingestion/sanitize';
+import { parseId, UUID_PATTERN } from '../../common/validation/patterns';
+import { cleanJson, cleanString } from '../../common/json/clean-text';
 import { OrganizationsService } from '../organizations/organizations.service';
 import type { ProjectEntity } from '../projects/project.entity';
 import type { EventDefinitionDto, UpdateEventDefinitionDto } from './dto/event-definition.dto';
@@ -36,8 +36,10 @@ export class EventDefinitionManagementService {
   async update(principal: UserPrincipal, project: ProjectEntity, rawId: string, dto: UpdateEventDefinitionDto): Promise<EventDefinitionDto> {
     if (!UUID_PATTERN.test(rawId)) throw ApiError.notFound();
     const id = rawId.toLowerCase();
-    if (dto.owner !== undefined && dto.owner !== null && (await this.organizations.membershipLevel(dto.owner, project.organizationId)) === null) {
-      throw ownerNotFound(dto.owner);
+    if (dto.owner !== undefined && dto.owner !== null) {
+      // An id no user column can hold names no user, as any other unknown id.
+      const owner = parseId(dto.owner);
+      if (owner === null || (await this.organizations.membershipLevel(owner, project.organizationId)) === null) throw ownerNotFound(dto.owner);
     }
     await this.dataSource.transaction(async (em) => {
       if (!(await this.definitions.lock(em, project.id, id))) throw ApiError.notFound();

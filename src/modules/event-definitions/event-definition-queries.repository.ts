@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { cleanString } from '../ingestion/sanitize';
+import { cleanString } from '../../common/json/clean-text';
 import type { UserBasicDto } from '../users/dto/user-basic.dto';
 import type { DefinitionListFilters } from './event-definition-rules';
 

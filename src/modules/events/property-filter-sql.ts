@@ -1,6 +1,6 @@
 import { asText, regexFinds } from '../decide/engine/property-match';
 import { filterDate } from '../decide/engine/dates';
-import { cleanJson } from '../ingestion/sanitize';
+import { cleanJson } from '../../common/json/clean-text';
 import { parseVersion, versionRange, Version } from '../decide/engine/semver';
 import { PropertyFilterError, PropertyLeaf, PropertyNode, parsePropertyFilters } from './property-filters';
 

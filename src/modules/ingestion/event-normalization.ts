@@ -1,5 +1,5 @@
 import { v5 as uuidv5, v7 as uuidv7, validate as isUuid } from 'uuid';
-import { cleanJson, cleanString, setOwn } from './sanitize';
+import { cleanJson, cleanString, setOwn } from '../../common/json/clean-text';
 import { resolveEventTime } from './timestamps';
 import type { IngestionWarning, NormalizedEvent } from './ingestion.types';
 import { elementsToChain } from './elements-chain';

@@ -1,5 +1,5 @@
 import { updatesPersonProperties } from '../persons/person-rules';
-import { setOwn } from './sanitize';
+import { setOwn } from '../../common/json/clean-text';
 import { isJsonObject, JsonObject } from '../../common/json/json-object';
 
 /** Event properties PostHog copies onto the person: device and page context, then campaign parameters. */

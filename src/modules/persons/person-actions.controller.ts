@@ -11,7 +11,7 @@ import { PersonCohortListDto, PersonDto, PersonPropertyCountDto } from './dto/pe
 import { BulkDeletePersonsDto, BulkDeletePersonsResultDto } from './dto/person-bulk-delete.dto';
 import { parseBulkDeleteRequest } from './person-bulk-delete';
 import { PersonQueriesService } from './person-queries.service';
-import { parsePersonRef, propertyValueOf, queryText, requiredField } from './person-requests';
+import { parsePersonRef, propertyValueOf, queryText, requiredField, textField } from './person-requests';
 import { PERSON_SCOPE, PersonWritesService } from './person-writes.service';
 
 const PROJECT = { projectParam: 'project_id' };
@@ -85,7 +85,7 @@ export class PersonActionsController {
     @Query() query: Record<string, unknown>,
   ) {
     const ref = parsePersonRef(id);
-    return this.writes.unsetProperty({ principal, project }, ref, String(requiredField(body, query, '$unset')));
+    return this.writes.unsetProperty({ principal, project }, ref, textField(requiredField(body, query, '$unset'), '$unset'));
   }
 
   /** Sets `key` to `value` (JSON when it parses, else the text), from the body or the query. */
@@ -101,7 +101,7 @@ export class PersonActionsController {
     @Query() query: Record<string, unknown>,
   ) {
     const ref = parsePersonRef(id);
-    const key = String(requiredField(body, query, 'key'));
+    const key = textField(requiredField(body, query, 'key'), 'key');
     return this.writes.setProperty({ principal, project }, ref, key, propertyValueOf(requiredField(body, query, 'value')));
   }
 
@@ -110,7 +110,8 @@ export class PersonActionsController {
   @PersonalKeyAuth('person:write', PROJECT)
   @ApiOkResponse({ type: PersonDto })
   split(@CurrentUser() principal: UserPrincipal, @CurrentProject() project: ProjectEntity, @Param('id') id: string, @Body() body: unknown) {
-    const main = body !== null && typeof body === 'object' ? (body as Record<string, unknown>).main_distinct_id : undefined;
+    const raw = body !== null && typeof body === 'object' ? (body as Record<string, unknown>).main_distinct_id : undefined;
+    const main = raw === undefined || raw === null ? undefined : textField(raw, 'main_distinct_id');
     return this.writes.split({ principal, project }, parsePersonRef(id), main);
   }
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { CohortDefinition } from '../decide/engine/cohort-match';
-import { cleanJson, cleanString } from '../ingestion/sanitize';
+import { cleanJson, cleanString } from '../../common/json/clean-text';
 import { propertyFiltersToSql } from '../events/property-filter-sql';
 import type { PropertyNode } from '../events/property-filters';
 import type { PersonSelector } from './person-bulk-delete';

@@ -84,3 +84,10 @@ export function requiredField(body: unknown, query: Record<string, unknown>, fie
   if (value === undefined) throw ApiError.validation('This field is required.', field, 'required');
   return value;
 }
+
+/** A field the action uses as a name (`$unset`, `key`, `main_distinct_id`): text, or a number as its text. */
+export function textField(value: unknown, field: string): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  throw ApiError.validation('Not a valid string.', field);
+}

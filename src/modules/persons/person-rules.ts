@@ -1,4 +1,4 @@
-import { setOwn } from '../ingestion/sanitize';
+import { setOwn } from '../../common/json/clean-text';
 import { isJsonObject, JsonObject } from '../../common/json/json-object';
 
 /** Ids PostHog refuses to merge on (reference/ingestion-decide.md §3): SDK placeholders, not people. */

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import type { UserPrincipal } from '../../common/auth/principal';
 import { ApiError } from '../../common/errors/api-error';
-import { cleanJson, cleanString } from '../ingestion/sanitize';
+import { cleanJson, cleanString } from '../../common/json/clean-text';
 import type { ProjectEntity } from '../projects/project.entity';
 import { ActivityChange, changesBetween } from '../activity-logs/activity-changes';
 import { ActivityLogsService } from '../activity-logs/activity-logs.service';
@@ -121,11 +121,11 @@ export class PersonWritesService {
   }
 
   /** Every distinct id but the main one (default: the first added) moves to a new person of its own. */
-  async split(ctx: WriteContext, ref: PersonRef, mainDistinctId: unknown): Promise<PersonDto> {
+  async split(ctx: WriteContext, ref: PersonRef, mainDistinctId: string | undefined): Promise<PersonDto> {
     const id = await this.resolve(ctx.project.id, ref);
     await this.dataSource.transaction(async (em) => {
       const person = await this.lockOrFail(em, ctx.project.id, id);
-      const main = mainDistinctId === undefined || mainDistinctId === null ? person.distinctIds[0] : String(mainDistinctId);
+      const main = mainDistinctId ?? person.distinctIds[0];
       if (!person.distinctIds.includes(main)) throw ApiError.validation('main_distinct_id is not a distinct id of this person.', 'main_distinct_id');
       const moved = person.distinctIds.filter((distinctId) => distinctId !== main);
       for (const distinctId of moved) await this.persons.moveToNewPerson(em, ctx.project.id, distinctId, randomUUID());

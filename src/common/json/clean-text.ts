@@ -1,5 +1,12 @@
 const NEEDS_CLEANING = /[\u0000\ud800-\udfff]/;
 
+/**
+ * JSON text whose parsed value may hold NUL or a lone surrogate. They arrive escaped (raw NUL is invalid
+ * JSON, raw lone surrogates invalid UTF-8); lz64 text is not UTF-8-checked, so raw surrogates count too.
+ * Valid pairs also match: cleaning them is a no-op, only slower.
+ */
+export const JSON_TEXT_NEEDS_CLEANING = /\\u(0000|[dD][89a-fA-F])|[\ud800-\udfff]/;
+
 /** PostgreSQL text and jsonb refuse NUL and lone surrogates: both become U+FFFD. */
 export function cleanString(value: string): string {
   if (!NEEDS_CLEANING.test(value)) return value;
