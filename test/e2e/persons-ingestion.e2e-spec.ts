@@ -67,6 +67,20 @@ describe('Persons from ingestion', () => {
     expect((await personByDistinctId(t, 'alias-main'))?.distinct_ids).toEqual(['alias-main', 'alias-other', 'py-prev']);
   });
 
+  it('cuts a long $anon_distinct_id or alias to 200 characters, as distinct ids are, so it merges and is found again', async () => {
+    const long = (seed: string) => Array.from({ length: 3000 }, (_, i) => `${seed}${(i * 7919) % 104729}`.slice(-3)).join('').slice(0, 9000);
+    const anon = long('a');
+    await send([{ event: '$pageview', distinct_id: anon, properties: { $set: { from: 'anon' } } }]);
+    await send([{ event: '$identify', distinct_id: 'long-user', properties: { $anon_distinct_id: anon, $set: { email: 'long@example.com' } } }]);
+    await send([{ event: '$create_alias', distinct_id: 'long-user', properties: { alias: long('b') } }]);
+    const person = await personByDistinctId(t, 'long-user');
+    expect([...(person?.distinct_ids ?? [])].sort()).toEqual([anon.slice(0, 200), long('b').slice(0, 200), 'long-user']);
+    // A later event under the long id finds the same person, since its distinct_id is cut the same way.
+    await send([{ event: 'later', distinct_id: long('b'), properties: { $set: { later: true } } }]);
+    expect((await personByDistinctId(t, 'long-user'))?.properties).toEqual({ from: 'anon', email: 'long@example.com', later: true });
+    expect(person?.properties).toEqual({ from: 'anon', email: 'long@example.com' });
+  });
+
   it('treats ids that only look like placeholders in another case as real (PostHog: null is case-sensitive)', async () => {
     await send([{ event: '$identify', distinct_id: 'upper-null-user', properties: { $anon_distinct_id: 'NULL' } }]);
     expect((await personByDistinctId(t, 'NULL'))?.distinct_ids).toEqual(['NULL', 'upper-null-user']);

@@ -1,5 +1,6 @@
 import { setOwn } from '../../common/json/clean-text';
 import { isJsonObject, JsonObject } from '../../common/json/json-object';
+import { normalizeDistinctId } from '../ingestion/event-normalization';
 
 /** Ids PostHog refuses to merge on (reference/ingestion-decide.md §3): SDK placeholders, not people. */
 const ILLEGAL_CASE_INSENSITIVE = new Set([
@@ -75,12 +76,13 @@ export type IdentityOperation =
   | { kind: 'none' }
   | { kind: 'merge'; otherId: string; dangerous: boolean; identify: boolean };
 
+/** The other id of a merge is a distinct id like any other: cut to 200 characters as events' ids are. */
 export function identityOperationOf(event: string, properties: JsonObject): IdentityOperation {
   if (event === '$identify' && typeof properties.$anon_distinct_id === 'string') {
-    return { kind: 'merge', otherId: properties.$anon_distinct_id, dangerous: false, identify: true };
+    return { kind: 'merge', otherId: normalizeDistinctId(properties.$anon_distinct_id)!, dangerous: false, identify: true };
   }
   if ((event === '$create_alias' || event === '$merge_dangerously') && typeof properties.alias === 'string') {
-    return { kind: 'merge', otherId: properties.alias, dangerous: event === '$merge_dangerously', identify: false };
+    return { kind: 'merge', otherId: normalizeDistinctId(properties.alias)!, dangerous: event === '$merge_dangerously', identify: false };
   }
   return { kind: 'none' };
 }
