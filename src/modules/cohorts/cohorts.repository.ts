@@ -105,19 +105,23 @@ export class CohortsRepository {
 
   /** Adds the project's persons with these uuids; returns how many persons were found (members already included). */
   async addMembersByUuid(em: EntityManager, projectId: number, cohortId: number, uuids: string[]): Promise<number> {
-    return this.addMembers(em, 'SELECT id FROM person WHERE project_id = $1 AND uuid = ANY($3::uuid[])', [projectId, cohortId, uuids]);
+    return this.addMembers(em, 'SELECT id FROM person WHERE project_id = $1 AND uuid = ANY($3::uuid[]) FOR KEY SHARE', [projectId, cohortId, uuids]);
   }
 
   /** Adds the persons owning these distinct ids; returns how many distinct persons were found. */
   async addMembersByDistinctId(em: EntityManager, projectId: number, cohortId: number, distinctIds: string[]): Promise<number> {
-    return this.addMembers(em, 'SELECT DISTINCT person_id AS id FROM person_distinct_id WHERE project_id = $1 AND distinct_id = ANY($3::text[])', [
+    const owners = 'SELECT person_id FROM person_distinct_id WHERE project_id = $1 AND distinct_id = ANY($3::text[])';
+    return this.addMembers(em, `SELECT id FROM person WHERE project_id = $1 AND id IN (${owners}) FOR KEY SHARE`, [
       projectId,
       cohortId,
       distinctIds,
     ]);
   }
 
-  /** One statement, so a person found is a person inserted (or already there). */
+  /**
+   * One statement, so a person found is a person inserted (or already there). The persons are locked
+   * against deletion (FOR KEY SHARE): one deleted meanwhile is skipped instead of failing the foreign key.
+   */
   private async addMembers(em: EntityManager, found: string, params: [number, number, string[]]): Promise<number> {
     if (params[2].length === 0) return 0;
     const [row]: Array<{ found: number }> = await em.query(

@@ -53,12 +53,14 @@ export class FlagGrantsRepository {
     return this.grants().findOneBy({ featureFlagId: flagId, id });
   }
 
-  async insert(flagId: number, roleId: string): Promise<FlagRoleGrantEntity> {
-    const [row]: Array<{ id: number }> = await this.dataSource.query(
-      `INSERT INTO feature_flag_role_access (feature_flag_id, role_id) VALUES ($1, $2) RETURNING id`,
+  /** The new grant, or null when the role is gone (deleted since it was looked up). */
+  async insert(flagId: number, roleId: string): Promise<FlagRoleGrantEntity | null> {
+    // The role row is locked against deletion, so a concurrent delete means no row, never a foreign key error.
+    const [row]: Array<{ id: number } | undefined> = await this.dataSource.query(
+      `INSERT INTO feature_flag_role_access (feature_flag_id, role_id) SELECT $1, id FROM role WHERE id = $2 FOR KEY SHARE RETURNING id`,
       [flagId, roleId],
     );
-    return (await this.find(flagId, row.id)) as FlagRoleGrantEntity;
+    return row ? ((await this.find(flagId, row.id)) as FlagRoleGrantEntity) : null;
   }
 
   async delete(flagId: number, id: number): Promise<boolean> {

@@ -25,11 +25,14 @@ export class FlagGrantsService {
 
   /** The role must belong to the flag's organization; a second grant of the same role is refused. */
   async grant(organizationId: string, flagId: number, roleId: string): Promise<FlagRoleGrantEntity> {
+    const missing = () => ApiError.validation(`Invalid pk "${roleId}" - object does not exist.`, 'role_id', 'does_not_exist');
     const role = await this.roles.findRole(organizationId, roleId);
-    if (!role) throw ApiError.validation(`Invalid pk "${roleId}" - object does not exist.`, 'role_id', 'does_not_exist');
-    return onUniqueViolation(() => this.grants.insert(flagId, role.id), 'feature_flag_role_access_role_flag_key', () =>
+    if (!role) throw missing();
+    const grant = await onUniqueViolation(() => this.grants.insert(flagId, role.id), 'feature_flag_role_access_role_flag_key', () =>
       ApiError.validation('The fields role, feature_flag must make a unique set.', null, 'unique'),
     );
+    if (!grant) throw missing();
+    return grant;
   }
 
   revoke(flagId: number, id: number): Promise<boolean> {

@@ -88,10 +88,15 @@ export class RolesRepository {
     return rows.length > 0;
   }
 
-  async addMember(roleId: string, userId: number): Promise<string> {
+  /** The new membership's id, or null when the role is gone (deleted since it was looked up). */
+  async addMember(roleId: string, userId: number): Promise<string | null> {
     const id = randomUUID();
-    await this.dataSource.query(`INSERT INTO role_membership (id, role_id, user_id) VALUES ($1, $2, $3)`, [id, roleId, userId]);
-    return id;
+    // The role row is locked against deletion, so a concurrent delete means no row, never a foreign key error.
+    const rows: unknown[] = await this.dataSource.query(
+      `INSERT INTO role_membership (id, role_id, user_id) SELECT $1, id, $3 FROM role WHERE id = $2 FOR KEY SHARE RETURNING id`,
+      [id, roleId, userId],
+    );
+    return rows.length > 0 ? id : null;
   }
 
   async removeMember(roleId: string, id: string): Promise<boolean> {

@@ -86,6 +86,7 @@ export class RolesService {
     const duplicate = ApiError.validation('User is already part of the role.');
     if (await this.roles.isMember(roleId, user.id)) throw duplicate;
     const id = await onUniqueViolation(() => this.roles.addMember(roleId, user.id), undefined, () => duplicate);
+    if (id === null) throw ApiError.notFound();
     return roleMembershipJson((await this.roles.findMembership(roleId, id))!);
   }
 
