@@ -4,8 +4,6 @@ import { isJsonObject } from '../../common/json/json-object';
 import { normalizeDistinctId } from '../ingestion/event-normalization';
 import type { EvaluationRequest } from './flag-evaluation.service';
 
-/** PostHog truncates longer distinct ids (reference/ingestion-decide.md §5.1). */
-
 export interface DecideRequest extends EvaluationRequest {
   /** `disable_flags: true`: the config only, no flags evaluated. */
   disableFlags: boolean;
@@ -25,7 +23,8 @@ function field(body: Record<string, unknown>, ...names: string[]): unknown {
 function distinctIdOf(body: Record<string, unknown>): string {
   const raw = field(body, 'distinct_id', '$distinct_id');
   if (typeof raw !== 'string' && !(typeof raw === 'number' && Number.isFinite(raw))) throw missingDistinctId();
-  // Cleaned and cut as ingestion stores it, so the person it names is found.
+  // Cleaned and cut to 200 characters as ingestion stores it (PostHog truncates too, reference/ingestion-decide.md
+  // §5.1), so the person it names is found.
   return normalizeDistinctId(raw)!;
 }
 
