@@ -1,7 +1,6 @@
 import { MembershipLevel } from '../../src/modules/organizations/organization-membership.entity';
 import { ProvisioningService } from '../../src/modules/provisioning/provisioning.service';
-import { sendJson } from '../support/capture-client';
-import { waitForQueuesIdle } from '../support/ingestion';
+import { ingestBatch } from '../support/ingestion';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /** What only project B holds: if it ever shows up in a reply to project A, isolation is broken. */
@@ -52,10 +51,7 @@ describe('Persons, events and definitions: odd input, isolation, CSV', () => {
   let ids: { personB: number; personBUuid: string; eventB: string; definitionB: string; personA: number };
   const a = () => `/api/projects/${t.keys.projectId}`;
 
-  const send = async (token: string, batch: Array<Record<string, unknown>>) => {
-    expect((await sendJson(t, '/batch/', { api_key: token, batch })).status).toBe(200);
-    await waitForQueuesIdle(t);
-  };
+  const send = (token: string, batch: Array<Record<string, unknown>>) => ingestBatch(t, token, batch);
 
   beforeAll(async () => {
     t = await startTestApp({ env: { ROLE: 'all' } });

@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import LZString from 'lz-string';
 import { sendJson, sendRaw } from '../support/capture-client';
-import { waitForQueuesIdle, waitForRows } from '../support/ingestion';
+import { ingestBatch, waitForRows } from '../support/ingestion';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const CONFIG_BLOCK = {
@@ -30,10 +30,7 @@ describe('Decide and flags', () => {
     ids[body.key as string] = res.body.id;
     return res.body;
   };
-  const ingest = async (batch: Array<Record<string, unknown>>) => {
-    expect((await sendJson(t, '/batch/', { api_key: token, batch })).status).toBe(200);
-    await waitForQueuesIdle(t);
-  };
+  const ingest = (batch: Array<Record<string, unknown>>) => ingestBatch(t, token, batch);
 
   beforeAll(async () => {
     t = await startTestApp({ env: { ROLE: 'all' } });

@@ -1,7 +1,6 @@
 import { MembershipLevel } from '../../src/modules/organizations/organization-membership.entity';
 import { ProvisioningService } from '../../src/modules/provisioning/provisioning.service';
-import { sendJson } from '../support/capture-client';
-import { waitForQueuesIdle } from '../support/ingestion';
+import { ingestBatch } from '../support/ingestion';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const invalid = (detail: string, attr: string | null = null, code = 'invalid_input') => ({ type: 'validation_error', code, detail, attr });
@@ -25,10 +24,7 @@ describe('Events API: orderBy, include_person, action_id', () => {
   let base: string;
   let keyB: string;
   let projectB: number;
-  const send = async (token: string, batch: Array<Record<string, unknown>>) => {
-    expect((await sendJson(t, '/batch/', { api_key: token, batch })).status).toBe(200);
-    await waitForQueuesIdle(t);
-  };
+  const send = (token: string, batch: Array<Record<string, unknown>>) => ingestBatch(t, token, batch);
   const list = async (query: string): Promise<{ next: string | null; results: EventJson[] }> => {
     const res = await t.http.get(`${base}/${query}`);
     expect({ query, status: res.status }).toEqual({ query, status: 200 });

@@ -1,5 +1,4 @@
-import { sendJson } from '../support/capture-client';
-import { waitForQueuesIdle } from '../support/ingestion';
+import { ingestBatch } from '../support/ingestion';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const invalid = (detail: string, attr: string | null = null, code = 'invalid_input') => ({ type: 'validation_error', code, detail, attr });
@@ -8,11 +7,7 @@ const invalid = (detail: string, attr: string | null = null, code = 'invalid_inp
 describe('Events API', () => {
   let t: TestApp;
   let base: string;
-  const send = async (batch: Array<Record<string, unknown>>) => {
-    const res = await sendJson(t, '/batch/', { api_key: t.keys.projectApiKey, batch });
-    expect(res.status).toBe(200);
-    await waitForQueuesIdle(t);
-  };
+  const send = (batch: Array<Record<string, unknown>>) => ingestBatch(t, t.keys.projectApiKey, batch);
   const list = async (query = '') => {
     const res = await t.http.get(`${base}/${query}`);
     expect(res.status).toBe(200);

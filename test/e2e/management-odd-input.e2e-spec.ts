@@ -1,5 +1,5 @@
 import { sendJson } from '../support/capture-client';
-import { waitForQueuesIdle } from '../support/ingestion';
+import { ingestBatch } from '../support/ingestion';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const invalid = (detail: string, attr: string | null = null, code = 'invalid_input') => ({ type: 'validation_error', code, detail, attr });
@@ -58,8 +58,7 @@ describe('Management API: input that reaches below the routes', () => {
   it('finds the person of a distinct id with NUL on /flags/, as ingestion stored it', async () => {
     await t.http.post(`${project}/feature_flags/`, { key: 'nul-person', filters: { groups: [{ properties: [{ key: 'plan', value: 'pro', type: 'person' }], rollout_percentage: 100 }] } });
     const token = t.keys.projectApiKey;
-    expect((await sendJson(t, '/batch/', { api_key: token, batch: [{ event: '$identify', distinct_id: 'nul\u0000id', properties: { $set: { plan: 'pro' } } }] })).status).toBe(200);
-    await waitForQueuesIdle(t);
+    await ingestBatch(t, token, [{ event: '$identify', distinct_id: 'nul\u0000id', properties: { $set: { plan: 'pro' } } }]);
     const res = await sendJson(t, '/flags/?v=2', { token, distinct_id: 'nul\u0000id' });
     expect([res.body.errorsWhileComputingFlags, res.body.flags['nul-person'].enabled]).toEqual([false, true]);
   });
@@ -80,8 +79,7 @@ describe('Management API: input that reaches below the routes', () => {
   });
 
   it('answers an event definition owner no user id can be with does_not_exist', async () => {
-    await sendJson(t, '/batch/', { api_key: t.keys.projectApiKey, batch: [{ event: 'owned_event', distinct_id: 'o' }] });
-    await waitForQueuesIdle(t);
+    await ingestBatch(t, t.keys.projectApiKey, [{ event: 'owned_event', distinct_id: 'o' }]);
     const [definition] = (await t.http.get(`${project}/event_definitions/?search=owned_event`)).body.results;
     for (const owner of ['2147483648', '1e308', '9007199254740992']) {
       const res = await t.http.patch(`${project}/event_definitions/${definition.id}/`, undefined, { raw: `{"owner":${owner}}`, headers: json });

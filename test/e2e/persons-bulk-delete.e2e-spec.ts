@@ -1,7 +1,6 @@
 import { MembershipLevel } from '../../src/modules/organizations/organization-membership.entity';
 import { ProvisioningService } from '../../src/modules/provisioning/provisioning.service';
-import { sendJson } from '../support/capture-client';
-import { waitForQueuesIdle } from '../support/ingestion';
+import { ingestBatch } from '../support/ingestion';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const invalid = (detail: string, attr: string | null = null, code = 'invalid_input') => ({ type: 'validation_error', code, detail, attr });
@@ -15,10 +14,7 @@ describe('Persons API: bulk_delete', () => {
   let projectB: number;
   let tokenB: string;
   let keyB: string;
-  const send = async (token: string, batch: Array<Record<string, unknown>>) => {
-    expect((await sendJson(t, '/batch/', { api_key: token, batch })).status).toBe(200);
-    await waitForQueuesIdle(t);
-  };
+  const send = (token: string, batch: Array<Record<string, unknown>>) => ingestBatch(t, token, batch);
   /** A's persons and events of these distinct ids, as stored. */
   const personOf = async (distinctId: string, projectId = t.keys.projectId) =>
     (

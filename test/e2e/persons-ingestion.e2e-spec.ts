@@ -1,16 +1,11 @@
-import { sendJson } from '../support/capture-client';
-import { waitForQueuesIdle } from '../support/ingestion';
+import { ingestBatch } from '../support/ingestion';
 import { personByDistinctId, personsOf } from '../support/persons';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /** Person semantics of ingestion (reference/ingestion-decide.md §3), through the real capture path. */
 describe('Persons from ingestion', () => {
   let t: TestApp;
-  const send = async (batch: Array<Record<string, unknown>>) => {
-    const res = await sendJson(t, '/batch/', { api_key: t.keys.projectApiKey, batch });
-    expect(res.status).toBe(200);
-    await waitForQueuesIdle(t);
-  };
+  const send = (batch: Array<Record<string, unknown>>) => ingestBatch(t, t.keys.projectApiKey, batch);
 
   beforeAll(async () => {
     t = await startTestApp({ env: { ROLE: 'all' } });

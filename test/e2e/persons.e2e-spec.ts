@@ -1,5 +1,5 @@
 import { sendJson } from '../support/capture-client';
-import { waitForQueuesIdle } from '../support/ingestion';
+import { ingestBatch } from '../support/ingestion';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -13,11 +13,7 @@ describe('Persons API', () => {
   let base: string;
   const ids: Record<string, number> = {};
 
-  const send = async (batch: Array<Record<string, unknown>>) => {
-    const res = await sendJson(t, '/batch/', { api_key: t.keys.projectApiKey, batch });
-    expect(res.status).toBe(200);
-    await waitForQueuesIdle(t);
-  };
+  const send = (batch: Array<Record<string, unknown>>) => ingestBatch(t, t.keys.projectApiKey, batch);
   const list = async (query = '') => {
     const res = await t.http.get(`${base}/${query}`);
     expect(res.status).toBe(200);

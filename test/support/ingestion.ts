@@ -1,4 +1,5 @@
 import type { Queue } from 'bullmq';
+import { sendJson } from './capture-client';
 import { PartitionQueues } from '../../src/queues/partition-queues';
 import type { TestApp } from './test-app';
 
@@ -37,4 +38,10 @@ export async function waitForQueuesIdle(t: TestApp, timeoutMs = 15_000): Promise
     if (Date.now() > deadline) throw new Error(`queues still busy (${busy} jobs)`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** Sends one batch to /batch/ under this project key, expects 200, and waits until ingestion has stored it. */
+export async function ingestBatch(t: TestApp, token: string, batch: Array<Record<string, unknown>>): Promise<void> {
+  expect((await sendJson(t, '/batch/', { api_key: token, batch })).status).toBe(200);
+  await waitForQueuesIdle(t);
 }
