@@ -1,3 +1,5 @@
+import { queryText } from './query-values';
+
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 
@@ -15,8 +17,8 @@ export interface Page<T> {
 
 /** A repeated parameter counts by its last value, as in Django's QueryDict. Huge values saturate. */
 export function queryInteger(raw: unknown): number | null {
-  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-  if (typeof value !== 'string' || !/^\d+$/.test(value)) return null;
+  const value = queryText(raw);
+  if (value === undefined || !/^\d+$/.test(value)) return null;
   return Math.min(Number(value), Number.MAX_SAFE_INTEGER);
 }
 

@@ -1,4 +1,5 @@
 import { ApiError } from '../../common/errors/api-error';
+import { queryText } from '../../common/http/query-values';
 import { UUID_PATTERN } from '../../common/validation/patterns';
 import { RELATIVE_DATE } from '../feature-flags/property-operators';
 import { EventOrder, parseOrderBy } from './event-list-order';
@@ -26,11 +27,6 @@ export interface EventListFilters {
 const FUTURE_SLACK_MS = 5000;
 const ISO = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2})?)(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 const UNIT_MS: Record<string, number> = { h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000, m: 30 * 86_400_000, y: 365 * 86_400_000 };
-
-export function lastValue(raw: unknown): string | undefined {
-  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-  return typeof value === 'string' ? value : undefined;
-}
 
 /**
  * An ISO timestamp (microseconds kept) or a relative one (`-1d`, `-3h`), as UTC text for PostgreSQL.
@@ -61,10 +57,10 @@ function offsetMs(zone: string | undefined): number {
  * with `after`) and with the order that produces it, since each cursor only pages one direction.
  */
 function parseCursorId(query: Record<string, unknown>, name: 'before_id' | 'after_id', order: EventOrder): string | undefined {
-  const id = lastValue(query[name]);
+  const id = queryText(query[name]);
   if (id === undefined) return undefined;
   const [bound, direction, wanted] = name === 'before_id' ? ['before', 'desc', '["-timestamp"]'] : ['after', 'asc', '["timestamp"]'];
-  if (!UUID_PATTERN.test(id) || !lastValue(query[bound])) throw ApiError.validation(`${name} needs ${bound} and must be an event id.`, name);
+  if (!UUID_PATTERN.test(id) || !queryText(query[bound])) throw ApiError.validation(`${name} needs ${bound} and must be an event id.`, name);
   if (order !== direction) throw ApiError.validation(`${name} pages events in the order ${wanted}; pass that orderBy too.`, name);
   return id.toLowerCase();
 }
@@ -72,7 +68,7 @@ function parseCursorId(query: Record<string, unknown>, name: 'before_id' | 'afte
 /** `action_id`: an integer, or a 400 as DRF answers a bad integer. */
 export function parseActionId(raw: unknown): number | undefined {
   if (raw === undefined) return undefined;
-  const text = lastValue(raw)?.trim();
+  const text = queryText(raw)?.trim();
   if (text === undefined || !/^-?\d+$/.test(text)) throw ApiError.validation('A valid integer is required.', 'action_id');
   return Number(text);
 }
@@ -88,7 +84,7 @@ const FALSE_TEXT = new Set(['false', 'f', 'no', 'n', 'off', '0']);
  */
 export function parseIncludePerson(raw: unknown): boolean {
   if (raw === undefined) return true;
-  const text = lastValue(raw)?.trim().toLowerCase();
+  const text = queryText(raw)?.trim().toLowerCase();
   if (text === '' || (text !== undefined && TRUE_TEXT.has(text))) return true;
   if (text !== undefined && FALSE_TEXT.has(text)) return false;
   throw ApiError.validation('Must be a valid boolean.', 'include_person');
@@ -99,9 +95,9 @@ export function parseIncludePerson(raw: unknown): boolean {
  * `action_id`, `orderBy` (reference/management-api.md §5.1).
  */
 export function parseEventListFilters(query: Record<string, unknown>, now = new Date()): EventListFilters {
-  const order = parseOrderBy(lastValue(query.orderBy));
-  const after = lastValue(query.after);
-  const before = lastValue(query.before);
+  const order = parseOrderBy(queryText(query.orderBy));
+  const after = queryText(query.after);
+  const before = queryText(query.before);
   const beforeId = parseCursorId(query, 'before_id', order);
   const afterId = parseCursorId(query, 'after_id', order);
   let properties: PropertyNode | null = null;
@@ -118,9 +114,9 @@ export function parseEventListFilters(query: Record<string, unknown>, now = new 
     afterId,
     order,
     actionId: parseActionId(query.action_id),
-    distinctId: lastValue(query.distinct_id),
-    event: lastValue(query.event),
-    personRef: lastValue(query.person_id),
+    distinctId: queryText(query.distinct_id),
+    event: queryText(query.event),
+    personRef: queryText(query.person_id),
     properties,
   };
 }

@@ -4,13 +4,14 @@ import type { FastifyReply } from 'fastify';
 import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
 import { CurrentProject } from '../../common/auth/principal';
 import { parsePageRequest } from '../../common/http/pagination';
+import { queryText } from '../../common/http/query-values';
 import { RequestUrl } from '../../common/http/request-url';
 import type { ProjectEntity } from '../projects/project.entity';
 import { csvPage, toCsv, wantsCsv } from './csv-export';
 import { EventDto, EventPageDto, EventValueDto } from './dto/event.dto';
 import { ApiEventListQuery, ApiIncludePersonQuery } from './dto/event-query-params';
 import { EventQueriesService } from './event-queries.service';
-import { eventNamesOf, lastValue, parseEventListFilters, parseIncludePerson } from './event-requests';
+import { eventNamesOf, parseEventListFilters, parseIncludePerson } from './event-requests';
 
 const PROJECT = { projectParam: 'project_id' };
 
@@ -53,7 +54,7 @@ export class EventsController {
   @PersonalKeyAuth('query:read', PROJECT)
   @ApiOkResponse({ type: EventValueDto, isArray: true })
   values(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>) {
-    return this.events.values(project.id, lastValue(query.key), eventNamesOf(query), lastValue(query.value));
+    return this.events.values(project.id, queryText(query.key), eventNamesOf(query), queryText(query.value));
   }
 
   @Get('events/:id')

@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { ApiBearerAuth, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
 import { CurrentProject, CurrentUser, UserPrincipal } from '../../common/auth/principal';
+import { queryText } from '../../common/http/query-values';
 import { RequestUrl } from '../../common/http/request-url';
 import { parseActivityPage } from '../activity-logs/activity-logs.service';
 import { ActivityLogsService } from '../activity-logs/activity-logs.service';
@@ -11,7 +12,7 @@ import { PersonCohortListDto, PersonDto, PersonPropertyCountDto } from './dto/pe
 import { BulkDeletePersonsDto, BulkDeletePersonsResultDto } from './dto/person-bulk-delete.dto';
 import { parseBulkDeleteRequest } from './person-bulk-delete';
 import { PersonQueriesService } from './person-queries.service';
-import { parsePersonRef, propertyValueOf, queryText, requiredField, textField } from './person-requests';
+import { parsePersonRef, propertyValueOf, requiredField, textField } from './person-requests';
 import { PERSON_SCOPE, PersonWritesService } from './person-writes.service';
 
 const PROJECT = { projectParam: 'project_id' };

@@ -1,12 +1,7 @@
 import { ApiError } from '../../common/errors/api-error';
+import { queryText } from '../../common/http/query-values';
 import { UUID_PATTERN } from '../../common/validation/patterns';
 import { parsePropertyFilters, PropertyFilterError, PropertyNode } from '../events/property-filters';
-
-/** Query values as strings: a repeated parameter counts by its last value (Django's QueryDict). */
-export function queryText(raw: unknown): string | undefined {
-  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-  return typeof value === 'string' ? value : undefined;
-}
 
 export interface PersonListFilters {
   distinctId?: string;
