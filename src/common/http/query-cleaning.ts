@@ -10,12 +10,14 @@ export function cleanQuery(query: Record<string, unknown>): void {
 }
 
 /**
- * Every route reads its query cleaned: search terms, distinct ids and filters reach PostgreSQL, which
- * refuses NUL and lone surrogates in text, as U+FFFD like everything ingestion stores.
+ * Every route reads its query cleaned: search terms, distinct ids and names reach PostgreSQL, which
+ * refuses NUL in text, as U+FFFD like everything ingestion stores. Only an escaped NUL can put such text
+ * in a query value (invalid UTF-8 such as an encoded surrogate stays percent-encoded text), so the other
+ * requests, capture and decide among them, pay one substring test.
  */
 export function registerQueryCleaning(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (request, _reply, done) => {
-    if (request.query && typeof request.query === 'object') cleanQuery(request.query as Record<string, unknown>);
+    if (request.url.includes('%00')) cleanQuery(request.query as Record<string, unknown>);
     done();
   });
 }

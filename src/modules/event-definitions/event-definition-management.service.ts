@@ -5,7 +5,6 @@ import type { UserPrincipal } from '../../common/auth/principal';
 import { ApiError } from '../../common/errors/api-error';
 import { buildPage, Page, PageRequest } from '../../common/http/pagination';
 import { parseId, UUID_PATTERN } from '../../common/validation/patterns';
-import { cleanJson, cleanString } from '../../common/json/clean-text';
 import { OrganizationsService } from '../organizations/organizations.service';
 import type { ProjectEntity } from '../projects/project.entity';
 import type { EventDefinitionDto, UpdateEventDefinitionDto } from './dto/event-definition.dto';
@@ -53,8 +52,8 @@ export class EventDefinitionManagementService {
       );
       await this.definitions.update(em, project.id, id, {
         ownerId: dto.owner === undefined ? current.owner_id : dto.owner,
-        description: dto.description === undefined ? current.description : cleanString(dto.description),
-        tags: dto.tags === undefined ? current.tags : normalizeTags(cleanJson(dto.tags) as string[]),
+        description: dto.description === undefined ? current.description : dto.description,
+        tags: dto.tags === undefined ? current.tags : normalizeTags(dto.tags),
         ...verification,
         postToChat: dto.post_to_chat ?? current.post_to_chat,
       }, principal.user.id);

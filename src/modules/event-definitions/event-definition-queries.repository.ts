@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { cleanString } from '../../common/json/clean-text';
 import type { UserBasicDto } from '../users/dto/user-basic.dto';
 import type { DefinitionListFilters } from './event-definition-rules';
 
@@ -54,7 +53,7 @@ const ORDER_SQL: Record<DefinitionListFilters['ordering'][number]['column'], str
 };
 
 function likePattern(text: string): string {
-  return `%${cleanString(text).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 @Injectable()

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { CohortDefinition } from '../decide/engine/cohort-match';
-import { cleanJson, cleanString } from '../../common/json/clean-text';
+import { cleanJson } from '../../common/json/clean-text';
 import type { EventOrder } from './event-list-order';
 import type { EventRow, PersonSummary } from './event.presenter';
 import type { EventListFilters } from './event-requests';
@@ -135,7 +135,7 @@ export class EventQueriesRepository {
        ) values_seen
        WHERE $4::text IS NULL OR name ILIKE $4
        GROUP BY name ORDER BY count(*) DESC, length(name), name LIMIT $6`,
-      [projectId, cleanString(key), cleanJson(events), contains === null ? null : `%${cleanString(contains).replace(/[\\%_]/g, (c) => `\\${c}`)}%`, sample, limit],
+      [projectId, key, events, contains === null ? null : `%${contains.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, sample, limit],
     );
     return rows.map((row) => row.name);
   }

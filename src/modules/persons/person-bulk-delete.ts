@@ -2,7 +2,7 @@ import { ApiError } from '../../common/errors/api-error';
 import { isJsonObject } from '../../common/json/json-object';
 import { UUID_PATTERN } from '../../common/validation/patterns';
 import { bodyNotAnObject } from '../../common/validation/validation-errors';
-import { cleanString } from '../../common/json/clean-text';
+import { normalizeDistinctId } from '../ingestion/event-normalization';
 
 /** PostHog's limit: at most this many ids or distinct ids per call. */
 export const MAX_BULK_DELETE_IDS = 1000;
@@ -39,12 +39,12 @@ function uuidsOf(values: unknown[]): string[] {
   return [...new Set((values as string[]).map((value) => value.toLowerCase()))];
 }
 
-/** Every entry a string, cleaned as ingestion cleans distinct ids before storing them. */
+/** Every entry a string, cleaned and cut as ingestion stores distinct ids, so the persons they name are found. */
 function distinctIdsOf(values: unknown[]): string[] {
   values.forEach((value, index) => {
     if (typeof value !== 'string') throw ApiError.validation('Not a valid string.', `distinct_ids__${index}`);
   });
-  return [...new Set((values as string[]).map(cleanString))];
+  return [...new Set((values as string[]).map((value) => normalizeDistinctId(value)!))];
 }
 
 /**

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { CohortDefinition } from '../decide/engine/cohort-match';
-import { cleanJson, cleanString } from '../../common/json/clean-text';
+import { cleanJson } from '../../common/json/clean-text';
 import { propertyFiltersToSql } from '../events/property-filter-sql';
 import type { PropertyNode } from '../events/property-filters';
 import type { PersonSelector } from './person-bulk-delete';
@@ -64,7 +64,7 @@ const SEARCH_WINDOW = 5000;
  * slowest of them rather than their sum. Each stops after `cap` ids.
  */
 function searchBranches(projectId: number, pattern: string, uuid: string | undefined, cap: number): Array<{ sql: string; params: unknown[] }> {
-  const term = [projectId, cap, cleanString(pattern)];
+  const term = [projectId, cap, pattern];
   const branches = [
     { sql: `SELECT id FROM person WHERE project_id = $1 AND (properties ->> 'email') ILIKE $3 LIMIT $2`, params: term },
     { sql: `SELECT id FROM person WHERE project_id = $1 AND (properties ->> 'name') ILIKE $3 LIMIT $2`, params: term },
@@ -234,7 +234,7 @@ export class PersonManagementRepository {
       `SELECT coalesce(properties ->> $2::text, 'null') AS name, count(*) AS count FROM person
         WHERE project_id = $1 AND properties ? $2::text AND ($3::text IS NULL OR coalesce(properties ->> $2::text, 'null') ILIKE $3)
         GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT $4`,
-      [projectId, cleanString(key), contains === null ? null : likePattern(cleanString(contains)), limit],
+      [projectId, key, contains === null ? null : likePattern(contains), limit],
     );
     return rows.map((row) => ({ name: row.name, count: Number(row.count) }));
   }

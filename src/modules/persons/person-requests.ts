@@ -1,5 +1,6 @@
 import { ApiError } from '../../common/errors/api-error';
 import { queryText } from '../../common/http/query-values';
+import { cleanJson } from '../../common/json/clean-text';
 import { UUID_PATTERN } from '../../common/validation/patterns';
 import { parsePropertyFilters, PropertyFilterError, PropertyNode } from '../events/property-filters';
 
@@ -66,7 +67,8 @@ export function parsePersonDeleteOptions(query: Record<string, unknown>): Person
 export function propertyValueOf(raw: unknown): unknown {
   if (typeof raw !== 'string') return raw;
   try {
-    return JSON.parse(raw);
+    // JSON the body parser never saw: its escapes may hold NUL or lone surrogates, stored as U+FFFD.
+    return cleanJson(JSON.parse(raw));
   } catch {
     return raw;
   }

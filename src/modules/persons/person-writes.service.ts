@@ -4,7 +4,6 @@ import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import type { UserPrincipal } from '../../common/auth/principal';
 import { ApiError } from '../../common/errors/api-error';
-import { cleanJson, cleanString } from '../../common/json/clean-text';
 import type { ProjectEntity } from '../projects/project.entity';
 import { ActivityChange, changesBetween } from '../activity-logs/activity-changes';
 import { ActivityLogsService } from '../activity-logs/activity-logs.service';
@@ -16,9 +15,6 @@ import { PersonQueriesService } from './person-queries.service';
 import type { PersonDeleteOptions, PersonRef } from './person-requests';
 
 export const PERSON_SCOPE = 'Person';
-
-/** Properties as ingestion would store them: NUL and lone surrogates become U+FFFD (jsonb refuses both). */
-const clean = (properties: Record<string, unknown>) => cleanJson(properties) as Record<string, unknown>;
 
 interface WriteContext {
   principal: UserPrincipal;
@@ -40,8 +36,7 @@ export class PersonWritesService {
   ) {}
 
   /** A new person whose uuid is also its distinct id. */
-  async create(ctx: WriteContext, raw: Record<string, unknown>): Promise<PersonDto> {
-    const properties = clean(raw);
+  async create(ctx: WriteContext, properties: Record<string, unknown>): Promise<PersonDto> {
     const uuid = randomUUID();
     const id = await this.dataSource.transaction(async (em) => {
       const id = await this.persons.insert(em, ctx.project.id, uuid, properties, uuid);
@@ -53,21 +48,20 @@ export class PersonWritesService {
   }
 
   /** `$set` semantics: listed keys overwritten, the others kept. */
-  mergeProperties(ctx: WriteContext, ref: PersonRef, raw: Record<string, unknown>): Promise<PersonDto> {
-    const properties = clean(raw);
+  mergeProperties(ctx: WriteContext, ref: PersonRef, properties: Record<string, unknown>): Promise<PersonDto> {
     return this.updateProperties(ctx, ref, 'updated', (current) => ({ ...current, ...properties }));
   }
 
   unsetProperty(ctx: WriteContext, ref: PersonRef, key: string): Promise<PersonDto> {
     return this.updateProperties(ctx, ref, 'delete_property', (current) => {
       const next = { ...current };
-      delete next[cleanString(key)];
+      delete next[key];
       return next;
     });
   }
 
   setProperty(ctx: WriteContext, ref: PersonRef, key: string, value: unknown): Promise<PersonDto> {
-    return this.updateProperties(ctx, ref, 'updated', (current) => ({ ...current, [cleanString(key)]: cleanJson(value) }));
+    return this.updateProperties(ctx, ref, 'updated', (current) => ({ ...current, [key]: value }));
   }
 
   private async updateProperties(

@@ -19,6 +19,11 @@ describe('parseBulkDeleteRequest', () => {
     });
   });
 
+  it('cuts a distinct id longer than 200 characters as ingestion cut it when storing it', () => {
+    const long = 'd'.repeat(150) + '\u{1F600}'.repeat(100);
+    expect(parseBulkDeleteRequest({ distinct_ids: [long] }).selector).toEqual({ distinctIds: [Array.from(long).slice(0, 200).join('')] });
+  });
+
   it('selects by distinct id, cleaned as ingestion stores them, and reads the flags', () => {
     expect(parseBulkDeleteRequest({ distinct_ids: ['a', 'a', 'b\u0000'], delete_events: true, delete_recordings: true, keep_person: true })).toEqual({
       selector: { distinctIds: ['a', 'b\ufffd'] },
