@@ -65,7 +65,8 @@ export function variantsOf(filters: FlagFilters): FlagVariant[] {
   return Array.isArray(variants) ? variants.filter((variant): variant is FlagVariant => isJsonObject(variant)) : [];
 }
 
-function conditionsOf(filters: FlagFilters): FlagCondition[] {
+/** The condition sets; `groups` may be absent or malformed in stored filters. */
+export function conditionsOf(filters: FlagFilters): FlagCondition[] {
   return Array.isArray(filters.groups) ? filters.groups : [];
 }
 

@@ -1,6 +1,6 @@
 import { isJsonObject } from '../../../common/json/json-object';
 import type { FlagCondition, FlagVariant, PropertyFilter } from '../../feature-flags/flag-filters';
-import { servedFilters, variantsOf } from '../../feature-flags/flag-filters';
+import { conditionsOf, servedFilters, variantsOf } from '../../feature-flags/flag-filters';
 import { compileProperty, PropertyTest } from './compiled-property';
 
 /** One condition of a condition set, with what it reads decided once. */
@@ -82,14 +82,13 @@ function holdoutOf(groups: unknown): CompiledFlag['holdout'] {
 
 export function compileFlag(flag: EvaluableFlag): CompiledFlag {
   const filters = servedFilters(flag.filters);
-  const conditions: FlagCondition[] = Array.isArray(filters.groups) ? filters.groups : [];
   return {
     id: flag.id,
     key: flag.key,
     ensureExperienceContinuity: flag.ensureExperienceContinuity,
     hashPrefix: `${flag.key}.`,
     aggregationIndex: filters.aggregation_group_type_index ?? null,
-    conditions: conditions.map(compileCondition),
+    conditions: conditionsOf(filters).map(compileCondition),
     superGroup: superGroupOf(filters.super_groups),
     holdout: holdoutOf(filters.holdout_groups),
     variants: variantsOf(filters),

@@ -21,7 +21,7 @@ export type PropertyTest = (properties: Record<string, unknown>, now: Date) => b
 /** A test of a value known to be present; `now` only for relative dates. */
 type PresentTest = (actual: unknown, now: Date) => boolean;
 
-const hasOwn = (properties: Record<string, unknown>, key: unknown) => Object.prototype.hasOwnProperty.call(properties, key as PropertyKey);
+const hasOwn = (properties: Record<string, unknown>, key: unknown) => Object.hasOwn(properties, key as PropertyKey);
 
 /** The operators of the "current server" column; stored conditions are not re-validated, and any other matches nothing. */
 const KNOWN = new Set(['exact', 'regex', ...NUMERIC_OPERATORS, ...TEXT_OPERATORS, ...Object.keys(NEGATED)]);
@@ -40,7 +40,7 @@ export function compileProperty(filter: PropertyFilter): PropertyTest {
   if (operator === 'is_not_set') return (properties) => !hasOwn(properties, key);
   const known = KNOWN.has(operator) || operator.startsWith('is_date_') || operator.startsWith('semver_');
   if (!known) return () => false;
-  if (Object.prototype.hasOwnProperty.call(NEGATED, operator)) {
+  if (Object.hasOwn(NEGATED, operator)) {
     const positive = operator === 'not_regex' ? regexTest(filter.value, false) : presentTest(NEGATED[operator], filter.value);
     const test: PresentTest = operator === 'not_regex' ? positive : (actual, now) => !positive(actual, now);
     return (properties, now) => {
@@ -117,7 +117,7 @@ function dateTest(operator: string, filterValue: unknown): PresentTest {
 }
 
 function semverTest(operator: string, filterValue: unknown): PresentTest {
-  if (Object.prototype.hasOwnProperty.call(SEMVER_TEST, operator)) {
+  if (Object.hasOwn(SEMVER_TEST, operator)) {
     const [expected, test] = [parseVersion(filterValue), SEMVER_TEST[operator]];
     if (expected === null) return () => false;
     return (actual) => {

@@ -149,7 +149,7 @@ export function evaluateFlag(flag: EvaluableFlag, subject: EvaluationSubject): F
 /** Early-access enrollment decides when the person carries one of its properties. */
 function superGroupResult(flag: CompiledFlag, target: Target, subject: EvaluationSubject): FlagEvaluation | null {
   const condition = flag.superGroup;
-  if (!condition || !condition.keys.some((key) => Object.prototype.hasOwnProperty.call(target.properties, key as PropertyKey))) return null;
+  if (!condition || !condition.keys.some((key) => Object.hasOwn(target.properties, key as PropertyKey))) return null;
   if (conditionResult(flag, condition, target, subject) === 'condition_match') {
     return matched(flag, target.identifier, condition.variant, 'super_condition_value', 0);
   }
