@@ -235,16 +235,15 @@ function processTree(pid) {
   }
 }
 
+/** RSS of the process and its children together, from one `ps` call. */
 function rssMb(pid) {
-  let kb = 0;
-  for (const member of processTree(pid)) {
-    try {
-      kb += Number(execFileSync('ps', ['-o', 'rss=', '-p', String(member)]).toString().trim());
-    } catch {
-      // exited
-    }
+  try {
+    const lines = execFileSync('ps', ['-o', 'rss=', '-p', processTree(pid).join(',')]).toString().split('\n');
+    const kb = lines.reduce((sum, line) => sum + (Number(line.trim()) || 0), 0);
+    return kb > 0 ? Math.round(kb / 1024) : '?';
+  } catch {
+    return '?'; // every one of them exited
   }
-  return kb > 0 ? Math.round(kb / 1024) : '?';
 }
 
 /** Warm-up at max, then max (CONNECTIONS connections) and paced, each SECONDS long, for one route. */
