@@ -1,7 +1,7 @@
 import { ApiError } from '../../common/errors/api-error';
 import { cleanString } from '../../common/json/clean-text';
 import { isJsonObject } from '../../common/json/json-object';
-import { normalizeDistinctId } from '../ingestion/event-normalization';
+import { normalizeDistinctId } from '../persons/distinct-id';
 import type { EvaluationRequest } from './flag-evaluation.service';
 
 export interface DecideRequest extends EvaluationRequest {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { IngestionWarning, NormalizedEvent } from '../ingestion/ingestion.types';
 import { GroupsRepository } from './groups.repository';
-import { isJsonObject, JsonObject } from '../../common/json/json-object';
+import { isJsonObject } from '../../common/json/json-object';
 
 const MAX_GROUP_KEY_LENGTH = 400;
 

@@ -1,6 +1,6 @@
 import { ApiError } from '../../common/errors/api-error';
 import { invalidPayload, noData } from '../../common/http/payload-decoding';
-import { isJsonObject, JsonObject } from '../../common/json/json-object';
+import { isJsonObject } from '../../common/json/json-object';
 
 export interface CaptureEnvelope {
   items: unknown[];

@@ -1,12 +1,12 @@
 import { v5 as uuidv5, v7 as uuidv7, validate as isUuid } from 'uuid';
-import { cleanJson, cleanString, setOwn } from '../../common/json/clean-text';
+import { cleanJson, setOwn } from '../../common/json/clean-text';
 import { resolveEventTime } from './timestamps';
 import type { IngestionWarning, NormalizedEvent } from './ingestion.types';
 import { elementsToChain } from './elements-chain';
 import { applyPersonPropertyRules } from './person-properties';
+import { normalizeDistinctId } from '../persons/distinct-id';
 import { isJsonObject, JsonObject } from '../../common/json/json-object';
 
-export const MAX_DISTINCT_ID_LENGTH = 200;
 /** Events bigger than this are dropped with a warning; the rest of the request is kept. */
 export const MAX_EVENT_BYTES = 1024 * 1024;
 /** Namespace for the stable uuid given to an event whose own uuid is malformed, so its retries still dedupe. */
@@ -22,15 +22,6 @@ export interface NormalizeContext {
 
 /** A dropped event and why, or a kept event with notes about what was corrected in it. */
 export type NormalizeResult = { dropped: IngestionWarning } | { event: NormalizedEvent; warnings: IngestionWarning[] };
-
-/** distinct_id: strings kept, numbers and others stringified, NUL replaced, cut to 200 characters. */
-export function normalizeDistinctId(raw: unknown): string | null {
-  if (raw === undefined || raw === null) return null;
-  const text = typeof raw === 'string' ? raw : typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : JSON.stringify(raw);
-  const clean = cleanString(text);
-  if (clean.length <= MAX_DISTINCT_ID_LENGTH) return clean;
-  return Array.from(clean).slice(0, MAX_DISTINCT_ID_LENGTH).join('');
-}
 
 function distinctIdOf(item: JsonObject, properties: JsonObject): unknown {
   return item.distinct_id ?? item.$distinct_id ?? properties.distinct_id ?? properties.$distinct_id;

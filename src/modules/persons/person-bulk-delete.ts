@@ -2,7 +2,7 @@ import { ApiError } from '../../common/errors/api-error';
 import { isJsonObject } from '../../common/json/json-object';
 import { UUID_PATTERN } from '../../common/validation/patterns';
 import { bodyNotAnObject } from '../../common/validation/validation-errors';
-import { normalizeDistinctId } from '../ingestion/event-normalization';
+import { normalizeDistinctId } from './distinct-id';
 
 /** PostHog's limit: at most this many ids or distinct ids per call. */
 export const MAX_BULK_DELETE_IDS = 1000;

@@ -1,6 +1,6 @@
 import { setOwn } from '../../common/json/clean-text';
 import { isJsonObject, JsonObject } from '../../common/json/json-object';
-import { normalizeDistinctId } from '../ingestion/event-normalization';
+import { normalizeDistinctId } from './distinct-id';
 
 /** Ids PostHog refuses to merge on (reference/ingestion-decide.md §3): SDK placeholders, not people. */
 const ILLEGAL_CASE_INSENSITIVE = new Set([

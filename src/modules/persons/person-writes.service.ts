@@ -10,7 +10,7 @@ import { ActivityLogsService } from '../activity-logs/activity-logs.service';
 import type { PersonDto } from './dto/person.dto';
 import { BulkDeleteRequest, bulkDeleteSummary, BulkDeleteSummary } from './person-bulk-delete';
 import { PersonManagementRepository } from './person-management.repository';
-import { personJson, personName, PersonView } from './person.presenter';
+import { personName, PersonView } from './person.presenter';
 import { PersonQueriesService } from './person-queries.service';
 import type { PersonDeleteOptions, PersonRef } from './person-requests';
 

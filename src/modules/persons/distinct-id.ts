@@ -1,0 +1,17 @@
+import { cleanString } from '../../common/json/clean-text';
+
+/** PostHog cuts longer distinct ids (reference/ingestion-decide.md §5.1). */
+export const MAX_DISTINCT_ID_LENGTH = 200;
+
+/**
+ * A distinct id as it is stored: strings kept, numbers and others stringified, NUL and lone surrogates
+ * replaced, cut to 200 characters. Ingestion stores ids this way, and every lookup by an id from outside
+ * (decide, merges, bulk delete) reads it the same way, so both name the same person.
+ */
+export function normalizeDistinctId(raw: unknown): string | null {
+  if (raw === undefined || raw === null) return null;
+  const text = typeof raw === 'string' ? raw : typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : JSON.stringify(raw);
+  const clean = cleanString(text);
+  if (clean.length <= MAX_DISTINCT_ID_LENGTH) return clean;
+  return Array.from(clean).slice(0, MAX_DISTINCT_ID_LENGTH).join('');
+}
