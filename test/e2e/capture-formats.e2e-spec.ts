@@ -118,6 +118,20 @@ describe('Capture body formats', () => {
     expect(row.properties.$ip).toBe('127.0.0.1');
   });
 
+  it("stores Python's NaN and Infinity as null, and leaves the same words inside strings alone (posthog-python)", async () => {
+    const text = `{"api_key": "${key}", "batch": [{"event": "python-floats", "distinct_id": "py", "properties": {"ratio": NaN, "max": Infinity, "min": -Infinity, "note": "NaN, Infinity \\" -Infinity", "kept": 1.5}}]}`;
+    const res = await sendRaw(t, '/batch/', text, { 'content-type': 'application/json' });
+    expect(res.status).toBe(200);
+    const [row] = await waitForRows<{ properties: Record<string, unknown> }>(t, `SELECT properties FROM event WHERE event = 'python-floats'`, [], 1);
+    expect(row.properties).toMatchObject({ ratio: null, max: null, min: null, note: 'NaN, Infinity " -Infinity', kept: 1.5 });
+  });
+
+  it('still refuses a body that is malformed for another reason besides NaN', async () => {
+    const res = await sendRaw(t, '/batch/', `{"api_key": "${key}", "batch": [{"event": "x", "properties": {"a": NaN,}}]}`, { 'content-type': 'application/json' });
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.text)).toMatchObject({ type: 'validation_error', code: 'invalid_payload' });
+  });
+
   it('stores autocapture $elements as an elements_chain', async () => {
     await sendJson(t, '/e/', {
       api_key: key,

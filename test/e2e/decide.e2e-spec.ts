@@ -217,6 +217,13 @@ describe('Decide and flags', () => {
       expect(res.body.featureFlags).toEqual({ everyone: true, 'alpha-feature': 'third-variant', paying: true });
     });
 
+    it("reads Python's NaN and Infinity as null (posthog-python writes them for such floats)", async () => {
+      const text = `{"token": "${token}", "distinct_id": "distinct_id", "person_properties": {"score": NaN, "max": Infinity, "min": -Infinity, "label": "NaN"}}`;
+      const res = await sendRaw(t, '/decide/?v=2', text, { 'content-type': 'application/json' });
+      expect(res.status).toBe(200);
+      expect(res.body.featureFlags).toEqual({ everyone: true, 'alpha-feature': 'third-variant', paying: true });
+    });
+
     it('takes the key from api_key or $token too, and the distinct id from $distinct_id; numbers are stringified', async () => {
       const a = await sendJson(t, '/decide/?v=2', { api_key: token, $distinct_id: 'distinct_id' });
       expect(a.body.featureFlags.paying).toBe(true);
@@ -268,7 +275,6 @@ describe('Decide and flags', () => {
 
     it.each([
       ['groups', { groups: 'company' }, 'groups must be a JSON object.'],
-      ['groups', { groups: { company: { nested: true } } }, 'groups.company must be a string.'],
       ['person_properties', { person_properties: [1] }, 'person_properties must be a JSON object.'],
       ['group_properties', { group_properties: { company: 3 } }, 'group_properties.company must be a JSON object.'],
       ['flag_keys_to_evaluate', { flag_keys_to_evaluate: 'a' }, 'flag_keys_to_evaluate must be a list of flag keys.'],
@@ -305,6 +311,15 @@ describe('Decide and flags', () => {
       expect(hit.body.flags['org-gold']).toMatchObject({ enabled: true, reason: { code: 'condition_match' } });
       const none = await decide('/flags/?v=2', { distinct_id: 'x' });
       expect(none.body.flags['org-gold']).toMatchObject({ enabled: false, reason: { code: 'no_group_type', condition_index: null } });
+    });
+
+    it('a group key that is not a string or number names no group: its flags are no_group_type, the rest evaluate', async () => {
+      for (const key of [null, true, ['org-1'], { id: 'org-1' }]) {
+        const res = await decide('/flags/?v=2', { distinct_id: 'distinct_id', groups: { organization: key } });
+        expect(res.status).toBe(200);
+        expect(res.body.flags['org-gold']).toMatchObject({ enabled: false, reason: { code: 'no_group_type' } });
+        expect(res.body.flags.paying.enabled).toBe(true);
+      }
     });
 
     it('request group_properties override stored ones; an unknown group matches on them alone', async () => {

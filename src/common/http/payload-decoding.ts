@@ -3,6 +3,7 @@ import LZString from 'lz-string';
 import { ApiError } from '../errors/api-error';
 import { payloadTooLarge } from '../errors/http-error-mapping';
 import { JSON_TEXT_NEEDS_CLEANING } from '../json/clean-text';
+import { nonFiniteToNull } from '../json/non-finite-json';
 
 /** What a capture or decide request carries before we know what is inside. */
 export interface RawPayloadRequest {
@@ -168,13 +169,26 @@ function isEmptyPayload(value: unknown): boolean {
   return Array.isArray(batch) && batch.length === 0;
 }
 
+/** JSON with Python's `NaN`/`Infinity`, read as null as PostHog does; otherwise the first parse error. */
+function parseWithNonFiniteNumbers(text: string, parseError: unknown): unknown {
+  const rewritten = nonFiniteToNull(text);
+  if (rewritten !== null) {
+    try {
+      return JSON.parse(rewritten);
+    } catch {
+      // Malformed for another reason too: report the error of the text as sent.
+    }
+  }
+  throw invalidPayload(parseError instanceof Error ? parseError.message : 'invalid JSON');
+}
+
 export function parseJsonPayload(text: string): unknown {
   if (text.trim() === '') throw noData();
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw invalidPayload(error instanceof Error ? error.message : 'invalid JSON');
+    value = parseWithNonFiniteNumbers(text, error);
   }
   if (jsonDepthExceeds(value, MAX_JSON_DEPTH)) throw invalidPayload(`nesting deeper than ${MAX_JSON_DEPTH} levels`);
   if (isEmptyPayload(value)) throw noData();

@@ -35,7 +35,11 @@ function objectField(body: Record<string, unknown>, attr: string, ...names: stri
   return raw;
 }
 
-/** `{type: key}`: keys are strings (numbers are stringified, as group identify does). */
+/**
+ * `{type: key}`: keys are strings (numbers are stringified, as group identify does). Any other key
+ * (null, a boolean, a list, an object) names no group, as in PostHog's flags service: that group's
+ * flags answer `no_group_type` and every other flag is still evaluated (reference/flags.md §2.1).
+ */
 function groupsOf(body: Record<string, unknown>): Record<string, string> {
   // A group type may be named `__proto__`: a plain object would drop it.
   const groups: Record<string, string> = Object.create(null);
@@ -43,7 +47,6 @@ function groupsOf(body: Record<string, unknown>): Record<string, string> {
     // Group keys are stored cleaned by ingestion (NUL and lone surrogates as U+FFFD).
     if (typeof key === 'string') groups[type] = cleanString(key);
     else if (typeof key === 'number' && Number.isFinite(key)) groups[type] = String(key);
-    else throw malformed(`groups.${type} must be a string.`, 'groups');
   }
   return groups;
 }

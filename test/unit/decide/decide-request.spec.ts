@@ -61,11 +61,15 @@ describe(parseDecideRequest.name, () => {
     });
   });
 
+  it('drops group keys that are neither strings nor numbers, as PostHog reads them as no group', () => {
+    const body = { distinct_id: 'd', groups: { a: null, b: true, c: ['x'], d: { k: 1 }, e: 'kept', f: 3 } };
+    expect(parseDecideRequest(body).groups).toEqual({ e: 'kept', f: '3' });
+  });
+
   it.each([
     [{}, 'missing_distinct_id', 'distinct_id'],
     [{ distinct_id: true }, 'missing_distinct_id', 'distinct_id'],
     [{ distinct_id: 'd', groups: [] }, 'malformed_data', 'groups'],
-    [{ distinct_id: 'd', groups: { a: null } }, 'malformed_data', 'groups'],
     [{ distinct_id: 'd', person_properties: 'x' }, 'malformed_data', 'person_properties'],
     [{ distinct_id: 'd', group_properties: { a: [] } }, 'malformed_data', 'group_properties'],
     [{ distinct_id: 'd', flag_keys: [1] }, 'malformed_data', 'flag_keys_to_evaluate'],
