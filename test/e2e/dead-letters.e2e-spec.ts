@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { runCliOn } from '../support/cli';
 import type { IngestionJobData } from '../../src/modules/ingestion/ingestion.types';
 import { sendJson } from '../support/capture-client';
@@ -50,5 +51,28 @@ describe('Dead-letter queue', () => {
     expect((await cli('dlq', 'list')).lines[0]).toBe('0 dead-lettered job(s)');
     expect((await cli('dlq', 'replay', '--all')).lines).toEqual(['Replayed 0 job(s).']);
     expect(await t.sql(`SELECT count(*)::int AS n FROM event WHERE event = 'poisoned'`)).toEqual([{ n: 1 }]);
+  });
+
+  it('keeps the other events of a job when one of them cannot be stored, and dead-letters only that one', async () => {
+    // Random text does not compress: an event name this long is more than a btree index entry can hold.
+    const unstorable = randomBytes(6000).toString('base64');
+    const res = await sendJson(t, '/batch/', {
+      api_key: t.keys.projectApiKey,
+      batch: [
+        // One distinct id: one partition, so the three travel in one job.
+        { event: 'kept-before', distinct_id: 'k' },
+        { event: unstorable, distinct_id: 'k' },
+        { event: 'kept-after', distinct_id: 'k' },
+      ],
+    });
+    expect(res.status).toBe(200);
+    await waitForRows(t, `SELECT 1 FROM event WHERE event IN ('kept-before', 'kept-after')`, [], 2);
+    await waitForQueuesIdle(t);
+    const listed = await cli('dlq', 'list');
+    expect(listed.lines[0]).toBe('1 dead-lettered job(s)');
+    expect(listed.lines[1]).toMatch(/\t1 events\tingestion failed for 1 of 3 events: .*index row size/);
+    const [failed] = (await Promise.all(partitionQueues(t).map((queue) => queue.getFailed()))).flat();
+    expect(failed.data.segments.flatMap((segment) => segment.events.map((event) => event.event))).toEqual([unstorable]);
+    expect(await t.sql(`SELECT count(*)::int AS n FROM event WHERE event IN ('kept-before', 'kept-after')`)).toEqual([{ n: 2 }]);
   });
 });

@@ -4,6 +4,7 @@ import { Job, UnrecoverableError } from 'bullmq';
 import { errorLogger } from '../../queues/queue-error-listeners';
 import { IngestionWorkerService } from './ingestion-worker.service';
 import type { IngestionJobData } from './ingestion.types';
+import { eventCount, joinJobs, splitJobByEvent } from './job-splitting';
 import { isTransientError, retryDelayMs } from './transient-errors';
 
 /** A crashed worker's job is taken over after this long without a lock renewal. */
@@ -12,7 +13,8 @@ export const WORKER_OPTIONS = { concurrency: 1, lockDuration: 15_000, stalledInt
 /**
  * The processor of one partition queue (one class per queue: @Processor binds a class to a queue).
  * Transient failures are retried here, inside the job, so the partition keeps its order; anything
- * else is a poison job and goes straight to the failed set (the dead-letter queue) with its reason.
+ * else is poison: the job's events are then stored one by one, and those that still fail go to the
+ * failed set (the dead-letter queue) with the reason, as one job.
  */
 export function ingestionProcessorFor(queueName: string, workerConnection: unknown): Type<WorkerHost> {
   // The queue was registered with the producers' fail-fast connection; a worker must block and
@@ -28,11 +30,32 @@ export function ingestionProcessorFor(queueName: string, workerConnection: unkno
     }
 
     async process(job: Job<IngestionJobData>): Promise<void> {
+      const failure = await this.store(job, job.data);
+      if (failure === null) return;
+      const pieces = splitJobByEvent(job.data);
+      if (pieces.length <= 1) throw new UnrecoverableError(`ingestion failed: ${describe(failure)}`);
+      // A job holds the events of every request of the same few milliseconds and partition, other
+      // clients' included, all acknowledged. One event the database refuses must not cost the others:
+      // each is stored on its own, and the dead-letter entry keeps only those that still fail.
+      const failed: Array<{ piece: IngestionJobData; error: unknown }> = [];
+      for (const piece of pieces) {
+        const error = await this.store(job, piece);
+        if (error !== null) failed.push({ piece, error });
+      }
+      if (failed.length === 0) return;
+      const [rest, total] = [joinJobs(failed.map((f) => f.piece)), eventCount(job.data)];
+      await job.updateData(rest);
+      throw new UnrecoverableError(`ingestion failed for ${eventCount(rest)} of ${total} events: ${describe(failed[0].error)}`);
+    }
+
+    /** Stores `data` in one transaction, retrying transient failures; the error when it cannot be stored, else null. */
+    private async store(job: Job<IngestionJobData>, data: IngestionJobData): Promise<unknown> {
       for (let attempt = 0; ; attempt++) {
         try {
-          return await this.ingestion.processJob(job.data);
+          await this.ingestion.processJob(data);
+          return null;
         } catch (error) {
-          if (!isTransientError(error)) throw new UnrecoverableError(`ingestion failed: ${describe(error)}`);
+          if (!isTransientError(error)) return error;
           // On shutdown the job goes back to the queue (its events are claimed by uuid, so nothing doubles).
           if (this.stopping) throw error;
           if (attempt % 10 === 0) this.logger.warn({ err: error, jobId: job.id, attempt }, 'transient failure, retrying');
