@@ -115,6 +115,8 @@ describe('Local evaluation definitions', () => {
     const unchanged = await definitions(undefined, { 'if-none-match': etag });
     expect(unchanged.status).toBe(304);
     expect(unchanged.text).toBe('');
+    for (const tag of [`W/${etag}`, `"other", ${etag}`, '*']) expect((await definitions(undefined, { 'if-none-match': tag })).status).toBe(304);
+    expect((await definitions(undefined, { 'if-none-match': '"other"' })).status).toBe(200);
     await t.http.patch(`${base}/${ids.off}/`, { active: true });
     const changed = await definitions(undefined, { 'if-none-match': etag });
     expect(changed.status).toBe(200);

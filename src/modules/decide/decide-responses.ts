@@ -16,10 +16,18 @@ export interface FlagsOutcome {
   requestId: string;
 }
 
+const I32_MAX = 2 ** 31 - 1;
+
+/**
+ * `?v=` as PostHog's flags service reads it: absent (or empty) is null; a 32-bit integer (sign
+ * allowed) is itself; anything else (`abc`, `2.0`, too large) is 1, the oldest shape.
+ */
 function version(query: Record<string, unknown>): number | null {
   const raw = Array.isArray(query.v) ? query.v[query.v.length - 1] : query.v;
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) return null;
-  return Number(raw);
+  if (typeof raw !== 'string' || raw === '') return null;
+  if (!/^[+-]?\d+$/.test(raw)) return 1;
+  const v = Number(raw);
+  return Math.abs(v) > I32_MAX ? 1 : v;
 }
 
 function flagTrue(value: unknown): boolean {
@@ -33,7 +41,10 @@ export function decideFormat(query: Record<string, unknown>): ReplyFormat {
   return { shape, withConfig: true };
 }
 
-/** `/flags/`: v1 legacy, v2+ detailed; config on `config=true`, or when neither `v` nor `config` is given (Rust). */
+/**
+ * `/flags/`: v2+ detailed, anything else legacy (so `v=abc` too); config on `config=true`, or when
+ * neither `v` nor `config` is given (Rust).
+ */
 export function flagsFormat(query: Record<string, unknown>): ReplyFormat {
   const v = version(query);
   const config = typeof query.config === 'string' ? query.config : undefined;

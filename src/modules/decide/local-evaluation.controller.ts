@@ -1,6 +1,7 @@
 import { Controller, Get, Headers, Query, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import fresh from 'fresh';
 import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
 import { CurrentProject } from '../../common/auth/principal';
 import type { ProjectEntity } from '../projects/project.entity';
@@ -47,7 +48,8 @@ export class LocalEvaluationController {
     // `send_cohorts` is a bare flag: present (with any value) means yes.
     const document = await this.localEvaluation.definitions(project.id, query.send_cohorts !== undefined);
     reply.header('etag', document.etag).header('cache-control', 'private, no-cache');
-    if (ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tag) => tag.trim() === document.etag)) {
+    // Weak comparison, as HTTP asks of If-None-Match: a compressing proxy turns the tag into W/"…".
+    if (ifNoneMatch !== undefined && fresh({ 'if-none-match': ifNoneMatch }, { etag: document.etag })) {
       return reply.status(304).send();
     }
     return reply.status(200).type('application/json; charset=utf-8').send(document.json);

@@ -35,6 +35,10 @@ describe('decide reply formats', () => {
     [{ v: '3' }, 'legacy'],
     [{ v: '4' }, 'detailed'],
     [{ v: '5' }, 'detailed'],
+    [{ v: '+3' }, 'legacy'],
+    [{ v: '3.0' }, 'decide-v1'],
+    [{ v: '-4' }, 'decide-v1'],
+    [{ v: '' }, 'decide-v1'],
   ])('/decide/ with %j is %s with the config', (query, shape) => {
     expect(decideFormat(q(query))).toEqual({ shape, withConfig: true });
   });
@@ -46,6 +50,12 @@ describe('decide reply formats', () => {
     [{ v: '1' }, { shape: 'legacy', withConfig: false }],
     [{ config: 'true' }, { shape: 'legacy', withConfig: true }],
     [{ config: 'false' }, { shape: 'legacy', withConfig: false }],
+    [{ v: 'abc' }, { shape: 'legacy', withConfig: false }],
+    [{ v: '2.0' }, { shape: 'legacy', withConfig: false }],
+    [{ v: '-1' }, { shape: 'legacy', withConfig: false }],
+    [{ v: '99999999999' }, { shape: 'legacy', withConfig: false }],
+    [{ v: '' }, { shape: 'detailed', withConfig: true }],
+    [{ v: '3' }, { shape: 'detailed', withConfig: false }],
   ])('/flags/ with %j', (query, format) => {
     expect(flagsFormat(q(query))).toEqual(format);
   });
