@@ -72,7 +72,7 @@ describe('Dead-letter queue', () => {
     expect(listed.lines[0]).toBe('1 dead-lettered job(s)');
     expect(listed.lines[1]).toMatch(/\t1 events\tingestion failed for 1 of 3 events: .*index row size/);
     const [failed] = (await Promise.all(partitionQueues(t).map((queue) => queue.getFailed()))).flat();
-    expect(failed.data.segments.flatMap((segment) => segment.events.map((event) => event.event))).toEqual([unstorable]);
+    expect((failed.data as IngestionJobData).segments.flatMap((segment) => segment.events.map((event) => event.event))).toEqual([unstorable]);
     expect(await t.sql(`SELECT count(*)::int AS n FROM event WHERE event IN ('kept-before', 'kept-after')`)).toEqual([{ n: 2 }]);
   });
 });

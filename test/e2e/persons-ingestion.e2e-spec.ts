@@ -95,6 +95,41 @@ describe('Persons from ingestion', () => {
     expect(event.person_id).toBeNull();
   });
 
+  it('drops identity and group events sent with $process_person_profile: false, with a warning', async () => {
+    const personless = { $process_person_profile: false };
+    await send([
+      { event: '$identify', distinct_id: 'pp-user', properties: { ...personless, $anon_distinct_id: 'pp-anon' } },
+      { event: '$create_alias', distinct_id: 'pp-user', properties: { ...personless, alias: 'pp-alias' } },
+      { event: '$groupidentify', distinct_id: 'pp-user', properties: { ...personless, $group_type: 'pp-type', $group_key: 'pp', $group_set: { x: 1 } } },
+      { event: 'pp-kept', distinct_id: 'pp-user', properties: personless },
+    ]);
+    expect(await t.sql(`SELECT event FROM event WHERE distinct_id = 'pp-user'`)).toEqual([{ event: 'pp-kept' }]);
+    const warnings = await t.sql<{ n: number }>(`SELECT count(*)::int AS n FROM ingestion_warning WHERE type = 'invalid_event_when_process_person_profile_is_false'`);
+    expect(warnings).toEqual([{ n: 3 }]);
+    expect(await t.sql(`SELECT 1 FROM group_type_mapping WHERE group_type = 'pp-type'`)).toEqual([]);
+    expect(await personByDistinctId(t, 'pp-user')).toBeUndefined();
+  });
+
+  it('identifies a person only by a merge that happens: not by $identify without an anonymous id, with the same id or an illegal one', async () => {
+    await send([
+      { event: '$identify', distinct_id: 'not-merged-1', properties: { $set: { a: 1 } } },
+      { event: '$identify', distinct_id: 'not-merged-2', properties: { $anon_distinct_id: 'not-merged-2' } },
+      { event: '$identify', distinct_id: 'not-merged-3', properties: { $anon_distinct_id: 'anonymous' } },
+    ]);
+    for (const id of ['not-merged-1', 'not-merged-2', 'not-merged-3']) expect(await personByDistinctId(t, id)).toMatchObject({ is_identified: false });
+    // Such a person can still be merged into an identified one later, as in PostHog.
+    await send([{ event: '$identify', distinct_id: 'merged-later', properties: { $anon_distinct_id: 'not-merged-1' } }]);
+    expect(await personByDistinctId(t, 'merged-later')).toMatchObject({ distinct_ids: ['merged-later', 'not-merged-1'], is_identified: true });
+  });
+
+  it('merges a numeric $anon_distinct_id as its text', async () => {
+    await send([
+      { event: 'e', distinct_id: '12345', properties: { $set: { from: 'number' } } },
+      { event: '$identify', distinct_id: 'numeric-owner', properties: { $anon_distinct_id: 12345 } },
+    ]);
+    expect(await personByDistinctId(t, 'numeric-owner')).toMatchObject({ distinct_ids: ['12345', 'numeric-owner'], is_identified: true, properties: { from: 'number' } });
+  });
+
   it('upserts groups from $groupidentify and gives each type an index 0–4', async () => {
     await send([
       { event: '$groupidentify', distinct_id: 'g', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { name: 'Acme', size: 1 } } },

@@ -62,6 +62,12 @@ function elementsChainOf(properties: JsonObject): string {
 }
 
 /**
+ * Events that exist to change persons or groups: with `$process_person_profile: false` they contradict
+ * themselves, and PostHog drops them with a warning.
+ */
+const PERSON_PROFILE_EVENTS = new Set(['$identify', '$create_alias', '$merge_dangerously', '$groupidentify']);
+
+/**
  * One captured event → a stored event or a dropped one with its warning (SPEC: an event without a
  * name, or without or with an empty distinct_id, is dropped while the request still succeeds).
  */
@@ -75,6 +81,10 @@ export function normalizeEvent(raw: unknown, context: NormalizeContext): Normali
   const distinctId = normalizeDistinctId(distinctIdOf(item, properties));
   if (distinctId === null) return { dropped: { type: 'missing_distinct_id', details: { event: item.event } } };
   if (distinctId === '') return { dropped: { type: 'empty_distinct_id', details: { event: item.event } } };
+
+  if (properties.$process_person_profile === false && PERSON_PROFILE_EVENTS.has(item.event)) {
+    return { dropped: { type: 'invalid_event_when_process_person_profile_is_false', details: { event: item.event, distinct_id: distinctId } } };
+  }
 
   const warnings: IngestionWarning[] = [];
   const { uuid, replaced } = uuidOf(item, distinctId, item.event);

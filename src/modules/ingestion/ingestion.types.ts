@@ -21,7 +21,8 @@ export type IngestionWarningType =
   | 'invalid_project_api_key'
   | 'cannot_merge_with_illegal_distinct_id'
   | 'cannot_merge_already_identified'
-  | 'invalid_group_identify';
+  | 'invalid_group_identify'
+  | 'invalid_event_when_process_person_profile_is_false';
 
 export interface IngestionWarning {
   type: IngestionWarningType;

@@ -77,13 +77,18 @@ export type IdentityOperation =
   | { kind: 'merge'; otherId: string; dangerous: boolean; identify: boolean };
 
 /** The other id of a merge is a distinct id like any other: cut to 200 characters as events' ids are. */
+/** The other id of an identity event: a string, or a number as its text (PostHog stringifies it). */
+function otherIdOf(value: unknown): string | null {
+  if (typeof value === 'string') return normalizeDistinctId(value);
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return null;
+}
+
 export function identityOperationOf(event: string, properties: JsonObject): IdentityOperation {
-  if (event === '$identify' && typeof properties.$anon_distinct_id === 'string') {
-    return { kind: 'merge', otherId: normalizeDistinctId(properties.$anon_distinct_id)!, dangerous: false, identify: true };
-  }
-  if ((event === '$create_alias' || event === '$merge_dangerously') && typeof properties.alias === 'string') {
-    return { kind: 'merge', otherId: normalizeDistinctId(properties.alias)!, dangerous: event === '$merge_dangerously', identify: false };
-  }
+  const anonId = event === '$identify' ? otherIdOf(properties.$anon_distinct_id) : null;
+  if (anonId !== null) return { kind: 'merge', otherId: anonId, dangerous: false, identify: true };
+  const alias = event === '$create_alias' || event === '$merge_dangerously' ? otherIdOf(properties.alias) : null;
+  if (alias !== null) return { kind: 'merge', otherId: alias, dangerous: event === '$merge_dangerously', identify: false };
   return { kind: 'none' };
 }
 

@@ -65,6 +65,18 @@ export class PersonSession {
     }
     const target = this.personOf(distinctId);
     const source = this.personOf(otherId);
+    if (source && target && source !== target && source.isIdentified && !dangerous) {
+      this.warnings.push({ type: 'cannot_merge_already_identified', details: { distinct_id: distinctId, other_id: otherId } });
+      return target;
+    }
+    // Only a merge that happens identifies the person (PostHog's mergeDistinctIds): not one refused
+    // above, nor one of the same or an illegal id.
+    const person = await this.join(distinctId, otherId, target, source, createdAt);
+    this.markIdentified(person);
+    return person;
+  }
+
+  private async join(distinctId: string, otherId: string, target: PersonRecord | null, source: PersonRecord | null, createdAt: Date): Promise<PersonRecord> {
     if (!target && !source) {
       const person = await this.ensurePerson(distinctId, createdAt);
       await this.attach(otherId, person);
@@ -78,12 +90,7 @@ export class PersonSession {
       await this.attach(distinctId, source);
       return source;
     }
-    if (target === source) return target!;
-    if (source!.isIdentified && !dangerous) {
-      this.warnings.push({ type: 'cannot_merge_already_identified', details: { distinct_id: distinctId, other_id: otherId } });
-      return target!;
-    }
-    await this.absorb(target!, source!);
+    if (target !== source) await this.absorb(target!, source!);
     return target!;
   }
 

@@ -42,7 +42,6 @@ export class PersonsService {
       operation.kind === 'merge'
         ? await session.merge(event.distinct_id, operation.otherId, operation.dangerous, createdAt)
         : await session.ensurePerson(event.distinct_id, createdAt);
-    if (operation.kind === 'merge' || event.event === '$identify') session.markIdentified(person);
     const updates = personUpdatesOf(event.properties);
     if (hasUpdates(updates) && updatesPersonProperties(event.event)) session.applyUpdates(person, updates);
     return person.id;
