@@ -132,6 +132,26 @@ describe('Capture body formats', () => {
     expect(JSON.parse(res.text)).toMatchObject({ type: 'validation_error', code: 'invalid_payload' });
   });
 
+  it('removes $performance_event events without a trace, and fills an empty or null $ip from the connection', async () => {
+    const res = await sendJson(t, '/batch/', {
+      api_key: key,
+      batch: [
+        { event: '$performance_event', distinct_id: 'perf', properties: { $performance_raw: '[]' } },
+        { event: 'ip-null', distinct_id: 'perf', properties: { $ip: null } },
+        { event: 'ip-empty', distinct_id: 'perf', properties: { $ip: '' } },
+      ],
+    });
+    expect(res.status).toBe(200);
+    const rows = await waitForRows<{ event: string; ip: string }>(t, `SELECT event, properties->>'$ip' AS ip FROM event WHERE distinct_id = 'perf' ORDER BY event`, [], 2);
+    expect(rows).toEqual([
+      { event: 'ip-empty', ip: '127.0.0.1' },
+      { event: 'ip-null', ip: '127.0.0.1' },
+    ]);
+    const only = await sendJson(t, '/capture/', { api_key: key, event: '$performance_event', distinct_id: 'perf' });
+    expect([only.status, JSON.parse(only.text)]).toEqual([200, { status: 1 }]);
+    expect(await t.sql(`SELECT count(*)::int AS n FROM ingestion_warning WHERE details::text LIKE '%performance_event%'`)).toEqual([{ n: 0 }]);
+  });
+
   it('stores autocapture $elements as an elements_chain', async () => {
     await sendJson(t, '/e/', {
       api_key: key,

@@ -43,6 +43,8 @@ export class CaptureService {
     const corrections: IngestionWarning[] = [];
     let accepted = 0;
     for (const raw of envelope.items) {
+      // PostHog's capture removes these without a trace (reference/ingestion-decide.md §2.6).
+      if (isPerformanceEvent(raw)) continue;
       if (measure && Buffer.byteLength(JSON.stringify(raw) ?? '') > MAX_EVENT_BYTES) {
         dropped.push({ type: 'event_too_big', details: { max_bytes: MAX_EVENT_BYTES } });
         continue;
@@ -87,4 +89,9 @@ export class CaptureService {
 
 function newSegment(caller: ProjectPrincipal, nowMs: number): IngestionSegment {
   return { projectId: caller.projectId, token: caller.token, receivedAt: new Date(nowMs).toISOString(), events: [], warnings: [] };
+}
+
+/** Network-timing events of old posthog-js versions, which PostHog no longer stores. */
+function isPerformanceEvent(raw: unknown): boolean {
+  return typeof raw === 'object' && raw !== null && (raw as { event?: unknown }).event === '$performance_event';
 }

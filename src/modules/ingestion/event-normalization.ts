@@ -91,7 +91,8 @@ export function normalizeEvent(raw: unknown, context: NormalizeContext): Normali
   if (replaced) warnings.push({ type: 'invalid_uuid_replaced', details: { event: item.event, given: String(item.uuid), uuid } });
   mergePersonUpdates(item, properties);
   applyPersonPropertyRules(item.event, properties);
-  if (context.ip && properties.$ip === undefined) properties.$ip = context.ip;
+  // An empty or null `$ip` is filled too, as PostHog does (`!properties.$ip`).
+  if (context.ip && !properties.$ip) properties.$ip = context.ip;
   if (context.sentAtMs !== null && properties.$sent_at === undefined) properties.$sent_at = new Date(context.sentAtMs).toISOString();
   const time = resolveEventTime({
     timestamp: item.timestamp,

@@ -32,10 +32,17 @@ export function parseTimestamp(value: unknown): number {
   if (typeof value !== 'string' || value.trim() === '') return Number.NaN;
   const text = value.trim();
   if (/^\d+(\.\d+)?$/.test(text)) return parseTimestamp(Number(text));
-  // A date-time without a zone is UTC, as in PostHog's parser (Date would read it as local time).
-  const zoneless = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text);
-  return Date.parse(zoneless ? `${text}Z` : text);
+  const isoLike = ISO_LIKE.exec(text);
+  if (!isoLike) return Date.parse(text);
+  // A date-time without a zone is UTC, as in PostHog's parser (Date would read it as local time), and
+  // an offset of hours alone (`+02`) is read as PostHog reads it, which Date cannot.
+  const [, date, time, zone, zoneHours, zoneMinutes] = isoLike;
+  const offset = zone === undefined ? 'Z' : zoneHours === undefined ? zone.toUpperCase() : `${zoneHours}:${zoneMinutes ?? '00'}`;
+  return Date.parse(`${date}T${time}${offset}`);
 }
+
+/** Date, `T` or a space, time, then `Z`, `±HH`, `±HHMM`, `±HH:MM` or no zone at all. */
+const ISO_LIKE = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|([+-]\d{2}):?(\d{2})?)?$/i;
 
 /** `sent_at` of a request: the batch's ISO `sent_at`, else query `sent_at` / `_` in Unix milliseconds. */
 export function parseSentAt(bodySentAt: unknown, querySentAt: unknown): number | null {
