@@ -87,27 +87,30 @@ describe('Decide and flags', () => {
         expect(res.status).toBe(200);
         expect(res.body.errorsWhileComputingFlags).toBe(false);
         expect(res.body.requestId).toEqual(UUID);
+        // PostHog's evaluatedAt: when the flags were evaluated, in Unix milliseconds.
+        expect(Math.abs(res.body.evaluatedAt - Date.now())).toBeLessThan(60_000);
+        expect(Object.keys(res.body).slice(-2)).toEqual(['requestId', 'evaluatedAt']);
         expect(res.body.flags).toEqual({
           everyone: {
             key: 'everyone',
             enabled: true,
             variant: null,
             reason: { code: 'condition_match', condition_index: 0, description: 'Matched condition set 1' },
-            metadata: { id: ids.everyone, version: 1, description: null, payload: '{"a":1}' },
+            metadata: { id: ids.everyone, version: 1, description: null, payload: '{"a":1}', has_experiment: false },
           },
           nobody: {
             key: 'nobody',
             enabled: false,
             variant: null,
             reason: { code: 'out_of_rollout_bound', condition_index: 0, description: 'Out of rollout bound' },
-            metadata: { id: ids.nobody, version: 1, description: null, payload: null },
+            metadata: { id: ids.nobody, version: 1, description: null, payload: null, has_experiment: false },
           },
           'alpha-feature': {
             key: 'alpha-feature',
             enabled: true,
             variant: 'third-variant',
             reason: { code: 'condition_match', condition_index: 0, description: 'Matched condition set 1' },
-            metadata: { id: ids['alpha-feature'], version: 1, description: null, payload: '"three"' },
+            metadata: { id: ids['alpha-feature'], version: 1, description: null, payload: '"three"', has_experiment: false },
           },
           paying: expect.objectContaining({ enabled: true, variant: null }),
         });
@@ -131,6 +134,7 @@ describe('Decide and flags', () => {
         featureFlagPayloads: { everyone: '{"a":1}', 'alpha-feature': '"three"' },
         errorsWhileComputingFlags: false,
         requestId: UUID,
+        evaluatedAt: expect.any(Number),
       });
     });
 
@@ -141,7 +145,7 @@ describe('Decide and flags', () => {
 
     it('answers "flags": {} when nothing is evaluated: disable_flags, or flag keys that do not exist', async () => {
       const disabled = await decide('/flags/?v=2', { distinct_id: 'x', disable_flags: true });
-      expect(disabled.body).toEqual({ flags: {}, errorsWhileComputingFlags: false, requestId: UUID });
+      expect(disabled.body).toEqual({ flags: {}, errorsWhileComputingFlags: false, requestId: UUID, evaluatedAt: expect.any(Number) });
       const unknown = await decide('/flags/?v=2', { distinct_id: 'x', flag_keys_to_evaluate: ['missing'] });
       expect(unknown.body.flags).toEqual({});
     });

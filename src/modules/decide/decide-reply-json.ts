@@ -12,7 +12,7 @@ export function replyJson(format: ReplyFormat, outcome: FlagsOutcome, token: str
   const config = format.withConfig ? configFragment(token) : '';
   // Object.fromEntries puts integer-like keys first; such flag keys take the generic path.
   if (config === null || outcome.results.some((r) => fragmentsOf(r.flag).indexKey)) return JSON.stringify(formatReply(format, outcome, token));
-  return `{${config}${flagsBodyJson(format, outcome)},"requestId":${JSON.stringify(outcome.requestId)}}`;
+  return `{${config}${flagsBodyJson(format, outcome)},"requestId":${JSON.stringify(outcome.requestId)},"evaluatedAt":${JSON.stringify(outcome.evaluatedAt)}}`;
 }
 
 interface FlagFragments {
@@ -56,7 +56,7 @@ function payloadJson(flag: SnapshotFlag, payload: unknown): string {
 }
 
 const configFragments = new Map<string, string | null>();
-const FLAG_BODY_KEYS = ['featureFlags', 'featureFlagPayloads', 'errorsWhileComputingFlags', 'flags', 'requestId'];
+const FLAG_BODY_KEYS = ['featureFlags', 'featureFlagPayloads', 'errorsWhileComputingFlags', 'flags', 'requestId', 'evaluatedAt'];
 
 /** The config block's keys and values followed by a comma; null when a key would collide with the flags' (generic path). */
 function configFragment(token: string): string | null {
@@ -116,5 +116,5 @@ function detailJson({ flag, evaluation }: { flag: SnapshotFlag; evaluation: Flag
   const enabled = evaluation.value !== false;
   const variant = typeof evaluation.value === 'string' ? JSON.stringify(evaluation.value) : 'null';
   const payload = enabled ? payloadJson(flag, evaluation.payload) : 'null';
-  return `${parts.key}:{"key":${parts.key},"enabled":${enabled},"variant":${variant},"reason":${reasonText(evaluation)},"metadata":${parts.metadata},"payload":${payload}}}`;
+  return `${parts.key}:{"key":${parts.key},"enabled":${enabled},"variant":${variant},"reason":${reasonText(evaluation)},"metadata":${parts.metadata},"payload":${payload},"has_experiment":false}}`;
 }

@@ -14,6 +14,8 @@ export interface FlagsOutcome {
   results: EvaluatedFlag[];
   errors: boolean;
   requestId: string;
+  /** When the flags were evaluated, in Unix milliseconds (PostHog's `evaluatedAt`). */
+  evaluatedAt: number;
 }
 
 const I32_MAX = 2 ** 31 - 1;
@@ -82,7 +84,8 @@ function detailJson({ flag, evaluation }: EvaluatedFlag) {
     enabled,
     variant: typeof evaluation.value === 'string' ? evaluation.value : null,
     reason: reasonJson(evaluation),
-    metadata: { id: flag.id, version: flag.version, description: null, payload: enabled ? payloadText(evaluation.payload) : null },
+    // Experiments are not part of this service, so no flag has one.
+    metadata: { id: flag.id, version: flag.version, description: null, payload: enabled ? payloadText(evaluation.payload) : null, has_experiment: false },
   };
 }
 
@@ -114,5 +117,5 @@ export function decideConfig(token: string): Record<string, unknown> {
 
 /** `Object.assign`, not spreads: V8 builds this object of some 20 keys several times faster that way. */
 export function formatReply(format: ReplyFormat, outcome: FlagsOutcome, token: string): Record<string, unknown> {
-  return Object.assign({}, format.withConfig ? decideConfig(token) : {}, flagsBody(format.shape, outcome), { requestId: outcome.requestId });
+  return Object.assign({}, format.withConfig ? decideConfig(token) : {}, flagsBody(format.shape, outcome), { requestId: outcome.requestId, evaluatedAt: outcome.evaluatedAt });
 }

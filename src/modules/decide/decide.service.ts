@@ -21,10 +21,12 @@ export class DecideService {
   async reply(caller: ProjectPrincipal, body: unknown, format: ReplyFormat): Promise<string> {
     const request = parseDecideRequest(body);
     const requestId = randomUUID();
-    if (request.disableFlags || caller.projectId === null) return replyJson(format, { results: [], errors: false, requestId }, caller.token);
+    if (request.disableFlags || caller.projectId === null) {
+      return replyJson(format, { results: [], errors: false, requestId, evaluatedAt: Date.now() }, caller.token);
+    }
     const snapshot = await this.snapshot(caller.projectId);
     const outcome = await this.evaluation.evaluate(snapshot, request);
-    return replyJson(format, { ...outcome, requestId }, caller.token);
+    return replyJson(format, { ...outcome, requestId, evaluatedAt: Date.now() }, caller.token);
   }
 
   /** Without its flags nothing can be answered truthfully: a retryable 503, and SDKs keep what they had. */

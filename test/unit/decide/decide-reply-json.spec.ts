@@ -47,7 +47,7 @@ describe(replyJson.name, () => {
         fc.constantFrom(...FORMATS),
         (rows, errors, format) => {
           const results: EvaluatedFlag[] = rows.map((row) => ({ flag: snapshotFlag(row.id, row.key, row.version), evaluation: row.evaluation }));
-          const outcome = { results, errors, requestId: 'a1b2c3' };
+          const outcome = { results, errors, requestId: 'a1b2c3', evaluatedAt: 1_763_900_000_123 };
           expect(replyJson(format, outcome, 'phc_token')).toBe(JSON.stringify(formatReply(format, outcome, 'phc_token')));
         },
       ),
@@ -61,7 +61,7 @@ describe(replyJson.name, () => {
       { value: 'control', reason: 'condition_match', conditionIndex: 0, payload: { color: 'blue' } },
       { value: true, reason: 'condition_match', conditionIndex: 1, payload: '"plain"' },
     ];
-    const outcome = { results: flags.map((flag, i) => ({ flag, evaluation: evaluations[i] })), errors: false, requestId: 'r' };
+    const outcome = { results: flags.map((flag, i) => ({ flag, evaluation: evaluations[i] })), errors: false, requestId: 'r', evaluatedAt: 1_763_900_000_000 };
     for (const format of FORMATS) {
       const expected = JSON.stringify(formatReply(format, outcome, 't'));
       expect(replyJson(format, outcome, 't')).toBe(expected);

@@ -23,7 +23,7 @@ const results: EvaluatedFlag[] = [
   { flag: flag(2, 'variant'), evaluation: { value: 'b', reason: 'condition_match', conditionIndex: 0, payload: { raw: true } } },
   { flag: flag(3, 'off'), evaluation: { value: false, reason: 'out_of_rollout_bound', conditionIndex: 0, payload: null } },
 ];
-const outcome = { results, errors: false, requestId: 'req' };
+const outcome = { results, errors: false, requestId: 'req', evaluatedAt: 1_763_900_000_000 };
 const q = (query: Record<string, string>) => query;
 
 describe('decide reply formats', () => {
@@ -61,8 +61,8 @@ describe('decide reply formats', () => {
   });
 
   it('v1 lists enabled keys, v2 maps them to their values', () => {
-    expect(formatReply({ shape: 'decide-v1', withConfig: false }, outcome, 't')).toEqual({ featureFlags: ['on', 'variant'], requestId: 'req' });
-    expect(formatReply({ shape: 'decide-v2', withConfig: false }, outcome, 't')).toEqual({ featureFlags: { on: true, variant: 'b' }, requestId: 'req' });
+    expect(formatReply({ shape: 'decide-v1', withConfig: false }, outcome, 't')).toEqual({ featureFlags: ['on', 'variant'], requestId: 'req', evaluatedAt: 1_763_900_000_000 });
+    expect(formatReply({ shape: 'decide-v2', withConfig: false }, outcome, 't')).toEqual({ featureFlags: { on: true, variant: 'b' }, requestId: 'req', evaluatedAt: 1_763_900_000_000 });
   });
 
   it('legacy carries every value and the payloads of enabled flags as JSON text', () => {
@@ -71,6 +71,7 @@ describe('decide reply formats', () => {
       featureFlagPayloads: { on: '{"a":1}', variant: '{"raw":true}' },
       errorsWhileComputingFlags: true,
       requestId: 'req',
+      evaluatedAt: 1_763_900_000_000,
     });
   });
 
@@ -81,7 +82,7 @@ describe('decide reply formats', () => {
       enabled: true,
       variant: null,
       reason: { code: 'condition_match', condition_index: 1, description: 'Matched condition set 2' },
-      metadata: { id: 1, version: 3, description: null, payload: '{"a":1}' },
+      metadata: { id: 1, version: 3, description: null, payload: '{"a":1}', has_experiment: false },
     });
     expect(reply.flags.off).toMatchObject({ enabled: false, reason: { description: 'Out of rollout bound' }, metadata: { payload: null } });
   });
