@@ -235,6 +235,29 @@ describe('Decide and flags', () => {
       expect(b.status).toBe(200);
     });
 
+    it('answers a GET without ?data= with an empty reply in the shape v asks for, and HEAD with an empty body, before any key check', async () => {
+      const minimal = { errorsWhileComputingFlags: false, requestId: UUID, evaluatedAt: expect.any(Number), supportedCompression: ['gzip', 'gzip-js'], config: { enable_collect_everything: true }, toolbarParams: {}, isAuthenticated: false, sessionRecording: false };
+      for (const path of ['/flags/', '/decide/', '/flags/?v=1']) {
+        const res = await sendRaw(t, path, undefined, { origin: 'https://app.example.com' }, 'GET');
+        expect([path, res.status, res.body]).toEqual([path, 200, { ...minimal, featureFlags: {}, featureFlagPayloads: {} }]);
+        expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+      }
+      const v2 = await sendRaw(t, '/flags/?v=2', undefined, {}, 'GET');
+      expect([v2.status, v2.body]).toEqual([200, { ...minimal, flags: {} }]);
+      const head = await sendRaw(t, '/flags/', undefined, {}, 'HEAD');
+      expect([head.status, head.text, head.headers.get('content-type')]).toEqual([200, '', expect.stringMatching(/^application\/json/)]);
+    });
+
+    it("uses a client's X-Request-Id as requestId when it is a UUID", async () => {
+      const id = '550e8400-e29b-41d4-a716-446655440000';
+      const res = await decide('/flags/?v=2', { distinct_id: 'x' }, { 'x-request-id': id });
+      expect([res.body.requestId, res.headers.get('x-request-id')]).toEqual([id, id]);
+      const other = await decide('/flags/?v=2', { distinct_id: 'x' }, { 'x-request-id': 'trace-1' });
+      expect(other.body.requestId).toEqual(UUID);
+      const none = await decide('/flags/?v=2', { distinct_id: 'x' });
+      expect(none.headers.get('x-request-id')).toBe(none.body.requestId);
+    });
+
     it('answers the CORS preflight and echoes the Origin on replies', async () => {
       const preflight = await t.http.request('OPTIONS', '/flags/?v=2', {
         key: null,

@@ -16,6 +16,11 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+function hasDataParam(query: unknown): boolean {
+  const data = (query as Record<string, unknown> | undefined)?.data;
+  return data !== undefined && data !== '';
+}
+
 /** PostHog's capture CORS: any origin, echoed, with credentials (reference/ingestion-decide.md §1.1). */
 function applyCors(request: FastifyRequest, reply: FastifyReply): void {
   const origin = header(request, 'origin');
@@ -36,9 +41,12 @@ export function registerPublicRouteHooks(fastify: FastifyInstance, maxDecompress
   fastify.addHook('onRequest', async (request, reply) => {
     if (publicRouteOptions(request)?.cors) applyCors(request, reply);
   });
-  fastify.addHook('preHandler', async (request) => {
+  fastify.addHook('preHandler', async (request, reply) => {
     const options = publicRouteOptions(request);
     if (!options?.decodePayload || request.method === 'OPTIONS') return;
+    if (options.answerBareGet && (request.method === 'GET' || request.method === 'HEAD') && !hasDataParam(request.query)) {
+      return reply.type('application/json').send(options.answerBareGet(request.query as Record<string, unknown>, request.id));
+    }
     const raw = Buffer.isBuffer(request.body) ? request.body : undefined;
     const decoded = await decodePayload(
       {

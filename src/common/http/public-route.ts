@@ -12,6 +12,11 @@ export interface PublicRouteOptions {
   cors: boolean;
   /** Legacy capture paths unwrap base64 twice. */
   legacyBase64?: boolean;
+  /**
+   * The reply to a GET or HEAD without `?data=`, sent before decoding and auth (the flags service
+   * answers such a request with an empty result); without it such a request is decoded as any other.
+   */
+  answerBareGet?: (query: Record<string, unknown>, requestId: string) => string;
 }
 
 const KEY = 'hogbasePublic';

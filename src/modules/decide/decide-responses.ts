@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { UUID_PATTERN } from '../../common/validation/patterns';
 import { buildRemoteConfig } from '../remote-config/remote-config';
 import type { FlagEvaluation, MatchReason } from './engine/evaluate';
 import type { EvaluatedFlag } from './flag-evaluation.service';
@@ -118,4 +120,28 @@ export function decideConfig(token: string): Record<string, unknown> {
 /** `Object.assign`, not spreads: V8 builds this object of some 20 keys several times faster that way. */
 export function formatReply(format: ReplyFormat, outcome: FlagsOutcome, token: string): Record<string, unknown> {
   return Object.assign({}, format.withConfig ? decideConfig(token) : {}, flagsBody(format.shape, outcome), { requestId: outcome.requestId, evaluatedAt: outcome.evaluatedAt });
+}
+
+/** The reply's `requestId`: the request's own id when it is a UUID (a client's `X-Request-Id`), as in PostHog. */
+export function replyRequestId(httpRequestId: string): string {
+  return UUID_PATTERN.test(httpRequestId) ? httpRequestId : randomUUID();
+}
+
+/**
+ * A GET without `?data=` asks for no flags: PostHog's flags service answers, before any key check, an
+ * empty reply in the shape `v` asks for (legacy unless v ≥ 2) with a minimal config.
+ */
+export function bareGetReply(query: Record<string, unknown>, requestId: string, evaluatedAt: number): string {
+  const flags = (version(query) ?? 1) >= 2 ? { flags: {} } : { featureFlags: {}, featureFlagPayloads: {} };
+  return JSON.stringify({
+    errorsWhileComputingFlags: false,
+    ...flags,
+    requestId,
+    evaluatedAt,
+    supportedCompression: ['gzip', 'gzip-js'],
+    config: { enable_collect_everything: true },
+    toolbarParams: {},
+    isAuthenticated: false,
+    sessionRecording: false,
+  });
 }

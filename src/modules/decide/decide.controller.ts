@@ -4,11 +4,18 @@ import type { FastifyRequest } from 'fastify';
 import { ProjectKeyAuth, PublicRoute } from '../../common/auth/auth.decorator';
 import { CallerProject, ProjectPrincipal } from '../../common/auth/principal';
 import { PublicRouteOptions, PublicSdkRoute } from '../../common/http/public-route';
-import { decideFormat, flagsFormat } from './decide-responses';
+import { bareGetReply, decideFormat, flagsFormat, replyRequestId } from './decide-responses';
 import { DecideService } from './decide.service';
 
-/** Bodies arrive as JSON, gzip (with or without a header), base64 forms or lz64, like capture. */
-const DECIDE_ROUTE: PublicRouteOptions = { decodePayload: true, cors: true };
+/**
+ * Bodies arrive as JSON, gzip (with or without a header), base64 forms or lz64, like capture; a GET
+ * without `?data=` gets the flags service's empty reply.
+ */
+const DECIDE_ROUTE: PublicRouteOptions = {
+  decodePayload: true,
+  cors: true,
+  answerBareGet: (query, requestId) => bareGetReply(query, replyRequestId(requestId), Date.now()),
+};
 /** The service answers JSON text, which Fastify sends as is under a JSON content type. */
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -25,17 +32,17 @@ export class DecideController {
   @ApiOkResponse({ description: 'Flags in the shape of the requested version, plus the config block' })
   @Header('Content-Type', JSON_TYPE)
   decidePost(@CallerProject() caller: ProjectPrincipal, @Req() request: FastifyRequest, @Query() query: Record<string, unknown>) {
-    return this.decide.reply(caller, request.body, decideFormat(query));
+    return this.decide.reply(caller, request.body, decideFormat(query), request.id);
   }
 
   @Get('decide')
   @ProjectKeyAuth()
   @PublicSdkRoute(DECIDE_ROUTE)
-  @ApiOperation({ summary: 'Decide with the payload in ?data= (base64 or lz64)' })
+  @ApiOperation({ summary: 'Decide with the payload in ?data= (base64 or lz64); without ?data= an empty reply (no key needed)' })
   @ApiOkResponse({ description: 'As POST' })
   @Header('Content-Type', JSON_TYPE)
   decideGet(@CallerProject() caller: ProjectPrincipal, @Req() request: FastifyRequest, @Query() query: Record<string, unknown>) {
-    return this.decide.reply(caller, request.body, decideFormat(query));
+    return this.decide.reply(caller, request.body, decideFormat(query), request.id);
   }
 
   @Post('flags')
@@ -46,17 +53,17 @@ export class DecideController {
   @ApiOkResponse({ description: 'Flags in the shape of the requested version' })
   @Header('Content-Type', JSON_TYPE)
   flagsPost(@CallerProject() caller: ProjectPrincipal, @Req() request: FastifyRequest, @Query() query: Record<string, unknown>) {
-    return this.decide.reply(caller, request.body, flagsFormat(query));
+    return this.decide.reply(caller, request.body, flagsFormat(query), request.id);
   }
 
   @Get('flags')
   @ProjectKeyAuth()
   @PublicSdkRoute(DECIDE_ROUTE)
-  @ApiOperation({ summary: 'Flags with the payload in ?data= (base64 or lz64)' })
+  @ApiOperation({ summary: 'Flags with the payload in ?data= (base64 or lz64); without ?data= an empty reply (no key needed)' })
   @ApiOkResponse({ description: 'As POST' })
   @Header('Content-Type', JSON_TYPE)
   flagsGet(@CallerProject() caller: ProjectPrincipal, @Req() request: FastifyRequest, @Query() query: Record<string, unknown>) {
-    return this.decide.reply(caller, request.body, flagsFormat(query));
+    return this.decide.reply(caller, request.body, flagsFormat(query), request.id);
   }
 
   /** CORS preflight: the hooks add the headers. */

@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { ProjectPrincipal } from '../../common/auth/principal';
 import { ApiError } from '../../common/errors/api-error';
 import { parseDecideRequest } from './decide-request';
 import { replyJson } from './decide-reply-json';
-import type { ReplyFormat } from './decide-responses';
+import { replyRequestId, ReplyFormat } from './decide-responses';
 import { FlagEvaluationService } from './flag-evaluation.service';
 import type { FlagSnapshot } from './flag-snapshot';
 import { FlagSnapshotsService } from './flag-snapshots.service';
@@ -17,10 +16,13 @@ export class DecideService {
     private readonly evaluation: FlagEvaluationService,
   ) {}
 
-  /** The reply as JSON text (see decide-reply-json.ts). */
-  async reply(caller: ProjectPrincipal, body: unknown, format: ReplyFormat): Promise<string> {
+  /**
+   * The reply as JSON text (see decide-reply-json.ts). `httpRequestId` is the request's id (a client's
+   * `X-Request-Id` when it sent one); as in PostHog it becomes `requestId` when it is a UUID.
+   */
+  async reply(caller: ProjectPrincipal, body: unknown, format: ReplyFormat, httpRequestId: string): Promise<string> {
     const request = parseDecideRequest(body);
-    const requestId = randomUUID();
+    const requestId = replyRequestId(httpRequestId);
     if (request.disableFlags || caller.projectId === null) {
       return replyJson(format, { results: [], errors: false, requestId, evaluatedAt: Date.now() }, caller.token);
     }
