@@ -146,6 +146,16 @@ describe('Persons from ingestion', () => {
     ]);
   });
 
+  it('drops a $groupidentify whose group key is longer than 400 characters, with a warning, and keeps one of 400', async () => {
+    await send([
+      { event: '$groupidentify', distinct_id: 'long-key', properties: { $group_type: 'company', $group_key: 'k'.repeat(401) } },
+      { event: '$groupidentify', distinct_id: 'long-key', properties: { $group_type: 'company', $group_key: 'k'.repeat(400) } },
+    ]);
+    expect(await t.sql(`SELECT length(properties->>'$group_key') AS length FROM event WHERE distinct_id = 'long-key'`)).toEqual([{ length: 400 }]);
+    expect(await t.sql(`SELECT length(group_key) AS length FROM "group" WHERE length(group_key) >= 400`)).toEqual([{ length: 400 }]);
+    expect(await t.sql(`SELECT details->>'group_type' AS type FROM ingestion_warning WHERE type = 'group_key_too_long'`)).toEqual([{ type: 'company' }]);
+  });
+
   it('records event and property definitions with detected types', async () => {
     await send([{ event: 'signed_up', distinct_id: 'def', properties: { d_plan: 'pro', d_seats: 3, d_trial: true, d_at: '2026-01-02T03:04:05Z', $set: { d_email: 'x@y.z' } } }]);
     const events = await t.sql<{ name: string }>(`SELECT name FROM event_definition WHERE name = 'signed_up'`);

@@ -67,6 +67,9 @@ function elementsChainOf(properties: JsonObject): string {
  */
 const PERSON_PROFILE_EVENTS = new Set(['$identify', '$create_alias', '$merge_dangerously', '$groupidentify']);
 
+/** PostHog drops a `$groupidentify` whose group key is longer than this. */
+const MAX_GROUP_KEY_LENGTH = 400;
+
 /**
  * One captured event → a stored event or a dropped one with its warning (SPEC: an event without a
  * name, or without or with an empty distinct_id, is dropped while the request still succeeds).
@@ -84,6 +87,9 @@ export function normalizeEvent(raw: unknown, context: NormalizeContext): Normali
 
   if (properties.$process_person_profile === false && PERSON_PROFILE_EVENTS.has(item.event)) {
     return { dropped: { type: 'invalid_event_when_process_person_profile_is_false', details: { event: item.event, distinct_id: distinctId } } };
+  }
+  if (item.event === '$groupidentify' && String(properties.$group_key ?? '').length > MAX_GROUP_KEY_LENGTH) {
+    return { dropped: { type: 'group_key_too_long', details: { event: item.event, distinct_id: distinctId, group_type: properties.$group_type ?? null } } };
   }
 
   const warnings: IngestionWarning[] = [];

@@ -22,7 +22,8 @@ export type IngestionWarningType =
   | 'cannot_merge_with_illegal_distinct_id'
   | 'cannot_merge_already_identified'
   | 'invalid_group_identify'
-  | 'invalid_event_when_process_person_profile_is_false';
+  | 'invalid_event_when_process_person_profile_is_false'
+  | 'group_key_too_long';
 
 export interface IngestionWarning {
   type: IngestionWarningType;
