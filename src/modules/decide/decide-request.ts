@@ -1,7 +1,7 @@
 import { ApiError } from '../../common/errors/api-error';
 import { cleanString } from '../../common/json/clean-text';
-import { isJsonObject } from '../../common/json/json-object';
-import { normalizeDistinctId } from '../persons/distinct-id';
+import { isJsonObject, scalarText } from '../../common/json/json-object';
+import { scalarDistinctId } from '../persons/distinct-id';
 import type { EvaluationRequest } from './flag-evaluation.service';
 
 export interface DecideRequest extends EvaluationRequest {
@@ -21,11 +21,11 @@ function field(body: Record<string, unknown>, ...names: string[]): unknown {
 }
 
 function distinctIdOf(body: Record<string, unknown>): string {
-  const raw = field(body, 'distinct_id', '$distinct_id');
-  if (typeof raw !== 'string' && !(typeof raw === 'number' && Number.isFinite(raw))) throw missingDistinctId();
   // Cleaned and cut to 200 characters as ingestion stores it (PostHog truncates too, reference/ingestion-decide.md
   // §5.1), so the person it names is found.
-  return normalizeDistinctId(raw)!;
+  const id = scalarDistinctId(field(body, 'distinct_id', '$distinct_id'));
+  if (id === null) throw missingDistinctId();
+  return id;
 }
 
 function objectField(body: Record<string, unknown>, attr: string, ...names: string[]): Record<string, unknown> {
@@ -44,9 +44,9 @@ function groupsOf(body: Record<string, unknown>): Record<string, string> {
   // A group type may be named `__proto__`: a plain object would drop it.
   const groups: Record<string, string> = Object.create(null);
   for (const [type, key] of Object.entries(objectField(body, 'groups', 'groups', '$groups'))) {
+    const text = scalarText(key);
     // Group keys are stored cleaned by ingestion (NUL and lone surrogates as U+FFFD).
-    if (typeof key === 'string') groups[type] = cleanString(key);
-    else if (typeof key === 'number' && Number.isFinite(key)) groups[type] = String(key);
+    if (text !== null) groups[type] = cleanString(text);
   }
   return groups;
 }
@@ -69,9 +69,8 @@ function flagKeysOf(body: Record<string, unknown>): string[] | null {
 }
 
 function anonDistinctIdOf(body: Record<string, unknown>): string | null {
-  const raw = field(body, '$anon_distinct_id', 'anon_distinct_id');
-  if (typeof raw === 'number' && Number.isFinite(raw)) return String(raw);
-  return typeof raw === 'string' && raw !== '' ? normalizeDistinctId(raw) : null;
+  const id = scalarDistinctId(field(body, '$anon_distinct_id', 'anon_distinct_id'));
+  return id === '' ? null : id;
 }
 
 /** The decoded body of `/decide/` or `/flags/`, with every alias the SDKs send (reference §5.1). */

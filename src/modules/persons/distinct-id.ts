@@ -1,4 +1,5 @@
 import { cleanString } from '../../common/json/clean-text';
+import { scalarText } from '../../common/json/json-object';
 
 /** PostHog cuts longer distinct ids (reference/ingestion-decide.md §5.1). */
 export const MAX_DISTINCT_ID_LENGTH = 200;
@@ -14,4 +15,13 @@ export function normalizeDistinctId(raw: unknown): string | null {
   const clean = cleanString(text);
   if (clean.length <= MAX_DISTINCT_ID_LENGTH) return clean;
   return Array.from(clean).slice(0, MAX_DISTINCT_ID_LENGTH).join('');
+}
+
+/**
+ * An id a request names (decide's `distinct_id`, an `$anon_distinct_id` or `alias`): text or a number,
+ * normalised as stored; null for anything else, which names nobody.
+ */
+export function scalarDistinctId(raw: unknown): string | null {
+  const text = scalarText(raw);
+  return text === null ? null : normalizeDistinctId(text);
 }

@@ -1,6 +1,7 @@
 import { ApiError } from '../../common/errors/api-error';
 import { queryText } from '../../common/http/query-values';
 import { cleanJson } from '../../common/json/clean-text';
+import { scalarText } from '../../common/json/json-object';
 import { UUID_PATTERN } from '../../common/validation/patterns';
 import { parsePropertyFilters, PropertyFilterError, PropertyNode } from '../events/property-filters';
 
@@ -84,7 +85,7 @@ export function requiredField(body: unknown, query: Record<string, unknown>, fie
 
 /** A field the action uses as a name (`$unset`, `key`, `main_distinct_id`): text, or a number as its text. */
 export function textField(value: unknown, field: string): string {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  throw ApiError.validation('Not a valid string.', field);
+  const text = scalarText(value);
+  if (text === null) throw ApiError.validation('Not a valid string.', field);
+  return text;
 }

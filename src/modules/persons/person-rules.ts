@@ -1,6 +1,6 @@
 import { setOwn } from '../../common/json/clean-text';
 import { isJsonObject, JsonObject } from '../../common/json/json-object';
-import { normalizeDistinctId } from './distinct-id';
+import { scalarDistinctId } from './distinct-id';
 
 /** Ids PostHog refuses to merge on (reference/ingestion-decide.md §3): SDK placeholders, not people. */
 const ILLEGAL_CASE_INSENSITIVE = new Set([
@@ -76,18 +76,14 @@ export type IdentityOperation =
   | { kind: 'none' }
   | { kind: 'merge'; otherId: string; dangerous: boolean; identify: boolean };
 
-/** The other id of a merge is a distinct id like any other: cut to 200 characters as events' ids are. */
-/** The other id of an identity event: a string, or a number as its text (PostHog stringifies it). */
-function otherIdOf(value: unknown): string | null {
-  if (typeof value === 'string') return normalizeDistinctId(value);
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  return null;
-}
-
+/**
+ * The other id of a merge is a distinct id like any other (a number as its text, as PostHog stringifies
+ * it; cut to 200 characters as events' ids are).
+ */
 export function identityOperationOf(event: string, properties: JsonObject): IdentityOperation {
-  const anonId = event === '$identify' ? otherIdOf(properties.$anon_distinct_id) : null;
+  const anonId = event === '$identify' ? scalarDistinctId(properties.$anon_distinct_id) : null;
   if (anonId !== null) return { kind: 'merge', otherId: anonId, dangerous: false, identify: true };
-  const alias = event === '$create_alias' || event === '$merge_dangerously' ? otherIdOf(properties.alias) : null;
+  const alias = event === '$create_alias' || event === '$merge_dangerously' ? scalarDistinctId(properties.alias) : null;
   if (alias !== null) return { kind: 'merge', otherId: alias, dangerous: event === '$merge_dangerously', identify: false };
   return { kind: 'none' };
 }
