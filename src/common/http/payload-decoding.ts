@@ -4,6 +4,7 @@ import { ApiError } from '../errors/api-error';
 import { payloadTooLarge } from '../errors/http-error-mapping';
 import { JSON_TEXT_NEEDS_CLEANING } from '../json/clean-text';
 import { nonFiniteToNull } from '../json/non-finite-json';
+import { queryText } from './query-values';
 
 /** What a capture or decide request carries before we know what is inside. */
 export interface RawPayloadRequest {
@@ -28,7 +29,6 @@ export interface DecodedPayload {
   needsCleaning: boolean;
 }
 
-
 /** serde_json's recursion limit, which PostHog's capture inherits. */
 export const MAX_JSON_DEPTH = 128;
 
@@ -49,10 +49,14 @@ export const noData = () =>
     'No data found. Make sure to use a POST request when sending the payload in the body of the request.',
   );
 
+/** A query parameter's last value, when it is not empty. */
 function queryString(query: Record<string, unknown>, name: string): string | undefined {
-  const value = query[name];
-  const last = Array.isArray(value) ? value[value.length - 1] : value;
-  return typeof last === 'string' && last.length > 0 ? last : undefined;
+  return queryText(query[name]) || undefined;
+}
+
+/** Whether the payload is in `?data=` (legacy GET) rather than in the body. */
+export function hasQueryPayload(query: Record<string, unknown>): boolean {
+  return queryString(query, 'data') !== undefined;
 }
 
 function compressionFrom(hint: string | undefined): Compression {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { decodePayload } from './payload-decoding';
+import { decodePayload, hasQueryPayload } from './payload-decoding';
 import { publicRouteOptions } from './public-route';
 
 declare module 'fastify' {
@@ -14,11 +14,6 @@ declare module 'fastify' {
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-function hasDataParam(query: unknown): boolean {
-  const data = (query as Record<string, unknown> | undefined)?.data;
-  return data !== undefined && data !== '';
 }
 
 /** PostHog's capture CORS: any origin, echoed, with credentials (reference/ingestion-decide.md §1.1). */
@@ -44,8 +39,9 @@ export function registerPublicRouteHooks(fastify: FastifyInstance, maxDecompress
   fastify.addHook('preHandler', async (request, reply) => {
     const options = publicRouteOptions(request);
     if (!options?.decodePayload || request.method === 'OPTIONS') return;
-    if (options.answerBareGet && (request.method === 'GET' || request.method === 'HEAD') && !hasDataParam(request.query)) {
-      return reply.type('application/json').send(options.answerBareGet(request.query as Record<string, unknown>, request.id));
+    const query = request.query as Record<string, unknown>;
+    if (options.answerBareGet && (request.method === 'GET' || request.method === 'HEAD') && !hasQueryPayload(query)) {
+      return reply.type('application/json').send(options.answerBareGet(query, request.id));
     }
     const raw = Buffer.isBuffer(request.body) ? request.body : undefined;
     const decoded = await decodePayload(
@@ -53,7 +49,7 @@ export function registerPublicRouteHooks(fastify: FastifyInstance, maxDecompress
         body: raw,
         contentType: header(request, 'content-type'),
         contentEncoding: header(request, 'content-encoding'),
-        query: request.query as Record<string, unknown>,
+        query,
       },
       { maxDecompressedBytes, unwrapBase64Twice: options.legacyBase64 },
     );

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { queryText } from '../../common/http/query-values';
 import { UUID_PATTERN } from '../../common/validation/patterns';
 import { buildRemoteConfig } from '../remote-config/remote-config';
 import type { FlagEvaluation, MatchReason } from './engine/evaluate';
@@ -27,8 +28,8 @@ const I32_MAX = 2 ** 31 - 1;
  * allowed) is itself; anything else (`abc`, `2.0`, too large) is 1, the oldest shape.
  */
 function version(query: Record<string, unknown>): number | null {
-  const raw = Array.isArray(query.v) ? query.v[query.v.length - 1] : query.v;
-  if (typeof raw !== 'string' || raw === '') return null;
+  const raw = queryText(query.v);
+  if (raw === undefined || raw === '') return null;
   if (!/^[+-]?\d+$/.test(raw)) return 1;
   const v = Number(raw);
   return Math.abs(v) > I32_MAX ? 1 : v;
@@ -51,9 +52,9 @@ export function decideFormat(query: Record<string, unknown>): ReplyFormat {
  */
 export function flagsFormat(query: Record<string, unknown>): ReplyFormat {
   const v = version(query);
-  const config = typeof query.config === 'string' ? query.config : undefined;
+  const config = queryText(query.config);
   if (v === null && config === undefined) return { shape: 'detailed', withConfig: true };
-  return { shape: v !== null && v >= 2 ? 'detailed' : 'legacy', withConfig: flagTrue(config ?? '') };
+  return { shape: v !== null && v >= 2 ? 'detailed' : 'legacy', withConfig: flagTrue(config) };
 }
 
 /** Payloads travel as JSON text; SDKs parse them (reference §5.2). */
