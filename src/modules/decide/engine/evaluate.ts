@@ -1,6 +1,6 @@
 import { ownValue } from '../../../common/json/json-object';
 import { compileFlag, CompiledCondition, CompiledFlag, CompiledProperty, EvaluableFlag } from './compiled-flag';
-import { calculateHash, holdoutHash, inRollout } from './hash';
+import { calculateHash, holdoutHash, inRollout, rolloutCoversEveryone } from './hash';
 import { pickVariant } from './variants';
 
 export type { CompiledFlag, EvaluableFlag } from './compiled-flag';
@@ -74,11 +74,6 @@ function targetOf(flag: CompiledFlag, subject: EvaluationSubject): Target | null
   return { identifier: String(key), properties: ownValue(subject.groupProperties, typeName!) ?? {}, hash: NO_HASH };
 }
 
-/** `inRollout`'s answer without the hash: no percentage, or 100 % and more, is everyone (a SHA-1 saved). */
-function everyone(rolloutPercentage: number | null | undefined): boolean {
-  return rolloutPercentage === null || rolloutPercentage === undefined || rolloutPercentage >= 100;
-}
-
 function rolloutHashOf(flag: CompiledFlag, target: Target): number {
   if (target.hash === NO_HASH) target.hash = calculateHash(flag.hashPrefix, target.identifier);
   return target.hash;
@@ -109,7 +104,7 @@ function propertyMatches(property: CompiledProperty, target: Target, subject: Ev
 function conditionResult(flag: CompiledFlag, condition: CompiledCondition, target: Target, subject: EvaluationSubject): MatchReason {
   if (!condition.valid) return 'no_condition_match';
   for (const property of condition.properties) if (!propertyMatches(property, target, subject)) return 'no_condition_match';
-  if (everyone(condition.rolloutPercentage)) return 'condition_match';
+  if (rolloutCoversEveryone(condition.rolloutPercentage)) return 'condition_match';
   return inRollout(rolloutHashOf(flag, target), condition.rolloutPercentage) ? 'condition_match' : 'out_of_rollout_bound';
 }
 
@@ -160,7 +155,7 @@ function superGroupResult(flag: CompiledFlag, target: Target, subject: Evaluatio
 function holdoutResult(flag: CompiledFlag, target: Target): FlagEvaluation | null {
   const holdout = flag.holdout;
   if (!holdout) return null;
-  if (!everyone(holdout.rolloutPercentage) && !inRollout(holdoutHash(target.identifier), holdout.rolloutPercentage)) return null;
+  if (!rolloutCoversEveryone(holdout.rolloutPercentage) && !inRollout(holdoutHash(target.identifier), holdout.rolloutPercentage)) return null;
   if (typeof holdout.variant !== 'string') return matched(flag, target.identifier, null, 'holdout_condition_value', 0);
   // The holdout's own variant (`holdout-<id>`) is served as is, though it is no multivariate key.
   return { value: holdout.variant, reason: 'holdout_condition_value', conditionIndex: 0, payload: ownValue(flag.payloads, holdout.variant) ?? null };

@@ -22,8 +22,12 @@ export function holdoutHash(identifier: string): number {
   return calculateHash('holdout-', identifier);
 }
 
+/** No percentage, or 100 % and more, is everyone: the answer needs no hash (a SHA-1 saved). */
+export function rolloutCoversEveryone(rolloutPercentage: number | null | undefined): boolean {
+  return rolloutPercentage === null || rolloutPercentage === undefined || rolloutPercentage >= 100;
+}
+
 /** In the rollout when the hash is at most the percentage (so 100 % is everyone). */
 export function inRollout(hash: number, rolloutPercentage: number | null | undefined): boolean {
-  if (rolloutPercentage === null || rolloutPercentage === undefined) return true;
-  return rolloutPercentage >= 100 || hash <= rolloutPercentage / 100;
+  return rolloutCoversEveryone(rolloutPercentage) || hash <= (rolloutPercentage as number) / 100;
 }
