@@ -2,9 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { IngestionWarning, NormalizedEvent } from '../ingestion/ingestion.types';
 import { GroupsRepository } from './groups.repository';
-import { isJsonObject } from '../../common/json/json-object';
-
-const MAX_GROUP_KEY_LENGTH = 400;
+import { isJsonObject, scalarText } from '../../common/json/json-object';
 
 @Injectable()
 export class GroupsService {
@@ -21,8 +19,9 @@ export class GroupsService {
     for (const event of events) {
       if (event.event !== '$groupidentify') continue;
       const { $group_type: type, $group_key: key, $group_set: set } = event.properties;
-      const groupKey = typeof key === 'number' ? String(key) : key;
-      if (typeof type !== 'string' || typeof groupKey !== 'string' || groupKey === '' || groupKey.length > MAX_GROUP_KEY_LENGTH || (set !== undefined && !isJsonObject(set))) {
+      // Keys longer than PostHog's 400 characters never get here: capture drops those events.
+      const groupKey = scalarText(key);
+      if (typeof type !== 'string' || !groupKey || (set !== undefined && !isJsonObject(set))) {
         warnings.push({ type: 'invalid_group_identify', details: { uuid: event.uuid, group_type: type ?? null, group_key: key ?? null } });
         continue;
       }

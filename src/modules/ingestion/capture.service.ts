@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ProjectPrincipal } from '../../common/auth/principal';
+import { isJsonObject } from '../../common/json/json-object';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { assertSingleProjectKey, extractCaptureEvents } from './capture-events';
@@ -93,5 +94,5 @@ function newSegment(caller: ProjectPrincipal, nowMs: number): IngestionSegment {
 
 /** Network-timing events of old posthog-js versions, which PostHog no longer stores. */
 function isPerformanceEvent(raw: unknown): boolean {
-  return typeof raw === 'object' && raw !== null && (raw as { event?: unknown }).event === '$performance_event';
+  return isJsonObject(raw) && raw.event === '$performance_event';
 }

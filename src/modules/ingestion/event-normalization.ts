@@ -5,7 +5,7 @@ import type { IngestionWarning, NormalizedEvent } from './ingestion.types';
 import { elementsToChain } from './elements-chain';
 import { applyPersonPropertyRules } from './person-properties';
 import { normalizeDistinctId } from '../persons/distinct-id';
-import { isJsonObject, JsonObject } from '../../common/json/json-object';
+import { isJsonObject, JsonObject, scalarText } from '../../common/json/json-object';
 
 /** Events bigger than this are dropped with a warning; the rest of the request is kept. */
 export const MAX_EVENT_BYTES = 1024 * 1024;
@@ -88,7 +88,7 @@ export function normalizeEvent(raw: unknown, context: NormalizeContext): Normali
   if (properties.$process_person_profile === false && PERSON_PROFILE_EVENTS.has(item.event)) {
     return { dropped: { type: 'invalid_event_when_process_person_profile_is_false', details: { event: item.event, distinct_id: distinctId } } };
   }
-  if (item.event === '$groupidentify' && String(properties.$group_key ?? '').length > MAX_GROUP_KEY_LENGTH) {
+  if (item.event === '$groupidentify' && (scalarText(properties.$group_key)?.length ?? 0) > MAX_GROUP_KEY_LENGTH) {
     return { dropped: { type: 'group_key_too_long', details: { event: item.event, distinct_id: distinctId, group_type: properties.$group_type ?? null } } };
   }
 

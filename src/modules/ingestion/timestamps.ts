@@ -26,6 +26,9 @@ export interface EventTime {
   warnings: TimestampWarning[];
 }
 
+/** Date, `T` or a space, time, then `Z`, `±HH`, `±HHMM`, `±HH:MM` or no zone at all. */
+const ISO_LIKE = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|([+-]\d{2}):?(\d{2})?)?$/i;
+
 /** Parses an ISO 8601 / RFC 3339 / RFC 2822 date or a numeric epoch (seconds or ms); NaN when it is none. */
 export function parseTimestamp(value: unknown): number {
   if (typeof value === 'number') return Number.isFinite(value) ? (value < 1e11 ? value * 1000 : value) : Number.NaN;
@@ -40,9 +43,6 @@ export function parseTimestamp(value: unknown): number {
   const offset = zone === undefined ? 'Z' : zoneHours === undefined ? zone.toUpperCase() : `${zoneHours}:${zoneMinutes ?? '00'}`;
   return Date.parse(`${date}T${time}${offset}`);
 }
-
-/** Date, `T` or a space, time, then `Z`, `±HH`, `±HHMM`, `±HH:MM` or no zone at all. */
-const ISO_LIKE = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|([+-]\d{2}):?(\d{2})?)?$/i;
 
 /** `sent_at` of a request: the batch's ISO `sent_at`, else query `sent_at` / `_` in Unix milliseconds. */
 export function parseSentAt(bodySentAt: unknown, querySentAt: unknown): number | null {
