@@ -1,4 +1,5 @@
-import { asText, regexFinds } from '../decide/engine/property-match';
+// The SQL follows the flag matcher, so it reads operators and values with the matcher's own pieces.
+import { asNumber, asText, NEGATED, regexFinds } from '../decide/engine/property-match';
 import { filterDate } from '../decide/engine/dates';
 import { cleanJson } from '../../common/json/clean-text';
 import { parseVersion, versionRange, Version } from '../decide/engine/semver';
@@ -45,14 +46,6 @@ const FALSE = 'FALSE';
 // JavaScript's Number() on decimal text, bounded so the numeric cast can never fail (exponent ≤ 999).
 const NUMERIC_TEXT = String.raw`'^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d{1,3})?\s*$'`;
 const BOOLEAN_TEXT = /^(true|false)$/i;
-const NEGATED: Record<string, string> = {
-  is_not: 'exact',
-  not_icontains: 'icontains',
-  not_regex: 'regex',
-  not_starts_with: 'starts_with',
-  not_ends_with: 'ends_with',
-  not_icontains_multi: 'icontains_multi',
-};
 const COMPARISONS: Record<string, string> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
 const SEMVER_COMPARISONS: Record<string, string> = { semver_eq: '=', semver_neq: '<>', semver_gt: '>', semver_gte: '>=', semver_lt: '<', semver_lte: '<=' };
 
@@ -69,12 +62,6 @@ function likePattern(text: string, prefix: string, suffix: string): string {
 
 function listOf(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [value];
-}
-
-function asNumber(value: unknown): number | null {
-  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
-  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
-  return null;
 }
 
 /** [major, minor, patch, release flag]: a pre-release sorts before its release (identifiers are not compared). */
