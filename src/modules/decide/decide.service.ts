@@ -8,6 +8,9 @@ import { FlagEvaluationService } from './flag-evaluation.service';
 import type { FlagSnapshot } from './flag-snapshot';
 import { FlagSnapshotsService } from './flag-snapshots.service';
 
+/** The outcome of a request that evaluates nothing (`disable_flags`, or a key of no project). */
+const NO_FLAGS = { results: [], errors: false };
+
 /** `/decide/` and `/flags/`: parse the request, evaluate against the cached snapshot, shape the reply. */
 @Injectable()
 export class DecideService {
@@ -23,11 +26,8 @@ export class DecideService {
   async reply(caller: ProjectPrincipal, body: unknown, format: ReplyFormat, httpRequestId: string): Promise<string> {
     const request = parseDecideRequest(body);
     const requestId = replyRequestId(httpRequestId);
-    if (request.disableFlags || caller.projectId === null) {
-      return replyJson(format, { results: [], errors: false, requestId, evaluatedAt: Date.now() }, caller.token);
-    }
-    const snapshot = await this.snapshot(caller.projectId);
-    const outcome = await this.evaluation.evaluate(snapshot, request);
+    const outcome =
+      request.disableFlags || caller.projectId === null ? NO_FLAGS : await this.evaluation.evaluate(await this.snapshot(caller.projectId), request);
     return replyJson(format, { ...outcome, requestId, evaluatedAt: Date.now() }, caller.token);
   }
 
