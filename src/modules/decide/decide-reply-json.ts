@@ -1,18 +1,23 @@
-import type { FlagEvaluation } from './engine/evaluate';
+import type { FlagEvaluation, FlagValue, MatchReason } from './engine/evaluate';
 import { decideConfig, FlagsOutcome, formatReply, payloadText, reasonJson, ReplyFormat } from './decide-responses';
 import type { SnapshotFlag } from './flag-snapshot';
 
 /**
- * The reply as JSON text, written from pieces made once per snapshot flag (key, id, version, payloads)
- * and once per token (the config block): only value, variant and reason vary per request. Always the
- * exact text `JSON.stringify(formatReply(...))` gives, which the unit tests check on generated outcomes;
- * it saves building some 250 objects and serialising 12 KB per `/flags/?v=2` on 50 flags.
+ * The reply as JSON text, from texts kept per snapshot flag and per evaluation (a flag's value, reason
+ * and condition index take a handful of combinations) and per token (the config block): a request only
+ * picks them and joins them once. Always the exact text `JSON.stringify(formatReply(...))` gives, which
+ * the unit tests check on generated outcomes; it saves building some 250 objects and writing 12 KB of
+ * JSON per `/flags/?v=2` on 50 flags.
  */
 export function replyJson(format: ReplyFormat, outcome: FlagsOutcome, token: string): string {
   const config = format.withConfig ? configFragment(token) : '';
   // Object.fromEntries puts integer-like keys first; such flag keys take the generic path.
   if (config === null || outcome.results.some((r) => fragmentsOf(r.flag).indexKey)) return JSON.stringify(formatReply(format, outcome, token));
-  return `{${config}${flagsBodyJson(format, outcome)},"requestId":${JSON.stringify(outcome.requestId)},"evaluatedAt":${JSON.stringify(outcome.evaluatedAt)}}`;
+  // One array joined once: the reply is a flat string, which the socket write takes without another copy.
+  const parts: string[] = ['{', config];
+  writeFlagsBody(parts, format, outcome);
+  parts.push(',"requestId":', JSON.stringify(outcome.requestId), ',"evaluatedAt":', JSON.stringify(outcome.evaluatedAt), '}');
+  return parts.join('');
 }
 
 interface FlagFragments {
@@ -22,18 +27,33 @@ interface FlagFragments {
   indexKey: boolean;
   /** `{"id":…,"version":…,"description":null` of the detailed reply's metadata. */
   metadata: string;
-  /** Payload (as stored) → its payload text as JSON; payloads are few per flag and fixed per snapshot. */
-  payloads: Map<unknown, string>;
+  /** The texts of each value the flag has answered with (its variants, true, false). */
+  byValue: Map<FlagValue, ValueTexts>;
 }
 
-/** Snapshot flags live as long as their snapshot: so do their fragments. */
+/** Everything of a reply that depends on one flag's value (and, in details, its reason and condition index). */
+interface ValueTexts {
+  /** The payload these texts carry: the flag's payload for the value, the same object every evaluation. */
+  payload: unknown;
+  /** `"key":value`. */
+  entry: string;
+  /** `"key":"payload text"` of the legacy payload map; null when the value lists no payload. */
+  payloadEntry: string | null;
+  /** Reason → condition index + 1 (0 for none) → the detailed reply's `"key":{…}`. */
+  details: Map<MatchReason, string[]>;
+}
+
+/** Snapshot flags live as long as their snapshot: so do their texts. */
 const fragments = new WeakMap<SnapshotFlag, FlagFragments>();
+/** Values are a flag's variants and true/false; this only bounds what a bug elsewhere could add. */
+const MAX_VALUES_PER_FLAG = 64;
+const MAX_CACHED_INDEX = 1000;
 
 function fragmentsOf(flag: SnapshotFlag): FlagFragments {
   let found = fragments.get(flag);
   if (!found) {
     const metadata = JSON.stringify({ id: flag.id, version: flag.version, description: null }).slice(0, -1);
-    found = { key: JSON.stringify(flag.key), indexKey: isArrayIndex(flag.key), metadata, payloads: new Map() };
+    found = { key: JSON.stringify(flag.key), indexKey: isArrayIndex(flag.key), metadata, byValue: new Map() };
     fragments.set(flag, found);
   }
   return found;
@@ -43,16 +63,30 @@ function isArrayIndex(key: string): boolean {
   return /^(0|[1-9]\d*)$/.test(key) && Number(key) < 2 ** 32 - 1;
 }
 
-/** The payload text of an evaluation as JSON text (`null` without one). */
-function payloadJson(flag: SnapshotFlag, payload: unknown): string {
-  const cache = fragmentsOf(flag).payloads;
-  let json = cache.get(payload);
-  if (json === undefined) {
-    json = JSON.stringify(payloadText(payload));
-    // Payloads of one snapshot flag are a handful of stored values; anything else is not kept.
-    if (cache.size < 64) cache.set(payload, json);
-  }
-  return json;
+/**
+ * Kept texts are joined into every reply: made flat once (a concatenation is a tree of pieces until
+ * something reads it as a whole; converting it to a number does), each join copies them in one go.
+ */
+function flat(text: string): string {
+  Number(text);
+  return text;
+}
+
+const valueJson = (value: FlagValue) => (typeof value === 'string' ? JSON.stringify(value) : value ? 'true' : 'false');
+
+function makeValueTexts(parts: FlagFragments, { value, payload }: FlagEvaluation): ValueTexts {
+  const text = value === false ? null : payloadText(payload);
+  return { payload, entry: flat(`${parts.key}:${valueJson(value)}`), payloadEntry: text === null ? null : flat(`${parts.key}:${JSON.stringify(text)}`), details: new Map() };
+}
+
+/** The texts of this evaluation's value; made on the spot (not kept) if the payload is not the kept one. */
+function valueTexts(flag: SnapshotFlag, evaluation: FlagEvaluation): ValueTexts {
+  const parts = fragmentsOf(flag);
+  const kept = parts.byValue.get(evaluation.value);
+  if (kept && kept.payload === evaluation.payload) return kept;
+  const made = makeValueTexts(parts, evaluation);
+  if (!kept && parts.byValue.size < MAX_VALUES_PER_FLAG) parts.byValue.set(evaluation.value, made);
+  return made;
 }
 
 const configFragments = new Map<string, string | null>();
@@ -71,50 +105,67 @@ function configFragment(token: string): string | null {
   return fragment;
 }
 
-const valueJson = (value: FlagEvaluation['value']) => (typeof value === 'string' ? JSON.stringify(value) : value ? 'true' : 'false');
+/** Pushes each result's text, comma-separated, skipping results whose text is null. */
+function pushEach(parts: string[], outcome: FlagsOutcome, textOf: (flag: SnapshotFlag, evaluation: FlagEvaluation) => string | null): void {
+  let first = true;
+  for (const { flag, evaluation } of outcome.results) {
+    const text = textOf(flag, evaluation);
+    if (text === null) continue;
+    if (!first) parts.push(',');
+    parts.push(text);
+    first = false;
+  }
+}
 
-function flagsBodyJson(format: ReplyFormat, outcome: FlagsOutcome): string {
-  const errors = `"errorsWhileComputingFlags":${outcome.errors}`;
+const enabledKey = (flag: SnapshotFlag, evaluation: FlagEvaluation) => (evaluation.value === false ? null : fragmentsOf(flag).key);
+const enabledEntry = (flag: SnapshotFlag, evaluation: FlagEvaluation) => (evaluation.value === false ? null : valueTexts(flag, evaluation).entry);
+const anyEntry = (flag: SnapshotFlag, evaluation: FlagEvaluation) => valueTexts(flag, evaluation).entry;
+const payloadEntry = (flag: SnapshotFlag, evaluation: FlagEvaluation) => valueTexts(flag, evaluation).payloadEntry;
+
+function writeFlagsBody(parts: string[], format: ReplyFormat, outcome: FlagsOutcome): void {
+  const errors = `,"errorsWhileComputingFlags":${outcome.errors}`;
   switch (format.shape) {
     case 'decide-v1':
-      return `"featureFlags":[${enabledOf(outcome).map((r) => fragmentsOf(r.flag).key).join(',')}]`;
+      parts.push('"featureFlags":[');
+      pushEach(parts, outcome, enabledKey);
+      parts.push(']');
+      return;
     case 'decide-v2':
-      return `"featureFlags":{${enabledOf(outcome).map((r) => `${fragmentsOf(r.flag).key}:${valueJson(r.evaluation.value)}`).join(',')}}`;
+      parts.push('"featureFlags":{');
+      pushEach(parts, outcome, enabledEntry);
+      parts.push('}');
+      return;
     case 'legacy':
-      return `"featureFlags":{${outcome.results.map((r) => `${fragmentsOf(r.flag).key}:${valueJson(r.evaluation.value)}`).join(',')}},"featureFlagPayloads":{${legacyPayloads(outcome)}},${errors}`;
+      parts.push('"featureFlags":{');
+      pushEach(parts, outcome, anyEntry);
+      parts.push('},"featureFlagPayloads":{');
+      pushEach(parts, outcome, payloadEntry);
+      parts.push('}', errors);
+      return;
     case 'detailed':
-      return `"flags":{${outcome.results.map(detailJson).join(',')}},${errors}`;
+      parts.push('"flags":{');
+      pushEach(parts, outcome, detailText);
+      parts.push('}', errors);
+      return;
   }
 }
 
-const enabledOf = (outcome: FlagsOutcome) => outcome.results.filter((r) => r.evaluation.value !== false);
-
-function legacyPayloads(outcome: FlagsOutcome): string {
-  const parts: string[] = [];
-  for (const { flag, evaluation } of outcome.results) {
-    if (evaluation.value === false || payloadText(evaluation.payload) === null) continue;
-    parts.push(`${fragmentsOf(flag).key}:${payloadJson(flag, evaluation.payload)}`);
-  }
-  return parts.join(',');
-}
-
-/** Reason → condition index (+1; 0 for none) → `{"code":…,"condition_index":…,"description":…}`: a few dozen texts. */
-const reasons = new Map<FlagEvaluation['reason'], string[]>();
-const MAX_CACHED_INDEX = 1000;
-
-function reasonText(evaluation: FlagEvaluation): string {
+/** `"key":{"key":…,"enabled":…,…}`, kept per value, reason and condition index. */
+function detailText(flag: SnapshotFlag, evaluation: FlagEvaluation): string {
+  const texts = valueTexts(flag, evaluation);
   const index = evaluation.conditionIndex;
   const slot = index === null ? 0 : Number.isInteger(index) && index >= 0 && index < MAX_CACHED_INDEX ? index + 1 : -1;
-  if (slot < 0) return JSON.stringify(reasonJson(evaluation));
-  let texts = reasons.get(evaluation.reason);
-  if (!texts) reasons.set(evaluation.reason, (texts = []));
-  return (texts[slot] ??= JSON.stringify(reasonJson(evaluation)));
+  if (slot < 0) return makeDetailText(flag, evaluation);
+  let bySlot = texts.details.get(evaluation.reason);
+  if (!bySlot) texts.details.set(evaluation.reason, (bySlot = []));
+  return (bySlot[slot] ??= makeDetailText(flag, evaluation));
 }
 
-function detailJson({ flag, evaluation }: { flag: SnapshotFlag; evaluation: FlagEvaluation }): string {
+function makeDetailText(flag: SnapshotFlag, evaluation: FlagEvaluation): string {
   const parts = fragmentsOf(flag);
   const enabled = evaluation.value !== false;
   const variant = typeof evaluation.value === 'string' ? JSON.stringify(evaluation.value) : 'null';
-  const payload = enabled ? payloadJson(flag, evaluation.payload) : 'null';
-  return `${parts.key}:{"key":${parts.key},"enabled":${enabled},"variant":${variant},"reason":${reasonText(evaluation)},"metadata":${parts.metadata},"payload":${payload},"has_experiment":false}}`;
+  const payload = enabled ? JSON.stringify(payloadText(evaluation.payload)) : 'null';
+  const reason = JSON.stringify(reasonJson(evaluation));
+  return flat(`${parts.key}:{"key":${parts.key},"enabled":${enabled},"variant":${variant},"reason":${reason},"metadata":${parts.metadata},"payload":${payload},"has_experiment":false}}`);
 }

@@ -3,7 +3,7 @@ import { ownValue } from '../../common/json/json-object';
 import { inCohort } from './engine/cohort-match';
 import { evaluateCompiled, EvaluationSubject, FlagEvaluation, FlagValue } from './engine/evaluate';
 import { EvaluationContextRepository, StoredPerson } from './evaluation-context.repository';
-import type { FlagSnapshot, SnapshotFlag } from './flag-snapshot';
+import { FlagSet, flagSet, FlagSnapshot, SnapshotFlag } from './flag-snapshot';
 
 /** Who to evaluate for, as the request (or the management API) describes them. */
 export interface EvaluationRequest {
@@ -53,7 +53,7 @@ export class FlagEvaluationService {
     const subject = withDependencies(this.subject(snapshot, request, loaded, personOverrides), snapshot);
     const results: EvaluatedFlag[] = [];
     let errors = loaded.overridesFailed;
-    for (const flag of targets) {
+    for (const flag of targets.flags) {
       if ((loaded.personFailed && this.needsStoredPerson(flag, personOverrides)) || (loaded.groupsFailed && flag.groupIndexes.size > 0)) {
         errors = true;
         continue;
@@ -63,22 +63,23 @@ export class FlagEvaluationService {
     return { results, errors };
   }
 
-  private targets(snapshot: FlagSnapshot, request: EvaluationRequest): SnapshotFlag[] {
+  private targets(snapshot: FlagSnapshot, request: EvaluationRequest): FlagSet {
+    if (!request.flagKeys && !request.includeInactive) return snapshot.activeFlags;
     const wanted = request.flagKeys ? new Set(request.flagKeys) : null;
-    return snapshot.flags.filter((flag) => (flag.active || request.includeInactive) && (!wanted || wanted.has(flag.key)));
+    return flagSet(snapshot.flags.filter((flag) => (flag.active || request.includeInactive) && (!wanted || wanted.has(flag.key))));
   }
 
-  /** Request properties that cover every key a flag reads spare the person lookup (PostHog does the same). */
-  private needsStoredPerson(flag: SnapshotFlag, overrides: Record<string, unknown>): boolean {
-    if (flag.usesCohorts) return true;
-    for (const key of flag.personKeys) if (!Object.prototype.hasOwnProperty.call(overrides, key)) return true;
+  /** Request properties that cover every key the flags read spare the person lookup (PostHog does the same). */
+  private needsStoredPerson(flags: { usesCohorts: boolean; personKeys: Iterable<string> }, overrides: Record<string, unknown>): boolean {
+    if (flags.usesCohorts) return true;
+    for (const key of flags.personKeys) if (!Object.prototype.hasOwnProperty.call(overrides, key)) return true;
     return false;
   }
 
-  private async load(snapshot: FlagSnapshot, request: EvaluationRequest, targets: SnapshotFlag[], overrides: Record<string, unknown>): Promise<LoadedContext> {
-    const needsPerson = targets.some((flag) => this.needsStoredPerson(flag, overrides));
+  private async load(snapshot: FlagSnapshot, request: EvaluationRequest, targets: FlagSet, overrides: Record<string, unknown>): Promise<LoadedContext> {
+    const needsPerson = this.needsStoredPerson(targets, overrides);
     const wantedGroups = this.wantedGroups(snapshot, request, targets);
-    const continuityKeys = targets.filter((flag) => flag.usesContinuity).map((flag) => flag.key);
+    const continuityKeys = targets.continuityKeys;
     const [person, groups, overridesLoaded] = await Promise.all([
       needsPerson ? this.attempt(() => this.context.person(snapshot.projectId, request.distinctId)) : { value: null, failed: false },
       this.attempt(() => this.context.groups(snapshot.projectId, wantedGroups)),
@@ -103,11 +104,9 @@ export class FlagEvaluationService {
     }
   }
 
-  private wantedGroups(snapshot: FlagSnapshot, request: EvaluationRequest, targets: SnapshotFlag[]): Array<{ index: number; key: string }> {
-    const indexes = new Set<number>();
-    for (const flag of targets) for (const index of flag.groupIndexes) indexes.add(index);
+  private wantedGroups(snapshot: FlagSnapshot, request: EvaluationRequest, targets: FlagSet): Array<{ index: number; key: string }> {
     const wanted: Array<{ index: number; key: string }> = [];
-    for (const index of indexes) {
+    for (const index of targets.groupIndexes) {
       const name = snapshot.groupTypes.get(index);
       const key = name === undefined ? undefined : ownValue(request.groups, name);
       if (key !== undefined && key !== null && String(key) !== '') wanted.push({ index, key: String(key) });

@@ -19,12 +19,40 @@ export interface SnapshotFlag extends Omit<LiveFlag, 'filters'> {
   compiled: CompiledFlag;
 }
 
+/** A set of flags to evaluate together, with the union of what they need loaded. */
+export interface FlagSet {
+  flags: SnapshotFlag[];
+  personKeys: string[];
+  usesCohorts: boolean;
+  groupIndexes: number[];
+  /** Keys of the flags that bucket on hash-key overrides. */
+  continuityKeys: string[];
+}
+
+export function flagSet(flags: SnapshotFlag[]): FlagSet {
+  const personKeys = new Set<string>();
+  const groupIndexes = new Set<number>();
+  for (const flag of flags) {
+    flag.personKeys.forEach((key) => personKeys.add(key));
+    flag.groupIndexes.forEach((index) => groupIndexes.add(index));
+  }
+  return {
+    flags,
+    personKeys: [...personKeys],
+    usesCohorts: flags.some((flag) => flag.usesCohorts),
+    groupIndexes: [...groupIndexes],
+    continuityKeys: flags.filter((flag) => flag.usesContinuity).map((flag) => flag.key),
+  };
+}
+
 /** Everything evaluation needs about a project, loaded at one `flags_version`. */
 export interface FlagSnapshot {
   projectId: number;
   version: string;
   /** Live (not deleted) flags, newest first; inactive ones too (local evaluation and my_flags serve them). */
   flags: SnapshotFlag[];
+  /** The active flags: what nearly every `/decide/` evaluates, so its needs are summed up once. */
+  activeFlags: FlagSet;
   byId: ReadonlyMap<number, SnapshotFlag>;
   byKey: ReadonlyMap<string, SnapshotFlag>;
   cohorts: ReadonlyMap<number, CohortDefinition>;
@@ -98,6 +126,7 @@ export function buildSnapshot(
     projectId,
     version,
     flags,
+    activeFlags: flagSet(flags.filter((flag) => flag.active)),
     byId: new Map(flags.map((flag) => [flag.id, flag])),
     byKey: new Map(flags.map((flag) => [flag.key, flag])),
     cohorts: new Map(cohorts.map((cohort) => [cohort.id, cohort])),

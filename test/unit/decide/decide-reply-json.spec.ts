@@ -68,4 +68,30 @@ describe(replyJson.name, () => {
       expect(replyJson(format, outcome, 't')).toBe(expected);
     }
   });
+
+  it('keeps texts per value, reason and condition index, and never serves a kept text for another payload', () => {
+    const flag = snapshotFlag(3, 'multi', 2);
+    const replies = (evaluations: FlagEvaluation[]) =>
+      fc.assert(
+        fc.property(fc.shuffledSubarray(evaluations, { minLength: 1 }), fc.constantFrom(...FORMATS), (picked, format) => {
+          for (const evaluation of picked) {
+            const outcome = { results: [{ flag, evaluation }], errors: false, requestId: 'r', evaluatedAt: 1 };
+            expect(replyJson(format, outcome, 't')).toBe(JSON.stringify(formatReply(format, outcome, 't')));
+          }
+        }),
+        { numRuns: 300 },
+      );
+    replies([
+      { value: 'control', reason: 'condition_match', conditionIndex: 0, payload: { a: 1 } },
+      { value: 'control', reason: 'condition_match', conditionIndex: 2, payload: { a: 1 } },
+      { value: 'control', reason: 'super_condition_value', conditionIndex: 0, payload: { a: 1 } },
+      { value: 'control', reason: 'condition_match', conditionIndex: 0, payload: 'other' },
+      { value: 'control', reason: 'condition_match', conditionIndex: 0, payload: null },
+      { value: 'test', reason: 'condition_match', conditionIndex: 1, payload: null },
+      { value: true, reason: 'condition_match', conditionIndex: 1, payload: '[1]' },
+      { value: false, reason: 'out_of_rollout_bound', conditionIndex: 1, payload: null },
+      { value: false, reason: 'no_condition_match', conditionIndex: 1, payload: null },
+      { value: false, reason: 'no_condition_match', conditionIndex: 5000, payload: null },
+    ]);
+  });
 });

@@ -1,4 +1,4 @@
-import { buildSnapshot } from '../../../src/modules/decide/flag-snapshot';
+import { buildSnapshot, flagSet } from '../../../src/modules/decide/flag-snapshot';
 
 const stored = (id: number, filters: Record<string, unknown>, continuity = false) => ({
   id,
@@ -56,5 +56,25 @@ describe(buildSnapshot.name, () => {
     expect(snapshot.byKey.get('f2')).toBe(flag(2));
     expect(snapshot.groupTypes.get(1)).toBe('company');
     expect(snapshot.version).toBe('9');
+  });
+
+  it('sums up the needs of the active flags once', () => {
+    const withInactive = buildSnapshot(
+      1,
+      '1',
+      [
+        stored(1, { groups: [{ properties: [person('plan')] }] }),
+        { ...stored(2, { groups: [{ properties: [{ key: 'id', type: 'cohort', value: 3 }] }] }, true), active: false },
+        stored(3, { aggregation_group_type_index: 1, groups: [] }),
+        stored(4, { groups: [{ properties: [person('email'), person('plan')] }] }, true),
+      ],
+      [],
+      [{ index: 1, name: 'company' }],
+    );
+    const active = withInactive.activeFlags;
+    expect(active.flags.map((f) => f.id)).toEqual([1, 3, 4]);
+    expect(active.personKeys.sort()).toEqual(['email', 'plan']);
+    expect(active).toMatchObject({ usesCohorts: false, groupIndexes: [1], continuityKeys: ['f4'] });
+    expect(flagSet(withInactive.flags)).toMatchObject({ usesCohorts: true, continuityKeys: ['f2', 'f4'] });
   });
 });
