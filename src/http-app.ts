@@ -48,6 +48,8 @@ export async function createHttpApp(runtime: RuntimeOptions, logger: Logger): Pr
     connectionTimeout: 60_000,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // No Nest middleware is used: without middie every request skips its hook.
+    skipMiddie: true,
   });
   const fastify = adapter.getInstance();
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));

@@ -33,8 +33,9 @@ function applyCors(request: FastifyRequest, reply: FastifyReply): void {
  * decoding before the guard runs, so the guard finds the project key inside gzip or base64 bodies.
  */
 export function registerPublicRouteHooks(fastify: FastifyInstance, maxDecompressedBytes: number): void {
-  fastify.addHook('onRequest', async (request, reply) => {
+  fastify.addHook('onRequest', (request, reply, done) => {
     if (publicRouteOptions(request)?.cors) applyCors(request, reply);
+    done();
   });
   fastify.addHook('preHandler', async (request, reply) => {
     const options = publicRouteOptions(request);
