@@ -156,6 +156,18 @@ describe('Persons from ingestion', () => {
     expect(await t.sql(`SELECT details->>'group_type' AS type FROM ingestion_warning WHERE type = 'group_key_too_long'`)).toEqual([{ type: 'company' }]);
   });
 
+  it('drops a $groupidentify whose $group_set is not an object, with a warning; a null $group_set is an empty one', async () => {
+    const identify = (key: string, set: unknown) => ({ event: '$groupidentify', distinct_id: 'bad-set', properties: { $group_type: 'company', $group_key: key, $group_set: set } });
+    await send([identify('set-text', 'plan=pro'), identify('set-list', ['pro']), identify('set-number', 5), identify('set-true', true), identify('set-null', null), identify('set-object', { plan: 'pro' })]);
+    expect(await t.sql(`SELECT properties->>'$group_key' AS key FROM event WHERE distinct_id = 'bad-set' ORDER BY key`)).toEqual([{ key: 'set-null' }, { key: 'set-object' }]);
+    expect(await t.sql(`SELECT group_key, properties FROM "group" WHERE group_key LIKE 'set-%' ORDER BY group_key`)).toEqual([
+      { group_key: 'set-null', properties: {} },
+      { group_key: 'set-object', properties: { plan: 'pro' } },
+    ]);
+    const warnings = await t.sql<{ reason: string }>(`SELECT details->>'reason' AS reason FROM ingestion_warning WHERE type = 'invalid_group_identify' AND details->>'distinct_id' = 'bad-set'`);
+    expect(warnings).toEqual(Array(4).fill({ reason: '$group_set is not an object' }));
+  });
+
   it('records event and property definitions with detected types', async () => {
     await send([{ event: 'signed_up', distinct_id: 'def', properties: { d_plan: 'pro', d_seats: 3, d_trial: true, d_at: '2026-01-02T03:04:05Z', $set: { d_email: 'x@y.z' } } }]);
     const events = await t.sql<{ name: string }>(`SELECT name FROM event_definition WHERE name = 'signed_up'`);

@@ -19,9 +19,10 @@ export class GroupsService {
     for (const event of events) {
       if (event.event !== '$groupidentify') continue;
       const { $group_type: type, $group_key: key, $group_set: set } = event.properties;
-      // Keys longer than PostHog's 400 characters never get here: capture drops those events.
+      // Keys longer than PostHog's 400 characters and a `$group_set` that is not an object never get
+      // here: capture drops those events.
       const groupKey = scalarText(key);
-      if (typeof type !== 'string' || !groupKey || (set !== undefined && !isJsonObject(set))) {
+      if (typeof type !== 'string' || !groupKey) {
         warnings.push({ type: 'invalid_group_identify', details: { uuid: event.uuid, group_type: type ?? null, group_key: key ?? null } });
         continue;
       }

@@ -71,6 +71,18 @@ const PERSON_PROFILE_EVENTS = new Set(['$identify', '$create_alias', '$merge_dan
 const MAX_GROUP_KEY_LENGTH = 400;
 
 /**
+ * A `$groupidentify` PostHog drops: a group key over 400 characters, or group properties (`$group_set`)
+ * that are not an object (none, or null, is an empty set).
+ */
+function groupIdentifyDrop(properties: JsonObject, distinctId: string): IngestionWarning | null {
+  const details = { event: '$groupidentify', distinct_id: distinctId, group_type: properties.$group_type ?? null };
+  if ((scalarText(properties.$group_key)?.length ?? 0) > MAX_GROUP_KEY_LENGTH) return { type: 'group_key_too_long', details };
+  const set = properties.$group_set;
+  if (set !== undefined && set !== null && !isJsonObject(set)) return { type: 'invalid_group_identify', details: { ...details, reason: '$group_set is not an object' } };
+  return null;
+}
+
+/**
  * One captured event → a stored event or a dropped one with its warning (SPEC: an event without a
  * name, or without or with an empty distinct_id, is dropped while the request still succeeds).
  */
@@ -88,8 +100,9 @@ export function normalizeEvent(raw: unknown, context: NormalizeContext): Normali
   if (properties.$process_person_profile === false && PERSON_PROFILE_EVENTS.has(item.event)) {
     return { dropped: { type: 'invalid_event_when_process_person_profile_is_false', details: { event: item.event, distinct_id: distinctId } } };
   }
-  if (item.event === '$groupidentify' && (scalarText(properties.$group_key)?.length ?? 0) > MAX_GROUP_KEY_LENGTH) {
-    return { dropped: { type: 'group_key_too_long', details: { event: item.event, distinct_id: distinctId, group_type: properties.$group_type ?? null } } };
+  if (item.event === '$groupidentify') {
+    const groupDrop = groupIdentifyDrop(properties, distinctId);
+    if (groupDrop) return { dropped: groupDrop };
   }
 
   const warnings: IngestionWarning[] = [];
