@@ -54,25 +54,66 @@ describe('Dead-letter queue', () => {
   });
 
   it('keeps the other events of a job when one of them cannot be stored, and dead-letters only that one', async () => {
-    // Random text does not compress: an event name this long is more than a btree index entry can hold.
-    const unstorable = randomBytes(6000).toString('base64');
+    // The database refuses one event for good (as it would a value no index can hold): a trigger stands in for it.
+    await t.sql(`CREATE FUNCTION refuse_poisoned_event() RETURNS trigger LANGUAGE plpgsql AS $$
+                 BEGIN IF NEW.event = 'unstorable' THEN RAISE EXCEPTION 'this event cannot be stored'; END IF; RETURN NEW; END $$`);
+    await t.sql(`CREATE TRIGGER refuse_poisoned_event BEFORE INSERT ON event FOR EACH ROW EXECUTE FUNCTION refuse_poisoned_event()`);
+    try {
+      const res = await sendJson(t, '/batch/', {
+        api_key: t.keys.projectApiKey,
+        batch: [
+          // One distinct id: one partition, so the three travel in one job.
+          { event: 'kept-before', distinct_id: 'k' },
+          { event: 'unstorable', distinct_id: 'k' },
+          { event: 'kept-after', distinct_id: 'k' },
+        ],
+      });
+      expect(res.status).toBe(200);
+      await waitForRows(t, `SELECT 1 FROM event WHERE event IN ('kept-before', 'kept-after')`, [], 2);
+      await waitForQueuesIdle(t);
+    } finally {
+      await t.sql(`DROP TRIGGER refuse_poisoned_event ON event`);
+      await t.sql(`DROP FUNCTION refuse_poisoned_event()`);
+    }
+    const listed = await cli('dlq', 'list');
+    expect(listed.lines[0]).toBe('1 dead-lettered job(s)');
+    expect(listed.lines[1]).toMatch(/\t1 events\tingestion failed for 1 of 3 events: .*this event cannot be stored/);
+    const [failed] = (await Promise.all(partitionQueues(t).map((queue) => queue.getFailed()))).flat();
+    expect((failed.data as IngestionJobData).segments.flatMap((segment) => segment.events.map((event) => event.event))).toEqual(['unstorable']);
+    expect(await t.sql(`SELECT count(*)::int AS n FROM event WHERE event IN ('kept-before', 'kept-after')`)).toEqual([{ n: 2 }]);
+  });
+
+  it('stores events whose name, email, property keys or group type are longer than any index entry can hold', async () => {
+    // Random text does not compress: each of these is over the 2,704 bytes of a btree entry.
+    const long = (prefix: string) => prefix + randomBytes(6000).toString('base64');
+    const [name, email, key, type] = [long('name-'), long('email-'), long('key-'), long('type-')];
+    const deadBefore = (await cli('dlq', 'list')).lines[0];
     const res = await sendJson(t, '/batch/', {
       api_key: t.keys.projectApiKey,
       batch: [
-        // One distinct id: one partition, so the three travel in one job.
-        { event: 'kept-before', distinct_id: 'k' },
-        { event: unstorable, distinct_id: 'k' },
-        { event: 'kept-after', distinct_id: 'k' },
+        { event: name, distinct_id: 'long-1' },
+        { event: 'long-email', distinct_id: 'long-2', properties: { $set: { email } } },
+        { event: 'long-key', distinct_id: 'long-3', properties: { [key]: 1, short_key: 1, $set: { [key]: 1 } } },
+        { event: '$groupidentify', distinct_id: 'long-4', properties: { $group_type: type, $group_key: 'k' } },
       ],
     });
     expect(res.status).toBe(200);
-    await waitForRows(t, `SELECT 1 FROM event WHERE event IN ('kept-before', 'kept-after')`, [], 2);
+    await waitForRows(t, `SELECT 1 FROM event WHERE distinct_id LIKE 'long-%'`, [], 4);
     await waitForQueuesIdle(t);
-    const listed = await cli('dlq', 'list');
-    expect(listed.lines[0]).toBe('1 dead-lettered job(s)');
-    expect(listed.lines[1]).toMatch(/\t1 events\tingestion failed for 1 of 3 events: .*index row size/);
-    const [failed] = (await Promise.all(partitionQueues(t).map((queue) => queue.getFailed()))).flat();
-    expect((failed.data as IngestionJobData).segments.flatMap((segment) => segment.events.map((event) => event.event))).toEqual([unstorable]);
-    expect(await t.sql(`SELECT count(*)::int AS n FROM event WHERE event IN ('kept-before', 'kept-after')`)).toEqual([{ n: 2 }]);
+    expect((await cli('dlq', 'list')).lines[0]).toBe(deadBefore);
+    expect(await t.sql(`SELECT count(*)::int AS n FROM event WHERE event = $1`, [name])).toEqual([{ n: 1 }]);
+    // Found through the bounded indexes, compared in full.
+    const events = await t.http.get(`/api/projects/${t.keys.projectId}/events/?event=${encodeURIComponent(name)}`);
+    expect(events.body.results.map((e: { distinct_id: string }) => e.distinct_id)).toEqual(['long-1']);
+    const persons = await t.http.get(`/api/projects/${t.keys.projectId}/persons/?email=${encodeURIComponent(email)}`);
+    expect(persons.body.results.map((p: { distinct_ids: string[] }) => p.distinct_ids)).toEqual([['long-2']]);
+    const sameStart = await t.http.get(`/api/projects/${t.keys.projectId}/persons/?email=${encodeURIComponent(email.slice(0, 300))}`);
+    expect(sameStart.body.results).toEqual([]);
+    // No definition for names PostHog would not define either; the short key of the same event has one.
+    expect(await t.sql(`SELECT name FROM property_definition WHERE name IN ('short_key', $1)`, [key])).toEqual([{ name: 'short_key' }]);
+    expect(await t.sql(`SELECT count(*)::int AS n FROM event_definition WHERE name = $1`, [name])).toEqual([{ n: 0 }]);
+    expect(await t.sql(`SELECT count(*)::int AS n FROM group_type_mapping`)).toEqual([{ n: 0 }]);
+    const [warning] = await t.sql<{ type: string }>(`SELECT type FROM ingestion_warning WHERE details->>'group_type' = $1`, [type]);
+    expect(warning).toEqual({ type: 'invalid_group_identify' });
   });
 });

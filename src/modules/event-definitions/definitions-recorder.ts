@@ -1,4 +1,5 @@
 import { PropertyDefinitionType } from './property-definition.entity';
+import { MAX_DEFINITION_NAME_LENGTH } from './event-definition-rules';
 import { detectPropertyType, isEventPropertyKey } from './property-types';
 
 export interface PropertySighting {
@@ -18,13 +19,12 @@ interface EventLike {
   properties: Record<string, unknown>;
 }
 
-const MAX_EVENT_NAME_LENGTH = 400;
 const CACHE_LIMIT = 100_000;
 
 function addProperties(into: Map<string, PropertySighting>, values: unknown, type: PropertyDefinitionType, filter?: (key: string) => boolean) {
   if (values === null || typeof values !== 'object' || Array.isArray(values)) return;
   for (const [name, value] of Object.entries(values)) {
-    if (filter && !filter(name)) continue;
+    if (name.length > MAX_DEFINITION_NAME_LENGTH || (filter && !filter(name))) continue;
     const key = `${type}\u0000${name}`;
     if (into.has(key)) continue;
     const propertyType = detectPropertyType(value);
@@ -46,7 +46,7 @@ export class DefinitionsRecorder {
     const names = new Set<string>();
     const properties = new Map<string, PropertySighting>();
     for (const { event, properties: props } of events) {
-      if (event.length <= MAX_EVENT_NAME_LENGTH && event !== '$$plugin_metrics' && this.eventDays.get(`${projectId}\u0000${event}`) !== day) {
+      if (event.length <= MAX_DEFINITION_NAME_LENGTH && event !== '$$plugin_metrics' && this.eventDays.get(`${projectId}\u0000${event}`) !== day) {
         names.add(event);
       }
       addProperties(properties, props, PropertyDefinitionType.Event, isEventPropertyKey);

@@ -1,6 +1,9 @@
 import { ApiError } from '../../common/errors/api-error';
 import { ownValue } from '../../common/json/json-object';
 
+/** PostHog skips definitions of longer event and property names (its name columns hold 400 characters). */
+export const MAX_DEFINITION_NAME_LENGTH = 400;
+
 export type EventTypeFilter = 'event' | 'event_custom' | 'event_posthog';
 
 export interface DefinitionListFilters {
@@ -62,10 +65,14 @@ export function ownerNotFound(owner: number): ApiError {
   return ApiError.validation(`Invalid pk "${owner}" - object does not exist.`, 'owner', 'does_not_exist');
 }
 
-/** UTC day → count of events with that name, sorted so concurrent upserts lock rows in one order. */
+/**
+ * UTC day → count of events with that name, sorted so concurrent upserts lock rows in one order. Names
+ * too long to have a definition are not counted.
+ */
 export function dailyVolumes(events: Array<{ event: string; timestamp?: string }>, now: Date): Array<{ name: string; day: string; count: number }> {
   const counts = new Map<string, { name: string; day: string; count: number }>();
   for (const { event, timestamp } of events) {
+    if (event.length > MAX_DEFINITION_NAME_LENGTH) continue;
     const day = (timestamp ?? now.toISOString()).slice(0, 10);
     const key = `${event}\u0000${day}`;
     const entry = counts.get(key) ?? { name: event, day, count: 0 };

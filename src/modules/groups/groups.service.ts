@@ -4,6 +4,9 @@ import type { IngestionWarning, NormalizedEvent } from '../ingestion/ingestion.t
 import { GroupsRepository } from './groups.repository';
 import { isJsonObject, scalarText } from '../../common/json/json-object';
 
+/** PostHog's group type column holds 400 characters; a longer type names no group (the event is kept). */
+const MAX_GROUP_TYPE_LENGTH = 400;
+
 @Injectable()
 export class GroupsService {
   constructor(private readonly groups: GroupsRepository) {}
@@ -22,7 +25,7 @@ export class GroupsService {
       // Keys longer than PostHog's 400 characters and a `$group_set` that is not an object never get
       // here: capture drops those events.
       const groupKey = scalarText(key);
-      if (typeof type !== 'string' || !groupKey) {
+      if (typeof type !== 'string' || type.length > MAX_GROUP_TYPE_LENGTH || !groupKey) {
         warnings.push({ type: 'invalid_group_identify', details: { uuid: event.uuid, group_type: type ?? null, group_key: key ?? null } });
         continue;
       }

@@ -96,7 +96,11 @@ export class PersonManagementRepository {
     if (query.distinctId !== undefined) {
       where.push(`p.id IN (SELECT person_id FROM person_distinct_id WHERE project_id = ${project} AND distinct_id = ${bind.add(query.distinctId)})`);
     }
-    if (query.email !== undefined) where.push(`(p.properties ->> 'email') = ${bind.add(query.email)}`);
+    if (query.email !== undefined) {
+      // The index holds the email's first 200 characters (migration BoundedIndexKeys).
+      const email = bind.add(query.email);
+      where.push(`left(p.properties ->> 'email', 200) = left(${email}, 200) AND (p.properties ->> 'email') = ${email}`);
+    }
     if (query.properties) {
       const filter = propertyFiltersToSql(query.properties, {
         columns: { person: 'p.properties' },
