@@ -7,6 +7,7 @@ import { ProjectEntity } from '../../modules/projects/project.entity';
 import { ProjectsService } from '../../modules/projects/projects.service';
 import { UsersService } from '../../modules/users/users.service';
 import { ApiError } from '../errors/api-error';
+import { queryText } from '../http/query-values';
 import { parseId, UUID_PATTERN } from '../validation/patterns';
 import { AUTH_METADATA, AuthRequirement } from './auth.decorator';
 import { AuthErrors } from './auth-errors';
@@ -85,9 +86,8 @@ export class AuthGuard implements CanActivate {
 
   /** Local evaluation names its project by API key (`?token=`), as the SDKs send it; an unknown key is 401. */
   private async resolveProjectByToken(principal: UserPrincipal, query: unknown): Promise<ProjectEntity> {
-    const raw = (query as Record<string, unknown> | undefined)?.token;
-    const token = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-    if (typeof token !== 'string' || token === '') return this.resolveProject(principal, '@current');
+    const token = queryText((query as Record<string, unknown> | undefined)?.token);
+    if (token === undefined || token === '') return this.resolveProject(principal, '@current');
     const projectId = projectTokenShapeProblem(token) === null ? await this.projects.projectIdForToken(token) : null;
     if (projectId === null) throw AuthErrors.invalidProjectKey();
     return this.resolveProject(principal, String(projectId));

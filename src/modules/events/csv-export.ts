@@ -1,5 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
 import { queryInteger } from '../../common/http/pagination';
+import { queryText } from '../../common/http/query-values';
 
 /** Rows a CSV export holds when `limit` is not given, and at most (PostHog's CSV export caps). */
 export const CSV_DEFAULT_LIMIT = 1000;
@@ -7,8 +8,7 @@ export const CSV_MAX_LIMIT = 10_000;
 
 /** `format=csv`, or the `.csv` path suffix the route already resolved. */
 export function wantsCsv(query: Record<string, unknown>, suffix = false): boolean {
-  const format = Array.isArray(query.format) ? query.format[query.format.length - 1] : query.format;
-  return suffix || format === 'csv';
+  return suffix || queryText(query.format) === 'csv';
 }
 
 export function csvPage(query: Record<string, unknown>): { limit: number; offset: number } {

@@ -1,3 +1,4 @@
+import { queryText } from '../../common/http/query-values';
 import { isJsonObject } from '../../common/json/json-object';
 
 /** One leaf of PostHog's property filter list (`{key, value, operator, type, negation}`). */
@@ -54,11 +55,11 @@ function parseNode(raw: unknown, defaultType: string, depth: number, count: { le
  * group. Absent or empty → null. Leaves without a type get `defaultType` (PostHog: `event`).
  */
 export function parsePropertyFilters(raw: unknown, defaultType: string): PropertyNode | null {
-  const text = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-  if (text === undefined || text === null || text === '') return null;
+  const text = queryText(raw);
+  if (text === undefined || text === '') return null;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(String(text));
+    parsed = JSON.parse(text);
   } catch {
     throw new PropertyFilterError('Properties are unparsable!');
   }
