@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { CohortDefinition } from '../decide/engine/cohort-match';
 import { cleanJson } from '../../common/json/clean-text';
+import { prefixIndexedEquals } from '../../database/prefix-index';
 import type { EventOrder } from './event-list-order';
 import type { EventRow, PersonSummary } from './event.presenter';
 import type { EventListFilters } from './event-requests';
@@ -45,11 +46,7 @@ function conditions(projectId: number, query: EventListQuery, bind: Bind): strin
     if (query.afterId) where.push(`e.timestamp >= ${after}::timestamptz AND (e.timestamp > ${after}::timestamptz OR e.uuid < ${bind.add(query.afterId)}::uuid)`);
     else where.push(`e.timestamp > ${after}::timestamptz`);
   }
-  if (query.event !== undefined) {
-    // The index holds the name's first 200 characters (migration BoundedIndexKeys).
-    const event = bind.add(query.event);
-    where.push(`left(e.event, 200) = left(${event}, 200) AND e.event = ${event}`);
-  }
+  if (query.event !== undefined) where.push(prefixIndexedEquals('e.event', bind.add(query.event)));
   if (query.distinctId !== undefined) where.push(`e.distinct_id = ${bind.add(query.distinctId)}`);
   if (query.personDistinctIds) where.push(`e.distinct_id = ANY(${bind.add(query.personDistinctIds)}::text[])`);
   if (query.properties) {

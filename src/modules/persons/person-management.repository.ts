@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { CohortDefinition } from '../decide/engine/cohort-match';
 import { cleanJson } from '../../common/json/clean-text';
+import { prefixIndexedEquals } from '../../database/prefix-index';
 import { propertyFiltersToSql } from '../events/property-filter-sql';
 import type { PropertyNode } from '../events/property-filters';
 import type { PersonSelector } from './person-bulk-delete';
@@ -96,11 +97,7 @@ export class PersonManagementRepository {
     if (query.distinctId !== undefined) {
       where.push(`p.id IN (SELECT person_id FROM person_distinct_id WHERE project_id = ${project} AND distinct_id = ${bind.add(query.distinctId)})`);
     }
-    if (query.email !== undefined) {
-      // The index holds the email's first 200 characters (migration BoundedIndexKeys).
-      const email = bind.add(query.email);
-      where.push(`left(p.properties ->> 'email', 200) = left(${email}, 200) AND (p.properties ->> 'email') = ${email}`);
-    }
+    if (query.email !== undefined) where.push(prefixIndexedEquals(`(p.properties ->> 'email')`, bind.add(query.email)));
     if (query.properties) {
       const filter = propertyFiltersToSql(query.properties, {
         columns: { person: 'p.properties' },
