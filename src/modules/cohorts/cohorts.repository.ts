@@ -5,16 +5,13 @@ import type { CohortDefinition } from '../decide/engine/cohort-match';
 import type { CohortColumns } from './cohort-changes';
 import { CohortEntity } from './cohort.entity';
 import type { CohortNode, FlagUsage } from './cohort-graph';
+import { likePattern } from '../../database/like-pattern';
 
 /** PostHog's list filters: `type=static|dynamic`, `created_by_id`, `search` (in the name). */
 export interface CohortListFilters {
   type?: 'static' | 'dynamic';
   createdById?: number;
   search?: string;
-}
-
-function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 @Injectable()

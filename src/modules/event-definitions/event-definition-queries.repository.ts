@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { UserBasicDto } from '../users/dto/user-basic.dto';
 import type { DefinitionListFilters } from './event-definition-rules';
+import { likePattern } from '../../database/like-pattern';
 
 export interface DefinitionRow {
   id: string;
@@ -51,10 +52,6 @@ const ORDER_SQL: Record<DefinitionListFilters['ordering'][number]['column'], str
   last_seen_at: 'd.last_seen_at',
   last_seen_day: `(d.last_seen_at AT TIME ZONE 'UTC')::date`,
 };
-
-function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 @Injectable()
 export class EventDefinitionQueriesRepository {

@@ -8,6 +8,7 @@ import type { EventOrder } from './event-list-order';
 import type { EventRow, PersonSummary } from './event.presenter';
 import type { EventListFilters } from './event-requests';
 import { needsPerson, propertyFiltersToSql } from './property-filter-sql';
+import { likePattern } from '../../database/like-pattern';
 
 const EVENT_COLUMNS = `e.uuid::text AS uuid, e.event, e.distinct_id, e.properties, e.elements_chain,
   to_char(e.timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS timestamp`;
@@ -136,7 +137,7 @@ export class EventQueriesRepository {
        ) values_seen
        WHERE $4::text IS NULL OR name ILIKE $4
        GROUP BY name ORDER BY count(*) DESC, length(name), name LIMIT $6`,
-      [projectId, key, events, contains === null ? null : `%${contains.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, sample, limit],
+      [projectId, key, events, contains === null ? null : likePattern(contains), sample, limit],
     );
     return rows.map((row) => row.name);
   }

@@ -4,6 +4,7 @@ import { filterDate } from '../decide/engine/dates';
 import { cleanJson } from '../../common/json/clean-text';
 import { parseVersion, versionRange, Version } from '../decide/engine/semver';
 import { PropertyFilterError, PropertyLeaf, PropertyNode, parsePropertyFilters } from './property-filters';
+import { likePattern } from '../../database/like-pattern';
 
 export interface SqlFragment {
   sql: string;
@@ -54,10 +55,6 @@ interface Target {
   value: string;
   text: string;
   present: string;
-}
-
-function likePattern(text: string, prefix: string, suffix: string): string {
-  return `${prefix}${text.replace(/[\\%_]/g, (c) => `\\${c}`)}${suffix}`;
 }
 
 function listOf(value: unknown): unknown[] {

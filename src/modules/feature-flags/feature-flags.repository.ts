@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import { FeatureFlagEntity } from './feature-flag.entity';
+import { likePattern } from '../../database/like-pattern';
 
 /** The list filters of PostHog's API-24 `_filter_request` (reference/flags.md §5.1). */
 export interface FlagListFilters {
@@ -32,10 +33,6 @@ const VARIANT_COUNT = `(CASE WHEN jsonb_typeof(f.filters->'multivariate'->'varia
 function columnParams(c: FlagColumns): unknown[] {
   const rollback = c.rollbackConditions === null || c.rollbackConditions === undefined ? null : JSON.stringify(c.rollbackConditions);
   return [c.key, c.name, JSON.stringify(c.filters), c.deleted, c.active, c.ensureExperienceContinuity, rollback, c.performedRollback, c.tags, c.createdAt];
-}
-
-function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 @Injectable()

@@ -8,6 +8,7 @@ import { propertyFiltersToSql } from '../events/property-filter-sql';
 import type { PropertyNode } from '../events/property-filters';
 import type { PersonSelector } from './person-bulk-delete';
 import type { PersonView } from './person.presenter';
+import { likePattern } from '../../database/like-pattern';
 
 export interface PersonListQuery {
   distinctId?: string;
@@ -40,10 +41,6 @@ const toView = (row: PersonRow): PersonView => ({
   createdAt: row.created_at,
   distinctIds: row.distinct_ids ?? [],
 });
-
-function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 /** Builds `$n` placeholders in order, so fragments from the filter translator can follow; text is cleaned as ingestion cleans it. */
 class Bind {
