@@ -2,13 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { CohortDefinition } from '../decide/engine/cohort-match';
-import { cleanJson } from '../../common/json/clean-text';
 import { prefixIndexedEquals } from '../../database/prefix-index';
 import type { EventOrder } from './event-list-order';
 import type { EventRow, PersonSummary } from './event.presenter';
 import type { EventListFilters } from './event-requests';
 import { needsPerson, propertyFiltersToSql } from './property-filter-sql';
 import { likePattern } from '../../database/like-pattern';
+import { SqlParams } from '../../database/sql-params';
 
 const EVENT_COLUMNS = `e.uuid::text AS uuid, e.event, e.distinct_id, e.properties, e.elements_chain,
   to_char(e.timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS timestamp`;
@@ -26,16 +26,7 @@ export interface EventListQuery extends EventListFilters {
   now: Date;
 }
 
-/** `$n` placeholders in order; text is cleaned as ingestion cleans it (PostgreSQL refuses NUL). */
-class Bind {
-  readonly params: unknown[] = [];
-  add(value: unknown): string {
-    this.params.push(cleanJson(value));
-    return `$${this.params.length}`;
-  }
-}
-
-function conditions(projectId: number, query: EventListQuery, bind: Bind): string[] {
+function conditions(projectId: number, query: EventListQuery, bind: SqlParams): string[] {
   const where = [`e.project_id = ${bind.add(projectId)}`];
   const before = bind.add(query.before);
   // Keyset paging over (timestamp DESC, uuid ASC): the order of event_project_timestamp_idx.
@@ -54,12 +45,12 @@ function conditions(projectId: number, query: EventListQuery, bind: Bind): strin
     const filter = propertyFiltersToSql(query.properties, {
       columns: { event: 'e.properties', person: `coalesce(pp.properties, '{}'::jsonb)` },
       personId: 'pp.id',
-      firstParam: bind.params.length + 1,
+      firstParam: bind.values.length + 1,
       now: query.now,
       cohorts: query.cohorts,
     });
     where.push(filter.sql);
-    bind.params.push(...filter.params);
+    bind.values.push(...filter.params);
   }
   return where;
 }
@@ -75,7 +66,7 @@ export class EventQueriesRepository {
    * Fetches `limit + 1` rows so the caller knows whether there is a next page.
    */
   async list(projectId: number, query: EventListQuery, limit: number, offset: number): Promise<EventRow[]> {
-    const bind = new Bind();
+    const bind = new SqlParams();
     const where = conditions(projectId, query, bind);
     // Person filters read the person who owns the distinct id now (merges move ids, not events).
     const join = needsPerson(query.properties)
@@ -85,7 +76,7 @@ export class EventQueriesRepository {
     return this.dataSource.query(
       `SELECT ${EVENT_COLUMNS} FROM event e ${join} WHERE ${where.join(' AND ')}
         ORDER BY ${ORDER_SQL[query.order]} LIMIT ${bind.add(limit + 1)} OFFSET ${bind.add(offset)}`,
-      bind.params,
+      bind.values,
     );
   }
 

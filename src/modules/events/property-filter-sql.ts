@@ -1,10 +1,10 @@
 // The SQL follows the flag matcher, so it reads operators and values with the matcher's own pieces.
 import { asNumber, asText, NEGATED, regexFinds } from '../decide/engine/property-match';
 import { filterDate } from '../decide/engine/dates';
-import { cleanJson } from '../../common/json/clean-text';
 import { parseVersion, versionRange, Version } from '../decide/engine/semver';
 import { PropertyFilterError, PropertyLeaf, PropertyNode, parsePropertyFilters } from './property-filters';
 import { likePattern } from '../../database/like-pattern';
+import { SqlParams } from '../../database/sql-params';
 
 export interface SqlFragment {
   sql: string;
@@ -26,20 +26,6 @@ export interface FilterSqlContext {
   firstParam: number;
   now: Date;
   cohorts?: ReadonlyMap<number, CohortDefinition>;
-}
-
-/**
- * Collects bound values; every user-supplied key and value goes through here, never into SQL text.
- * NUL and lone surrogates become U+FFFD, as ingestion stores them (PostgreSQL text refuses both).
- */
-class Params {
-  readonly values: unknown[] = [];
-  constructor(private readonly first: number) {}
-
-  add(value: unknown): string {
-    this.values.push(cleanJson(value));
-    return `$${this.first + this.values.length - 1}`;
-  }
 }
 
 const TRUE = 'TRUE';
@@ -66,7 +52,7 @@ function versionKey(version: Version): number[] {
   return [...version.core, version.pre.length === 0 ? 1 : 0];
 }
 
-function exactSql(t: Target, value: unknown, p: Params): string {
+function exactSql(t: Target, value: unknown, p: SqlParams): string {
   const candidates = listOf(value);
   if (candidates.length === 0) return FALSE;
   // The Rust matcher compares booleans (and "true"/"false") by truthiness, not by text.
@@ -78,7 +64,7 @@ function exactSql(t: Target, value: unknown, p: Params): string {
   return `(lower(${t.text}) = ANY(${p.add(candidates.map((c) => asText(c).toLowerCase()))}::text[]))`;
 }
 
-function textSql(operator: string, t: Target, value: unknown, p: Params): string {
+function textSql(operator: string, t: Target, value: unknown, p: SqlParams): string {
   const needles = listOf(value).map((v) => asText(v));
   if (operator === 'icontains') return `(${t.text} ILIKE ${p.add(likePattern(needles[0] ?? '', '%', '%'))})`;
   const [prefix, suffix] = operator === 'starts_with' ? ['', '%'] : operator === 'ends_with' ? ['%', ''] : ['%', '%'];
@@ -86,7 +72,7 @@ function textSql(operator: string, t: Target, value: unknown, p: Params): string
   return patterns.length === 0 ? FALSE : `(${t.text} ILIKE ANY(${p.add(patterns)}::text[]))`;
 }
 
-function numberSql(operator: string, t: Target, value: unknown, p: Params): string {
+function numberSql(operator: string, t: Target, value: unknown, p: SqlParams): string {
   const expected = asNumber(value);
   if (expected === null) return FALSE;
   const actual = `(CASE WHEN jsonb_typeof(${t.value}) = 'number' THEN (${t.text})::numeric
@@ -94,14 +80,14 @@ function numberSql(operator: string, t: Target, value: unknown, p: Params): stri
   return `(${actual} ${COMPARISONS[operator]} ${p.add(String(expected))}::numeric)`;
 }
 
-function dateSql(operator: string, t: Target, value: unknown, p: Params, now: Date): string {
+function dateSql(operator: string, t: Target, value: unknown, p: SqlParams, now: Date): string {
   const expected = filterDate(value, now);
   if (expected === null) return FALSE;
   const op = operator === 'is_date_before' ? '<' : operator === 'is_date_after' ? '>' : '=';
   return `(property_epoch_ms(${t.value}) ${op} ${p.add(expected)}::float8)`;
 }
 
-function semverSql(operator: string, t: Target, value: unknown, p: Params): string {
+function semverSql(operator: string, t: Target, value: unknown, p: SqlParams): string {
   const actual = `property_semver(${t.value})`;
   if (operator in SEMVER_COMPARISONS) {
     const expected = parseVersion(value);
@@ -113,7 +99,7 @@ function semverSql(operator: string, t: Target, value: unknown, p: Params): stri
 }
 
 /** The condition on a present, non-null-checked value (positive operators only). */
-function presentSql(operator: string, t: Target, value: unknown, p: Params, now: Date): string {
+function presentSql(operator: string, t: Target, value: unknown, p: SqlParams, now: Date): string {
   if (operator === 'exact') return exactSql(t, value, p);
   if (operator === 'regex') {
     // Invalid patterns match nothing (Rust matcher); RE2 validity is checked here, PostgreSQL's at run time.
@@ -131,7 +117,7 @@ const POSITIVE = new Set([
 ]);
 
 /** A person or event property condition, with the matcher's rules for missing keys and nulls. */
-function propertySql(leaf: PropertyLeaf, column: string, p: Params, now: Date): string {
+function propertySql(leaf: PropertyLeaf, column: string, p: SqlParams, now: Date): string {
   const key = `${p.add(leaf.key)}::text`;
   const t: Target = { value: `(${column} -> ${key})`, text: `coalesce(${column} ->> ${key}, 'null')`, present: `(${column} ? ${key})` };
   const { operator } = leaf;
@@ -147,7 +133,7 @@ function propertySql(leaf: PropertyLeaf, column: string, p: Params, now: Date): 
   return `(${t.present} AND ${presentSql(operator, t, leaf.value, p, now)})`;
 }
 
-function cohortSql(leaf: PropertyLeaf, ctx: FilterSqlContext, p: Params, visiting: Set<number>): string {
+function cohortSql(leaf: PropertyLeaf, ctx: FilterSqlContext, p: SqlParams, visiting: Set<number>): string {
   if (!ctx.personId) throw new PropertyFilterError('Cohort filters are not supported here.');
   if (leaf.operator !== 'exact' && leaf.operator !== 'in' && leaf.operator !== 'not_in') throw new PropertyFilterError(`Invalid operator: ${leaf.operator}`);
   const id = Number(leaf.value);
@@ -159,7 +145,7 @@ function cohortSql(leaf: PropertyLeaf, ctx: FilterSqlContext, p: Params, visitin
 }
 
 /** A property-defined cohort is its property tree over the person; behavioural parts match nobody here. */
-function dynamicCohortSql(cohort: CohortDefinition, ctx: FilterSqlContext, p: Params, visiting: Set<number>): string {
+function dynamicCohortSql(cohort: CohortDefinition, ctx: FilterSqlContext, p: SqlParams, visiting: Set<number>): string {
   let tree: PropertyNode | null;
   try {
     tree = parsePropertyFilters(JSON.stringify(cohort.filters.properties ?? []), 'person');
@@ -170,7 +156,7 @@ function dynamicCohortSql(cohort: CohortDefinition, ctx: FilterSqlContext, p: Pa
   return tree ? nodeSql(tree, personOnly, p, visiting, true) : FALSE;
 }
 
-function leafSql(leaf: PropertyLeaf, ctx: FilterSqlContext, p: Params, visiting: Set<number>, lenient: boolean): string {
+function leafSql(leaf: PropertyLeaf, ctx: FilterSqlContext, p: SqlParams, visiting: Set<number>, lenient: boolean): string {
   if (leaf.type === 'cohort') return cohortSql(leaf, ctx, p, visiting);
   if (leaf.operator === 'in' || leaf.operator === 'not_in') throw new PropertyFilterError(`Invalid operator: ${leaf.operator}`);
   const column = leaf.type === 'event' || leaf.type === 'person' ? ctx.columns[leaf.type] : undefined;
@@ -181,7 +167,7 @@ function leafSql(leaf: PropertyLeaf, ctx: FilterSqlContext, p: Params, visiting:
   return propertySql(leaf, column, p, ctx.now);
 }
 
-function nodeSql(node: PropertyNode, ctx: FilterSqlContext, p: Params, visiting: Set<number>, lenient = false): string {
+function nodeSql(node: PropertyNode, ctx: FilterSqlContext, p: SqlParams, visiting: Set<number>, lenient = false): string {
   if (node.kind === 'group') {
     if (node.children.length === 0) return TRUE;
     return `(${node.children.map((child) => nodeSql(child, ctx, p, visiting, lenient)).join(` ${node.op} `)})`;
@@ -197,7 +183,7 @@ function nodeSql(node: PropertyNode, ctx: FilterSqlContext, p: Params, visiting:
  */
 export function propertyFiltersToSql(node: PropertyNode | null, ctx: FilterSqlContext): SqlFragment {
   if (!node) return { sql: TRUE, params: [] };
-  const params = new Params(ctx.firstParam);
+  const params = new SqlParams(ctx.firstParam);
   const sql = nodeSql(node, ctx, params, new Set());
   return { sql, params: params.values };
 }

@@ -2,13 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { CohortDefinition } from '../decide/engine/cohort-match';
-import { cleanJson } from '../../common/json/clean-text';
 import { prefixIndexedEquals } from '../../database/prefix-index';
 import { propertyFiltersToSql } from '../events/property-filter-sql';
 import type { PropertyNode } from '../events/property-filters';
 import type { PersonSelector } from './person-bulk-delete';
 import type { PersonView } from './person.presenter';
 import { likePattern } from '../../database/like-pattern';
+import { SqlParams } from '../../database/sql-params';
 
 export interface PersonListQuery {
   distinctId?: string;
@@ -41,15 +41,6 @@ const toView = (row: PersonRow): PersonView => ({
   createdAt: row.created_at,
   distinctIds: row.distinct_ids ?? [],
 });
-
-/** Builds `$n` placeholders in order, so fragments from the filter translator can follow; text is cleaned as ingestion cleans it. */
-class Bind {
-  readonly params: unknown[] = [];
-  add(value: unknown): string {
-    this.params.push(cleanJson(value));
-    return `$${this.params.length}`;
-  }
-}
 
 /** Beyond this many matches a search walks the newest persons instead of collecting every match. */
 const SEARCH_CANDIDATES = 5000;
@@ -88,7 +79,7 @@ export class PersonManagementRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** The filters other than `search`, as SQL conditions over `p`. */
-  private conditions(projectId: number, query: PersonListQuery, bind: Bind): string[] {
+  private conditions(projectId: number, query: PersonListQuery, bind: SqlParams): string[] {
     const project = bind.add(projectId);
     const where = [`p.project_id = ${project}`];
     if (query.distinctId !== undefined) {
@@ -99,21 +90,21 @@ export class PersonManagementRepository {
       const filter = propertyFiltersToSql(query.properties, {
         columns: { person: 'p.properties' },
         personId: 'p.id',
-        firstParam: bind.params.length + 1,
+        firstParam: bind.values.length + 1,
         now: query.now,
         cohorts: query.cohorts,
       });
       where.push(filter.sql);
-      bind.params.push(...filter.params);
+      bind.values.push(...filter.params);
     }
     return where;
   }
 
-  private async page(from: string, where: string[], bind: Bind, limit: number, offset: number): Promise<PersonView[]> {
+  private async page(from: string, where: string[], bind: SqlParams, limit: number, offset: number): Promise<PersonView[]> {
     const rows: PersonRow[] = await this.dataSource.query(
       `SELECT ${PERSON_COLUMNS} FROM ${from} WHERE ${where.join(' AND ')}
         ORDER BY p.created_at DESC, p.id DESC LIMIT ${bind.add(limit)} OFFSET ${bind.add(offset)}`,
-      bind.params,
+      bind.values,
     );
     return rows.map(toView);
   }
@@ -121,7 +112,7 @@ export class PersonManagementRepository {
   /** Newest first (`created_at DESC, id DESC`), as PostHog lists persons. */
   async list(projectId: number, query: PersonListQuery, limit: number, offset: number): Promise<PersonView[]> {
     if (!query.search) {
-      const bind = new Bind();
+      const bind = new SqlParams();
       return this.page('person p', this.conditions(projectId, query, bind), bind, limit, offset);
     }
     return this.search(projectId, query, limit, offset);
@@ -135,7 +126,7 @@ export class PersonManagementRepository {
    */
   private async search(projectId: number, query: PersonListQuery, limit: number, offset: number): Promise<PersonView[]> {
     const pattern = likePattern(query.search ?? '');
-    const probe = new Bind();
+    const probe = new SqlParams();
     const probeWhere = this.conditions(projectId, query, probe);
     const window = `(SELECT * FROM person WHERE project_id = ${probe.add(projectId)} ORDER BY created_at DESC, id DESC LIMIT ${SEARCH_WINDOW}) p`;
     probeWhere.push(searchFilter(probe.add(pattern), query.searchUuid ? probe.add(query.searchUuid) : null));
@@ -144,7 +135,7 @@ export class PersonManagementRepository {
     const branches = searchBranches(projectId, pattern, query.searchUuid, SEARCH_CANDIDATES + 1);
     const found: Array<Array<{ id: string }>> = await Promise.all(branches.map((branch) => this.dataSource.query(branch.sql, branch.params)));
     const ids = [...new Set(found.flat().map((row) => row.id))];
-    const bind = new Bind();
+    const bind = new SqlParams();
     const where = this.conditions(projectId, query, bind);
     if (ids.length <= SEARCH_CANDIDATES) where.push(`p.id = ANY(${bind.add(ids)}::bigint[])`);
     else where.push(searchFilter(bind.add(pattern), query.searchUuid ? bind.add(query.searchUuid) : null));
