@@ -72,7 +72,7 @@ export class FlagEvaluationService {
   /** Request properties that cover every key the flags read spare the person lookup (PostHog does the same). */
   private needsStoredPerson(flags: { usesCohorts: boolean; personKeys: Iterable<string> }, overrides: Record<string, unknown>): boolean {
     if (flags.usesCohorts) return true;
-    for (const key of flags.personKeys) if (!Object.prototype.hasOwnProperty.call(overrides, key)) return true;
+    for (const key of flags.personKeys) if (!Object.hasOwn(overrides, key)) return true;
     return false;
   }
 

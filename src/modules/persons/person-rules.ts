@@ -43,17 +43,17 @@ export function applyPersonUpdates(current: JsonObject, updates: PersonUpdates):
   const next: JsonObject = { ...current };
   let changed = false;
   for (const [key, value] of Object.entries(updates.setOnce)) {
-    if (Object.prototype.hasOwnProperty.call(next, key)) continue;
+    if (Object.hasOwn(next, key)) continue;
     setOwn(next, key, value);
     changed = true;
   }
   for (const [key, value] of Object.entries(updates.set)) {
-    if (Object.prototype.hasOwnProperty.call(next, key) && deepEqual(next[key], value)) continue;
+    if (Object.hasOwn(next, key) && deepEqual(next[key], value)) continue;
     setOwn(next, key, value);
     changed = true;
   }
   for (const key of updates.unset) {
-    if (!Object.prototype.hasOwnProperty.call(next, key)) continue;
+    if (!Object.hasOwn(next, key)) continue;
     delete next[key];
     changed = true;
   }
