@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ownValue } from '../../common/json/json-object';
+import { mergedObject, ownValue } from '../../common/json/json-object';
 import { inCohort } from './engine/cohort-match';
 import { evaluateCompiled, EvaluationSubject, FlagEvaluation, FlagValue } from './engine/evaluate';
 import { EvaluationContextRepository, StoredPerson } from './evaluation-context.repository';
@@ -48,7 +48,7 @@ export class FlagEvaluationService {
 
   async evaluate(snapshot: FlagSnapshot, request: EvaluationRequest): Promise<EvaluationOutcome> {
     const targets = this.targets(snapshot, request);
-    const personOverrides = { ...request.personProperties, distinct_id: request.distinctId };
+    const personOverrides = mergedObject(request.personProperties, { distinct_id: request.distinctId });
     const loaded = await this.load(snapshot, request, targets, personOverrides);
     const subject = withDependencies(this.subject(snapshot, request, loaded, personOverrides), snapshot);
     const results: EvaluatedFlag[] = [];
@@ -130,13 +130,13 @@ export class FlagEvaluationService {
     for (const [index, name] of snapshot.groupTypes) {
       const key = ownValue(request.groups, name);
       if (key === undefined) continue;
-      groupProperties[name] = { ...loaded.groups.get(index), ...ownValue(request.groupProperties, name), $group_key: key };
+      groupProperties[name] = mergedObject(loaded.groups.get(index), ownValue(request.groupProperties, name), { $group_key: key });
     }
     const staticMemberships = new Set(loaded.person?.staticCohortIds ?? []);
     const now = new Date();
     return {
       distinctId: request.distinctId,
-      personProperties: { ...loaded.person?.properties, ...overrides },
+      personProperties: mergedObject(loaded.person?.properties, overrides),
       groups: request.groups,
       groupProperties,
       groupTypes: snapshot.groupTypes,
