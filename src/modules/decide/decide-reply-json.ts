@@ -12,7 +12,7 @@ import type { SnapshotFlag } from './flag-snapshot';
 export function replyJson(format: ReplyFormat, outcome: FlagsOutcome, token: string): string {
   const config = format.withConfig ? configFragment(token) : '';
   // Object.fromEntries puts integer-like keys first; such flag keys take the generic path.
-  if (config === null || outcome.results.some((r) => fragmentsOf(r.flag).indexKey)) return JSON.stringify(formatReply(format, outcome, token));
+  if (config === null || outcome.results.some((r) => r.flag.replyTexts.indexKey)) return JSON.stringify(formatReply(format, outcome, token));
   // One array joined once: the reply is a flat string, which the socket write takes without another copy.
   const parts: string[] = ['{', config];
   writeFlagsBody(parts, format, outcome);
@@ -20,7 +20,8 @@ export function replyJson(format: ReplyFormat, outcome: FlagsOutcome, token: str
   return parts.join('');
 }
 
-interface FlagFragments {
+/** A flag's texts in replies, kept on the snapshot flag (made with it, so finding them costs one property read). */
+export interface FlagReplyTexts {
   /** The key as JSON text. */
   key: string;
   /** Whether the key is an array index, which objects order before every other key. */
@@ -43,20 +44,14 @@ interface ValueTexts {
   details: Map<MatchReason, string[]>;
 }
 
-/** Snapshot flags live as long as their snapshot: so do their texts. */
-const fragments = new WeakMap<SnapshotFlag, FlagFragments>();
 /** Values are a flag's variants and true/false; this only bounds what a bug elsewhere could add. */
 const MAX_VALUES_PER_FLAG = 64;
 const MAX_CACHED_INDEX = 1000;
 
-function fragmentsOf(flag: SnapshotFlag): FlagFragments {
-  let found = fragments.get(flag);
-  if (!found) {
-    const metadata = JSON.stringify({ id: flag.id, version: flag.version, description: null }).slice(0, -1);
-    found = { key: JSON.stringify(flag.key), indexKey: isArrayIndex(flag.key), metadata, byValue: new Map() };
-    fragments.set(flag, found);
-  }
-  return found;
+/** The texts of a snapshot flag that do not depend on its evaluation; the rest fill in as evaluations come. */
+export function flagReplyTexts(flag: { id: number; key: string; version: number }): FlagReplyTexts {
+  const metadata = JSON.stringify({ id: flag.id, version: flag.version, description: null }).slice(0, -1);
+  return { key: JSON.stringify(flag.key), indexKey: isArrayIndex(flag.key), metadata, byValue: new Map() };
 }
 
 function isArrayIndex(key: string): boolean {
@@ -74,14 +69,14 @@ function flat(text: string): string {
 
 const valueJson = (value: FlagValue) => (typeof value === 'string' ? JSON.stringify(value) : value ? 'true' : 'false');
 
-function makeValueTexts(parts: FlagFragments, { value, payload }: FlagEvaluation): ValueTexts {
+function makeValueTexts(parts: FlagReplyTexts, { value, payload }: FlagEvaluation): ValueTexts {
   const text = value === false ? null : payloadText(payload);
   return { payload, entry: flat(`${parts.key}:${valueJson(value)}`), payloadEntry: text === null ? null : flat(`${parts.key}:${JSON.stringify(text)}`), details: new Map() };
 }
 
 /** The texts of this evaluation's value; made on the spot (not kept) if the payload is not the kept one. */
 function valueTexts(flag: SnapshotFlag, evaluation: FlagEvaluation): ValueTexts {
-  const parts = fragmentsOf(flag);
+  const parts = flag.replyTexts;
   const kept = parts.byValue.get(evaluation.value);
   if (kept && kept.payload === evaluation.payload) return kept;
   const made = makeValueTexts(parts, evaluation);
@@ -117,7 +112,7 @@ function pushEach(parts: string[], outcome: FlagsOutcome, textOf: (flag: Snapsho
   }
 }
 
-const enabledKey = (flag: SnapshotFlag, evaluation: FlagEvaluation) => (evaluation.value === false ? null : fragmentsOf(flag).key);
+const enabledKey = (flag: SnapshotFlag, evaluation: FlagEvaluation) => (evaluation.value === false ? null : flag.replyTexts.key);
 const enabledEntry = (flag: SnapshotFlag, evaluation: FlagEvaluation) => (evaluation.value === false ? null : valueTexts(flag, evaluation).entry);
 const anyEntry = (flag: SnapshotFlag, evaluation: FlagEvaluation) => valueTexts(flag, evaluation).entry;
 const payloadEntry = (flag: SnapshotFlag, evaluation: FlagEvaluation) => valueTexts(flag, evaluation).payloadEntry;
@@ -162,7 +157,7 @@ function detailText(flag: SnapshotFlag, evaluation: FlagEvaluation): string {
 }
 
 function makeDetailText(flag: SnapshotFlag, evaluation: FlagEvaluation): string {
-  const parts = fragmentsOf(flag);
+  const parts = flag.replyTexts;
   const enabled = evaluation.value !== false;
   const variant = typeof evaluation.value === 'string' ? JSON.stringify(evaluation.value) : 'null';
   const payload = enabled ? JSON.stringify(payloadText(evaluation.payload)) : 'null';
