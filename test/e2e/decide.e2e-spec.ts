@@ -214,6 +214,8 @@ describe('Decide and flags', () => {
       ['a data=<base64> form', () => sendRaw(t, '/decide/?v=2', `data=${encodeURIComponent(b64())}`, { 'content-type': 'application/x-www-form-urlencoded' })],
       ['lz64 with ?compression=lz64', () => sendRaw(t, '/decide/?v=2&compression=lz64', `data=${encodeURIComponent(LZString.compressToBase64(body()))}`, { 'content-type': 'application/x-www-form-urlencoded' })],
       ['GET with ?data=<base64>', () => sendRaw(t, `/decide/?v=2&data=${encodeURIComponent(b64())}`, undefined, {}, 'GET')],
+      ['JSON as an upper-case type with a charset', () => sendRaw(t, '/decide/?v=2', body(), { 'content-type': 'Application/JSON; charset=utf-8' })],
+      ['JSON without a content type', () => sendRaw(t, '/decide/?v=2', Buffer.from(body()), {})],
     ];
     it.each(cases)('decodes %s', async (_name, send) => {
       const res = await send();
@@ -309,6 +311,22 @@ describe('Decide and flags', () => {
       const res = await decide('/flags/?v=2', { distinct_id: 'x', ...body });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ type: 'validation_error', code: 'malformed_data', detail, attr });
+    });
+
+    it.each([
+      ['/flags/?v=2', 'application/xml', 'application/xml'],
+      ['/decide/?v=3', 'multipart/form-data; boundary=x', 'multipart/form-data'],
+      ['/flags/', 'Application/Octet-Stream', 'application/octet-stream'],
+    ])('a body to %s sent as %s: 400 unsupported_content_type before it is read, with CORS', async (path, type, media) => {
+      const res = await sendRaw(t, path, JSON.stringify({ token, distinct_id: 'x' }), { 'content-type': type, origin: 'https://app.example.com' });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        type: 'validation_error',
+        code: 'unsupported_content_type',
+        detail: `Unsupported content type "${media}": send the body as application/json, text/plain, application/x-www-form-urlencoded.`,
+        attr: null,
+      });
+      expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
     });
 
     it('a body that is not JSON: 400', async () => {

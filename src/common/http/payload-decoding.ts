@@ -41,6 +41,14 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 export const invalidPayload = (reason: string) =>
   new ApiError(400, 'validation_error', 'invalid_payload', `Malformed request data: ${reason}`);
 
+export const unsupportedContentType = (type: string, accepted: readonly string[]) =>
+  new ApiError(400, 'validation_error', 'unsupported_content_type', `Unsupported content type "${type}": send the body as ${accepted.join(', ')}.`);
+
+/** The media type of a Content-Type header, lower-cased, without parameters; empty when there is none. */
+export function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0].trim().toLowerCase();
+}
+
 export const noData = () =>
   new ApiError(
     400,
@@ -82,7 +90,7 @@ function locatePayload(request: RawPayloadRequest): { bytes: Buffer; hint: strin
   if (fromQuery) return { bytes: Buffer.from(fromQuery, 'utf8'), hint: queryHint };
   const body = request.body;
   if (!body || body.length === 0) throw noData();
-  if ((request.contentType ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded')) {
+  if (mediaType(request.contentType) === 'application/x-www-form-urlencoded') {
     const form = new URLSearchParams(body.toString('latin1'));
     // `+` in base64 arrives as a space once the form is decoded.
     const data = form.get('data')?.replace(/ /g, '+');

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { decodePayload, hasQueryPayload } from './payload-decoding';
+import { decodePayload, hasQueryPayload, mediaType, unsupportedContentType } from './payload-decoding';
 import { publicRouteOptions } from './public-route';
 
 declare module 'fastify' {
@@ -45,6 +45,8 @@ export function registerPublicRouteHooks(fastify: FastifyInstance, maxDecompress
       return reply.type('application/json').send(options.answerBareGet(query, request.id));
     }
     const raw = Buffer.isBuffer(request.body) ? request.body : undefined;
+    const type = mediaType(header(request, 'content-type'));
+    if (options.bodyTypes && raw && raw.length > 0 && type !== '' && !options.bodyTypes.includes(type)) throw unsupportedContentType(type, options.bodyTypes);
     const decoded = await decodePayload(
       {
         body: raw,

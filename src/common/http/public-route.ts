@@ -10,6 +10,12 @@ export interface PublicRouteOptions {
   decodePayload: boolean;
   /** Answer CORS like PostHog's capture: echo the Origin, allow credentials. */
   cors: boolean;
+  /**
+   * The media types a body may be sent as; a body of any other type is refused with 400 before it is
+   * decoded (the flags service takes JSON, text and forms only). A body without a type is read as JSON.
+   * Without the list every type is read as the payload, as capture does.
+   */
+  bodyTypes?: readonly string[];
   /** Legacy capture paths unwrap base64 twice. */
   legacyBase64?: boolean;
   /**

@@ -8,12 +8,13 @@ import { bareGetReply, decideFormat, flagsFormat, replyRequestId } from './decid
 import { DecideService } from './decide.service';
 
 /**
- * Bodies arrive as JSON, gzip (with or without a header), base64 forms or lz64, like capture; a GET
- * without `?data=` gets the flags service's empty reply.
+ * Bodies arrive as JSON, gzip (with or without a header), base64 forms or lz64, like capture, but only
+ * as the flags service's three content types; a GET without `?data=` gets the flags service's empty reply.
  */
 const DECIDE_ROUTE: PublicRouteOptions = {
   decodePayload: true,
   cors: true,
+  bodyTypes: ['application/json', 'text/plain', 'application/x-www-form-urlencoded'],
   answerBareGet: (query, requestId) => bareGetReply(query, replyRequestId(requestId), Date.now()),
 };
 /** The service answers JSON text, which Fastify sends as is under a JSON content type. */
