@@ -12,7 +12,7 @@ export interface PublicRouteOptions {
   cors: boolean;
   /**
    * The media types a body may be sent as; a body of any other type is refused with 400 before it is
-   * decoded (the flags service takes JSON, text and forms only). A body without a type is read as JSON.
+   * decoded (the flags service takes JSON, text and forms only). A body without a type is decoded as any other.
    * Without the list every type is read as the payload, as capture does.
    */
   bodyTypes?: readonly string[];
