@@ -1,3 +1,5 @@
+import { setOwn } from './clean-text';
+
 /** A parsed JSON object (not an array, not null): the shape of events, properties and bodies. */
 export type JsonObject = Record<string, unknown>;
 
@@ -32,7 +34,8 @@ export function mergedObject(...sources: Array<Readonly<JsonObject> | null | und
     const keys = Object.keys(source);
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i];
-      if (key === '__proto__') Object.defineProperty(merged, key, { value: source[key], writable: true, enumerable: true, configurable: true });
+      // Plain assignment keeps the object fast; only `__proto__` needs setOwn's definition as data.
+      if (key === '__proto__') setOwn(merged, key, source[key]);
       else merged[key] = source[key];
     }
   }
