@@ -19,6 +19,8 @@ export interface DecodeOptions {
   maxDecompressedBytes: number;
   /** Legacy capture paths unwrap a base64 payload a second time, as PostHog does. */
   unwrapBase64Twice?: boolean;
+  /** The media types a body may be sent as (a body without a type is read too); without the list, any. */
+  bodyTypes?: readonly string[];
 }
 
 export interface DecodedPayload {
@@ -41,11 +43,11 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 export const invalidPayload = (reason: string) =>
   new ApiError(400, 'validation_error', 'invalid_payload', `Malformed request data: ${reason}`);
 
-export const unsupportedContentType = (type: string, accepted: readonly string[]) =>
+const unsupportedContentType = (type: string, accepted: readonly string[]) =>
   new ApiError(400, 'validation_error', 'unsupported_content_type', `Unsupported content type "${type}": send the body as ${accepted.join(', ')}.`);
 
 /** The media type of a Content-Type header, lower-cased, without parameters; empty when there is none. */
-export function mediaType(contentType: string | undefined): string {
+function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0].trim().toLowerCase();
 }
 
@@ -84,13 +86,15 @@ function compressionFrom(hint: string | undefined): Compression {
 }
 
 /** The payload bytes and the compression hint, from `?data=`, a `data=` form body or the raw body. */
-function locatePayload(request: RawPayloadRequest): { bytes: Buffer; hint: string | undefined } {
+function locatePayload(request: RawPayloadRequest, bodyTypes: readonly string[] | undefined): { bytes: Buffer; hint: string | undefined } {
   const fromQuery = queryString(request.query, 'data');
   const queryHint = queryString(request.query, 'compression');
   if (fromQuery) return { bytes: Buffer.from(fromQuery, 'utf8'), hint: queryHint };
   const body = request.body;
   if (!body || body.length === 0) throw noData();
-  if (mediaType(request.contentType) === 'application/x-www-form-urlencoded') {
+  const type = mediaType(request.contentType);
+  if (bodyTypes && type !== '' && !bodyTypes.includes(type)) throw unsupportedContentType(type, bodyTypes);
+  if (type === 'application/x-www-form-urlencoded') {
     const form = new URLSearchParams(body.toString('latin1'));
     // `+` in base64 arrives as a space once the form is decoded.
     const data = form.get('data')?.replace(/ /g, '+');
@@ -155,7 +159,7 @@ export function jsonDepthExceeds(value: unknown, limit: number): boolean {
  * unwrap base64, gunzip (by hint, header or magic bytes) or lz64 (by hint), UTF-8, JSON.
  */
 export async function decodePayload(request: RawPayloadRequest, options: DecodeOptions): Promise<DecodedPayload> {
-  const { bytes: located, hint } = locatePayload(request);
+  const { bytes: located, hint } = locatePayload(request, options.bodyTypes);
   const compression = compressionFrom(hint);
   let bytes = located;
   if (compression === 'base64' || (compression !== 'lz64' && !hasGzipMagic(bytes) && isStrictBase64(bytes))) {

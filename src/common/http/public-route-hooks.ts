@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { decodePayload, hasQueryPayload, mediaType, unsupportedContentType } from './payload-decoding';
+import { decodePayload, hasQueryPayload } from './payload-decoding';
 import { publicRouteOptions } from './public-route';
 
 declare module 'fastify' {
@@ -45,8 +45,6 @@ export function registerPublicRouteHooks(fastify: FastifyInstance, maxDecompress
       return reply.type('application/json').send(options.answerBareGet(query, request.id));
     }
     const raw = Buffer.isBuffer(request.body) ? request.body : undefined;
-    const type = mediaType(header(request, 'content-type'));
-    if (options.bodyTypes && raw && raw.length > 0 && type !== '' && !options.bodyTypes.includes(type)) throw unsupportedContentType(type, options.bodyTypes);
     const decoded = await decodePayload(
       {
         body: raw,
@@ -54,7 +52,7 @@ export function registerPublicRouteHooks(fastify: FastifyInstance, maxDecompress
         contentEncoding: header(request, 'content-encoding'),
         query,
       },
-      { maxDecompressedBytes, unwrapBase64Twice: options.legacyBase64 },
+      { maxDecompressedBytes, unwrapBase64Twice: options.legacyBase64, bodyTypes: options.bodyTypes },
     );
     request.body = decoded.value;
     request.decodedPayloadLength = decoded.decodedLength;

@@ -11,8 +11,8 @@ export interface PublicRouteOptions {
   /** Answer CORS like PostHog's capture: echo the Origin, allow credentials. */
   cors: boolean;
   /**
-   * The media types a body may be sent as; a body of any other type is refused with 400 before it is
-   * decoded (the flags service takes JSON, text and forms only). A body without a type is decoded as any other.
+   * The media types a body may be sent as; payload decoding refuses a body of any other type with 400
+   * (the flags service takes JSON, text and forms only). A body without a type is decoded as any other.
    * Without the list every type is read as the payload, as capture does.
    */
   bodyTypes?: readonly string[];
