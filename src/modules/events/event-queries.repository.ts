@@ -42,15 +42,8 @@ function conditions(projectId: number, query: EventListQuery, bind: SqlParams): 
   if (query.distinctId !== undefined) where.push(`e.distinct_id = ${bind.add(query.distinctId)}`);
   if (query.personDistinctIds) where.push(`e.distinct_id = ANY(${bind.add(query.personDistinctIds)}::text[])`);
   if (query.properties) {
-    const filter = propertyFiltersToSql(query.properties, {
-      columns: { event: 'e.properties', person: `coalesce(pp.properties, '{}'::jsonb)` },
-      personId: 'pp.id',
-      firstParam: bind.values.length + 1,
-      now: query.now,
-      cohorts: query.cohorts,
-    });
-    where.push(filter.sql);
-    bind.values.push(...filter.params);
+    const columns = { event: 'e.properties', person: `coalesce(pp.properties, '{}'::jsonb)` };
+    where.push(propertyFiltersToSql(query.properties, { columns, personId: 'pp.id', now: query.now, cohorts: query.cohorts }, bind));
   }
   return where;
 }

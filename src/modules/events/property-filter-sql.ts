@@ -6,11 +6,6 @@ import { PropertyFilterError, PropertyLeaf, PropertyNode, parsePropertyFilters }
 import { likePattern } from '../../database/like-pattern';
 import { SqlParams } from '../../database/sql-params';
 
-export interface SqlFragment {
-  sql: string;
-  params: unknown[];
-}
-
 /** A cohort as membership needs it: static members are listed, dynamic ones are property trees. */
 export interface CohortDefinition {
   isStatic: boolean;
@@ -22,8 +17,6 @@ export interface FilterSqlContext {
   columns: Partial<Record<'event' | 'person', string>>;
   /** SQL expression of the row's person id, for cohort membership; cohorts are refused without it. */
   personId?: string;
-  /** Number of the first `$n` placeholder this fragment may use. */
-  firstParam: number;
   now: Date;
   cohorts?: ReadonlyMap<number, CohortDefinition>;
 }
@@ -178,14 +171,11 @@ function nodeSql(node: PropertyNode, ctx: FilterSqlContext, p: SqlParams, visiti
 
 /**
  * PostHog property filters as one SQL condition over jsonb columns, with every key and value bound
- * as a parameter (`$firstParam`, …). Semantics follow the flag matcher (reference/flags.md §3,
+ * in `params`, after the query's own. Semantics follow the flag matcher (reference/flags.md §3,
  * "current server"); unsupported types and operators throw PropertyFilterError.
  */
-export function propertyFiltersToSql(node: PropertyNode | null, ctx: FilterSqlContext): SqlFragment {
-  if (!node) return { sql: TRUE, params: [] };
-  const params = new SqlParams(ctx.firstParam);
-  const sql = nodeSql(node, ctx, params, new Set());
-  return { sql, params: params.values };
+export function propertyFiltersToSql(node: PropertyNode | null, ctx: FilterSqlContext, params: SqlParams): string {
+  return node ? nodeSql(node, ctx, params, new Set()) : TRUE;
 }
 
 /** Whether a tree reads person properties or cohorts (events then need the person joined). */

@@ -87,15 +87,8 @@ export class PersonManagementRepository {
     }
     if (query.email !== undefined) where.push(prefixIndexedEquals(`(p.properties ->> 'email')`, bind.add(query.email)));
     if (query.properties) {
-      const filter = propertyFiltersToSql(query.properties, {
-        columns: { person: 'p.properties' },
-        personId: 'p.id',
-        firstParam: bind.values.length + 1,
-        now: query.now,
-        cohorts: query.cohorts,
-      });
-      where.push(filter.sql);
-      bind.values.push(...filter.params);
+      const columns = { person: 'p.properties' };
+      where.push(propertyFiltersToSql(query.properties, { columns, personId: 'p.id', now: query.now, cohorts: query.cohorts }, bind));
     }
     return where;
   }

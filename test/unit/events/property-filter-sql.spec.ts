@@ -1,16 +1,23 @@
+import { SqlParams } from '../../../src/database/sql-params';
 import { propertyFiltersToSql, needsPerson, FilterSqlContext } from '../../../src/modules/events/property-filter-sql';
-import { cohortIdsOf, parsePropertyFilters, PropertyFilterError } from '../../../src/modules/events/property-filters';
+import { cohortIdsOf, parsePropertyFilters, PropertyFilterError, PropertyNode } from '../../../src/modules/events/property-filters';
 
 const NOW = new Date('2026-01-10T00:00:00Z');
 const ctx = (over: Partial<FilterSqlContext> = {}): FilterSqlContext => ({
   columns: { event: 'e.properties', person: 'p.properties' },
   personId: 'p.id',
-  firstParam: 3,
   now: NOW,
   ...over,
 });
+/** The condition and what it binds, after two parameters of the query's own (so from `$3`). */
+function toSql(node: PropertyNode | null, over: Partial<FilterSqlContext> = {}): { sql: string; params: unknown[] } {
+  const params = new SqlParams();
+  params.add('project');
+  params.add('before');
+  return { sql: propertyFiltersToSql(node, ctx(over), params), params: params.values.slice(2) };
+}
 const translate = (filters: unknown, over: Partial<FilterSqlContext> = {}, defaultType = 'event') =>
-  propertyFiltersToSql(parsePropertyFilters(JSON.stringify(filters), defaultType), ctx(over));
+  toSql(parsePropertyFilters(JSON.stringify(filters), defaultType), over);
 
 describe('parsePropertyFilters', () => {
   it('reads a JSON list as an AND group with PostHog defaults (exact, the given default type)', () => {
@@ -52,10 +59,10 @@ describe('parsePropertyFilters', () => {
 
 describe('propertyFiltersToSql', () => {
   it('is TRUE without filters', () => {
-    expect(propertyFiltersToSql(null, ctx())).toEqual({ sql: 'TRUE', params: [] });
+    expect(toSql(null)).toEqual({ sql: 'TRUE', params: [] });
   });
 
-  it('binds keys and values as parameters starting at firstParam', () => {
+  it('binds keys and values as parameters numbered on from the query\'s own', () => {
     const { sql, params } = translate([{ key: "x' OR 1=1 --", value: "'; DROP TABLE person; --" }]);
     expect(params).toEqual(["x' OR 1=1 --", ["'; drop table person; --"]]);
     expect(sql).toBe(
