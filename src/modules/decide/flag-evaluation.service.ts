@@ -109,7 +109,7 @@ export class FlagEvaluationService {
     for (const index of targets.groupIndexes) {
       const name = snapshot.groupTypes.get(index);
       const key = name === undefined ? undefined : ownValue(request.groups, name);
-      if (key !== undefined && key !== null && String(key) !== '') wanted.push({ index, key: String(key) });
+      if (key) wanted.push({ index, key });
     }
     return wanted;
   }
