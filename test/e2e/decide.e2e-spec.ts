@@ -3,6 +3,8 @@ import LZString from 'lz-string';
 import { sendJson, sendRaw } from '../support/capture-client';
 import { ingestBatch, waitForRows } from '../support/ingestion';
 import { startTestApp, TestApp } from '../support/test-app';
+import { DataSource } from 'typeorm';
+import { EVALUATION_APPLICATION_NAME, EvaluationReadPool } from '../../src/modules/decide/evaluation-read-pool';
 
 const CONFIG_BLOCK = {
   config: { enable_collect_everything: true },
@@ -424,6 +426,39 @@ describe('Decide and flags', () => {
       const later = await decide('/decide/?v=2', { distinct_id: user, $anon_distinct_id: 'another-anon' });
       expect(later.body.featureFlags.sticky ?? false).toBe(before);
       expect(await t.sql('SELECT hash_key FROM feature_flag_hash_key_override')).toEqual([{ hash_key: anon }]);
+    });
+  });
+
+  describe('evaluation reads', () => {
+    const paying = async () => (await decide('/flags/?v=2', { distinct_id: 'distinct_id', flag_keys_to_evaluate: ['paying'] })).body;
+
+    it('look persons up on their own sessions, which plan the lookup once instead of on every request', async () => {
+      for (let i = 0; i < 8; i++) expect((await paying()).flags.paying.enabled).toBe(true);
+      const reads = t.app.get(EvaluationReadPool);
+      // The pool hands out the connection released last: the one those lookups ran on.
+      const { rows } = await reads.query<{ generic_plans: string; custom_plans: string }>({
+        text: `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'decide_persons'`,
+      });
+      expect(rows).toHaveLength(1);
+      expect(Number(rows[0].generic_plans)).toBeGreaterThanOrEqual(8);
+      expect(rows[0].custom_plans).toBe('0');
+      // TypeORM's sessions keep PostgreSQL's default, under which plans follow the values of each query.
+      expect(await t.app.get(DataSource).query('SHOW plan_cache_mode')).toEqual([{ plan_cache_mode: 'auto' }]);
+    });
+
+    it('recover by themselves when the database closes their connections', async () => {
+      await paying();
+      const closed = await t.sql<{ closed: boolean }>(
+        'SELECT pg_terminate_backend(pid) AS closed FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1',
+        [EVALUATION_APPLICATION_NAME],
+      );
+      expect(closed.length).toBeGreaterThan(0);
+      let body = await paying();
+      for (let tries = 0; tries < 50 && body.errorsWhileComputingFlags; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        body = await paying();
+      }
+      expect(body).toMatchObject({ errorsWhileComputingFlags: false, flags: { paying: { enabled: true } } });
     });
   });
 

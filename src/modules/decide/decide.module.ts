@@ -6,6 +6,7 @@ import { ProjectsModule } from '../projects/projects.module';
 import { DecideController } from './decide.controller';
 import { DecideService } from './decide.service';
 import { EvaluationContextRepository } from './evaluation-context.repository';
+import { EvaluationReadPool } from './evaluation-read-pool';
 import { BlastRadiusRepository } from './blast-radius.repository';
 import { FlagEvaluationService } from './flag-evaluation.service';
 import { FlagInsightsController } from './flag-insights.controller';
@@ -18,7 +19,7 @@ import { LocalEvaluationService } from './local-evaluation.service';
 @Module({
   imports: [FeatureFlagsModule, CohortsModule, GroupsModule, ProjectsModule],
   controllers: [DecideController, LocalEvaluationController, FlagInsightsController],
-  providers: [DecideService, LocalEvaluationService, FlagInsightsService, BlastRadiusRepository, FlagEvaluationService, FlagSnapshotsService, EvaluationContextRepository],
+  providers: [DecideService, LocalEvaluationService, FlagInsightsService, BlastRadiusRepository, FlagEvaluationService, FlagSnapshotsService, EvaluationContextRepository, EvaluationReadPool],
   exports: [FlagSnapshotsService, FlagEvaluationService],
 })
 export class DecideModule {}

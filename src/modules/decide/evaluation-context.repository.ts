@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { EvaluationReadPool } from './evaluation-read-pool';
 import { KeyBatcher } from './key-batcher';
 
 /** The stored person of a distinct id, as evaluation reads it. */
@@ -36,7 +35,10 @@ function parseGroupKey(composite: string): { index: number; key: string } {
  */
 @Injectable()
 export class EvaluationContextRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly reads: EvaluationReadPool,
+  ) {}
 
   /** Per project, the person and group lookups of the requests evaluated in one turn of the event loop. */
   private readonly personBatchers = new Map<number, KeyBatcher<StoredPerson>>();
@@ -59,12 +61,11 @@ export class EvaluationContextRepository {
   }
 
   /**
-   * These two run on nearly every `/decide/`, so they are named prepared statements on the pool TypeORM
-   * holds: PostgreSQL plans them once per connection, not once per request (planning this join costs
-   * several times the lookup itself; TypeORM cannot send a named statement).
+   * These two run on nearly every `/decide/`, so they are named prepared statements on connections that
+   * plan them once (EvaluationReadPool), not once per request: planning this join costs more than running it.
    */
   private async persons(projectId: number, distinctIds: string[]): Promise<Map<string, StoredPerson>> {
-    const { rows } = await this.pool().query<{ distinct_id: string; id: string; properties: Record<string, unknown> | null; cohorts: number[] }>({
+    const { rows } = await this.reads.query<{ distinct_id: string; id: string; properties: Record<string, unknown> | null; cohorts: number[] }>({
       name: 'decide_persons',
       text: `SELECT d.distinct_id, p.id, p.properties, ARRAY(SELECT cp.cohort_id FROM cohort_person cp WHERE cp.person_id = p.id) AS cohorts
                FROM person_distinct_id d JOIN person p ON p.id = d.person_id
@@ -76,7 +77,7 @@ export class EvaluationContextRepository {
 
   private async storedGroups(projectId: number, keys: string[]): Promise<Map<string, Record<string, unknown>>> {
     const wanted = keys.map(parseGroupKey);
-    const { rows } = await this.pool().query<{ group_type_index: number; group_key: string; properties: Record<string, unknown> | null }>({
+    const { rows } = await this.reads.query<{ group_type_index: number; group_key: string; properties: Record<string, unknown> | null }>({
       name: 'decide_groups',
       text: `SELECT g.group_type_index, g.group_key, g.properties
                FROM unnest($2::smallint[], $3::text[]) AS w(type_index, key)
@@ -84,10 +85,6 @@ export class EvaluationContextRepository {
       values: [projectId, wanted.map((w) => w.index), wanted.map((w) => w.key)],
     });
     return new Map(rows.map((row) => [groupKey(row.group_type_index, row.group_key), row.properties ?? {}]));
-  }
-
-  private pool(): Pool {
-    return (this.dataSource.driver as PostgresDriver).master as Pool;
   }
 
   /**
