@@ -52,11 +52,11 @@ function alive(pid: number): boolean {
 }
 
 async function until<T>(probe: () => T | Promise<T>, timeoutMs = 20_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
+    if (performance.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -119,12 +119,12 @@ describe('API cluster (API_PROCESSES)', () => {
       authorization: `Bearer ${PERSONAL_KEY}`,
     });
     expect(created.status).toBe(201);
-    const started = Date.now();
+    const started = performance.now();
     await until(async () => {
       const replies = await Promise.all([1, 2, 3, 4].map((n) => send(port, 'POST', '/flags/?v=2', flagsRequest(`someone-${n}`))));
       return replies.every((reply) => JSON.parse(reply.body).flags.everywhere?.enabled === true);
     });
-    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 
   it('answers /metrics with the sum over every process', async () => {

@@ -92,7 +92,7 @@ describe('Capture of bad inputs', () => {
     const bomb = gzipSync(Buffer.alloc(256 * 1024 * 1024, 0x20));
     expect(bomb.length).toBeLessThan(MAX_BODY);
     const rssBefore = process.memoryUsage().rss;
-    const started = Date.now();
+    const started = performance.now();
     const res = await sendRaw(t, '/batch/', bomb, { 'content-type': 'text/plain' });
     expect(res.status).toBe(413);
     expect(JSON.parse(res.text)).toEqual({
@@ -101,7 +101,7 @@ describe('Capture of bad inputs', () => {
       detail: `Request body is larger than the limit of ${MAX_DECOMPRESSED} bytes.`,
       attr: null,
     });
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(performance.now() - started).toBeLessThan(1000);
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(50 * 1024 * 1024);
   });
 
@@ -160,22 +160,22 @@ describe('Capture of bad inputs', () => {
 
   it('14. nesting 10,000 deep → 400 fast; 100 deep → 200', async () => {
     const deep = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
-    const started = Date.now();
+    const started = performance.now();
     const tooDeep = await sendRaw(t, '/capture/', `{"api_key":"${key}","event":"deep","distinct_id":"d","properties":${deep(10_000)}}`, {
       'content-type': 'application/json',
     });
     expect(tooDeep.status).toBe(400);
     expect(JSON.parse(tooDeep.text)).toEqual(invalidPayload('Malformed request data: nesting deeper than 128 levels'));
-    expect(Date.now() - started).toBeLessThan(500);
+    expect(performance.now() - started).toBeLessThan(500);
     const name = `bad_${++serial}`;
     await expectAccepted(name, await sendRaw(t, '/capture/', `{"api_key":"${key}","event":"${name}","distinct_id":"d","properties":${deep(100)}}`, { 'content-type': 'application/json' }));
   });
 
   it('15. 50,000 properties → 200 within a second', async () => {
     const { name, body } = event({ properties: Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`p${i}`, i])) });
-    const started = Date.now();
+    const started = performance.now();
     await expectAccepted(name, await sendJson(t, '/capture/', body));
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it('16. __proto__ and constructor.prototype keys are stored as plain keys; Object.prototype untouched', async () => {
@@ -190,11 +190,11 @@ describe('Capture of bad inputs', () => {
   it('17. a client that never finishes its headers is cut off at REQUEST_TIMEOUT_MS', async () => {
     let reply = '';
     const closedAfter = await new Promise<number>((resolve, reject) => {
-      const started = Date.now();
+      const started = performance.now();
       const socket = connect(Number(new URL(t.baseUrl).port), '127.0.0.1', () => socket.write('POST /capture/ HTTP/1.1\r\nHost: x\r\nContent-Le'));
       // Reading keeps the stream flowing, so the server's close reaches us as 'end' then 'close'.
       socket.on('data', (chunk) => (reply += chunk));
-      socket.on('close', () => resolve(Date.now() - started));
+      socket.on('close', () => resolve(performance.now() - started));
       socket.on('error', () => undefined);
       setTimeout(() => reject(new Error('socket still open')), 10_000);
     });

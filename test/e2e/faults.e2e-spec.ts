@@ -25,11 +25,11 @@ async function postBatch(baseUrl: string, batch: Array<Record<string, unknown>>)
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   for (;;) {
     const value = await probe().catch(() => undefined);
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -52,10 +52,10 @@ describe('Faults', () => {
     const acknowledged = new Set<string>();
     const capture = async () => {
       const uuid = randomUUID();
-      const started = Date.now();
+      const started = performance.now();
       const res = await sendJson(t, '/capture/', { api_key: t.keys.projectApiKey, event: 'through_outage', distinct_id: 'o', uuid });
       if (res.status === 200) acknowledged.add(uuid);
-      return { status: res.status, body: res.text ? JSON.parse(res.text) : null, ms: Date.now() - started };
+      return { status: res.status, body: res.text ? JSON.parse(res.text) : null, ms: performance.now() - started };
     };
 
     beforeAll(async () => {

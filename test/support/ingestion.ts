@@ -11,9 +11,9 @@ export async function waitForRows<T = Record<string, unknown>>(
   count: number,
   timeoutMs = 15_000,
 ): Promise<T[]> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   let rows: T[] = [];
-  while (Date.now() < deadline) {
+  while (performance.now() < deadline) {
     rows = await t.sql<T>(sql, params);
     if (rows.length >= count) return rows;
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -27,7 +27,7 @@ export function partitionQueues(t: TestApp): readonly Queue[] {
 
 /** Waits until no partition queue has work left, so "nothing else will arrive" can be asserted. */
 export async function waitForQueuesIdle(t: TestApp, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   for (;;) {
     let busy = 0;
     for (const queue of partitionQueues(t)) {
@@ -35,7 +35,7 @@ export async function waitForQueuesIdle(t: TestApp, timeoutMs = 15_000): Promise
       busy += counts.waiting + counts.active + counts.delayed + counts.prioritized;
     }
     if (busy === 0) return;
-    if (Date.now() > deadline) throw new Error(`queues still busy (${busy} jobs)`);
+    if (performance.now() > deadline) throw new Error(`queues still busy (${busy} jobs)`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

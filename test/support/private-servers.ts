@@ -69,13 +69,13 @@ export class PrivateRedis {
       ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', this.dir, '--maxmemory-policy', 'noeviction'],
       { stdio: 'ignore' },
     );
-    const deadline = Date.now() + 5000;
+    const deadline = performance.now() + 5000;
     for (;;) {
       try {
         execFileSync('redis-cli', ['-p', String(this.port), 'ping'], { stdio: 'pipe' });
         return;
       } catch {
-        if (Date.now() > deadline) throw new Error('private redis did not start');
+        if (performance.now() > deadline) throw new Error('private redis did not start');
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     }

@@ -35,8 +35,8 @@ export class ServiceProcess {
 
   /** Polls a URL until it answers 200, or fails with what the process printed. */
   async waitFor(url: string, timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
+    const deadline = performance.now() + timeoutMs;
+    while (performance.now() < deadline) {
       if (this.child.exitCode !== null) throw new Error(`service exited (${this.child.exitCode}): ${this.stderr}${this.stdout}`);
       try {
         if ((await fetch(url)).status === 200) return;
@@ -50,9 +50,9 @@ export class ServiceProcess {
 
   /** Waits for a line of output matching the pattern. */
   async waitForOutput(pattern: RegExp, timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
+    const deadline = performance.now() + timeoutMs;
     while (!pattern.test(this.stdout + this.stderr)) {
-      if (this.child.exitCode !== null || Date.now() > deadline) throw new Error(`no ${pattern} in: ${this.stdout}${this.stderr}`);
+      if (this.child.exitCode !== null || performance.now() > deadline) throw new Error(`no ${pattern} in: ${this.stdout}${this.stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -63,10 +63,10 @@ export class ServiceProcess {
 
   /** SIGTERM, then the exit code and how long the drain took. */
   async terminate(): Promise<{ code: number | null; ms: number }> {
-    const started = Date.now();
+    const started = performance.now();
     if (this.child.exitCode === null) this.child.kill('SIGTERM');
     const code = await this.exited;
-    return { code, ms: Date.now() - started };
+    return { code, ms: performance.now() - started };
   }
 
   kill(): void {
