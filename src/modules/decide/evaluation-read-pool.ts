@@ -12,11 +12,12 @@ export const EVALUATION_APPLICATION_NAME = 'hogbase flag evaluation';
  * The connections evaluation reads persons and groups on, beside TypeORM's and with the same settings,
  * whose sessions plan each prepared statement once (`plan_cache_mode = force_generic_plan`).
  *
- * On TypeORM's pool PostgreSQL re-plans these lookups on every request: a plan made for the actual list
- * of distinct ids is always estimated cheaper than the generic one, so the plan cache never switches,
- * and planning the join costs more than running it (about 160 of the 280 µs a one-person lookup took).
- * The setting cannot go on TypeORM's pool: there it would apply to every parameterised query, including
- * those whose best plan depends on their values (date ranges, LIKE patterns).
+ * On TypeORM's pool PostgreSQL re-planned these lookups for every batch: with batches of varying size a
+ * plan made for the actual list of ids is estimated cheaper than the generic one, so the plan cache never
+ * switched, and planning the join costs more than running it (about 160 of the 280 µs a one-person lookup
+ * took). A generic plan is still re-made whenever ANALYZE updates the tables' statistics. The setting
+ * cannot go on TypeORM's pool: there it would apply to every parameterised query, including those whose
+ * best plan depends on their values (date ranges, LIKE patterns).
  *
  * A pg pool opens connections only when a query needs one, so processes that never evaluate flags
  * (workers) never open any; it closes with TypeORM's, after the HTTP server has drained.
