@@ -101,6 +101,14 @@ describe('Error replies', () => {
     expect(res.body.attr).toBeNull();
   });
 
+  it('answers a body that is not JSON by its type with 415, naming the media type; JSON types are read in any case', async () => {
+    const xml = await t.http.post('/api/projects/', undefined, { raw: '<name>p</name>', headers: { 'content-type': 'Text/XML; charset=utf-8' } });
+    expect(xml.status).toBe(415);
+    expect(xml.body).toEqual({ type: 'invalid_request', code: 'unsupported_media_type', detail: 'Unsupported media type "text/xml" in request.', attr: null });
+    const json = await t.http.post('/api/projects/', undefined, { raw: '{"name": ', headers: { 'content-type': 'Application/Vnd.Api+JSON; charset=utf-8' } });
+    expect([json.status, json.body.code]).toEqual([400, 'parse_error']);
+  });
+
   it('refuses a prototype-poisoning body and leaves Object.prototype alone', async () => {
     const res = await t.http.post('/api/projects/', undefined, {
       raw: '{"name": "p", "__proto__": {"polluted": true}}',

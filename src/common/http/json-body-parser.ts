@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import secureJsonParse from 'secure-json-parse';
 import { ApiError } from '../errors/api-error';
 import { cleanJson, JSON_TEXT_NEEDS_CLEANING } from '../json/clean-text';
-import { jsonDepthExceeds, MAX_JSON_DEPTH } from './payload-decoding';
+import { jsonDepthExceeds, MAX_JSON_DEPTH, mediaType } from './payload-decoding';
 import { publicRouteOptions } from './public-route';
 
 function parseError(reason: string): ApiError {
@@ -28,7 +28,7 @@ export function parseJsonBody(text: string): unknown {
   return JSON_TEXT_NEEDS_CLEANING.test(text) ? cleanJson(value) : value;
 }
 
-const JSON_TYPE = /^application\/(.+\+)?json\b/i;
+const JSON_TYPE = /^application\/(.+\+)?json\b/;
 
 function unsupportedMediaType(type: string): ApiError {
   return new ApiError(415, 'invalid_request', 'unsupported_media_type', `Unsupported media type "${type}" in request.`);
@@ -44,7 +44,7 @@ export function registerBodyParsers(fastify: FastifyInstance): void {
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (request: FastifyRequest, body: Buffer | string, done) => {
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
     if (publicRouteOptions(request)?.decodePayload) return done(null, bytes);
-    const type = (request.headers['content-type'] ?? '').split(';')[0].trim();
+    const type = mediaType(request.headers['content-type']);
     if (type !== '' && !JSON_TYPE.test(type)) return done(unsupportedMediaType(type), undefined);
     try {
       done(null, parseJsonBody(bytes.toString('utf8')));

@@ -47,7 +47,7 @@ const unsupportedContentType = (type: string, accepted: readonly string[]) =>
   new ApiError(400, 'validation_error', 'unsupported_content_type', `Unsupported content type "${type}": send the body as ${accepted.join(', ')}.`);
 
 /** The media type of a Content-Type header, lower-cased, without parameters; empty when there is none. */
-function mediaType(contentType: string | undefined): string {
+export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0].trim().toLowerCase();
 }
 
