@@ -13,7 +13,7 @@ const { Client } = require('pg');
 const { from: copyFrom } = require('pg-copy-streams');
 const { pipeline } = require('node:stream/promises');
 const { Readable } = require('node:stream');
-const { freePort, waitForHttp, startProcess, load, sql, databaseUrl, otherProcessesCpu, cpuSecondsOf, removeRedisKeys } = require('./bench-support');
+const { freePort, waitForHttp, startProcess, load, pacedLoad, sql, databaseUrl, otherProcessesCpu, cpuSecondsOf, removeRedisKeys } = require('./bench-support');
 
 const POSTGRES = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -22,7 +22,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 /** Connections of the max phases; more only adds queueing (latency = connections / throughput). */
 const CONNECTIONS = Number(process.env.BENCH_DECIDE_CONNECTIONS ?? 16);
-const PACED_RATE = Number(process.env.BENCH_DECIDE_RATE ?? 2000);
+/** Fixed rates, open loop (`pacedLoad`); e.g. `2000,5000` adds the target's rate (costly where the API cannot keep up: the backlog drains after the phase). */
+const PACED_RATES = (process.env.BENCH_DECIDE_RATES ?? '2000').split(',').map(Number).filter((rate) => rate > 0);
 /**
  * The service is measured once per API_PROCESSES value listed, by default as one process and as an API
  * cluster with one HTTP process per core (`auto`), so every run shows what the cluster mode buys here.
@@ -193,12 +194,18 @@ function requestBodies() {
   return bodies;
 }
 
-/** autocannon with a body per request from the pool (each request of each connection takes the next one). */
+/** Each request takes the next body of the pool, from a random starting point. */
+function bodyCycle(bodies) {
+  const offset = Math.floor(Math.random() * bodies.length);
+  return (n) => bodies[(offset + n) % bodies.length];
+}
+
+/** autocannon at max over `connections`, a body per request from the pool. */
 function loadBodies(url, bodies, options) {
-  let next = Math.floor(Math.random() * bodies.length);
+  const body = bodyCycle(bodies);
+  let n = 0;
   const setupRequest = (request) => {
-    request.body = bodies[next];
-    next = (next + 1) % bodies.length;
+    request.body = body(n++);
     return request;
   };
   return load({ url, requests: [{ method: 'POST', setupRequest }], ...options });
@@ -246,19 +253,20 @@ function rssMb(pid) {
   }
 }
 
-/** Warm-up at max, then max (CONNECTIONS connections) and paced, each SECONDS long, for one route. */
+/** Warm-up at max, then max (CONNECTIONS connections) and each paced rate, each SECONDS long, for one route. */
 async function measureRoute(baseUrl, route, bodies, pid) {
   const url = `${baseUrl}${route}`;
   await loadBodies(url, bodies, { duration: WARMUP_SECONDS, connections: CONNECTIONS });
-  const phase = async (options) => {
+  const phase = async (drive) => {
     const tree = processTree(pid);
     const [others, steal, cpu, started] = [otherProcessesCpu(tree), stealMeter(), cpuSecondsOf(tree), Date.now()];
-    const result = await loadBodies(url, bodies, { duration: SECONDS, ...options });
+    const result = await drive();
     const cpuPercent = Math.round((100 * (cpuSecondsOf(tree) - cpu)) / ((Date.now() - started) / 1000));
     return { ...result, rss: rssMb(pid), others: others.percent(), steal: steal(), cpu: cpuPercent };
   };
-  const max = await phase({ connections: CONNECTIONS });
-  const paced = await phase({ connections: 16, overallRate: PACED_RATE });
+  const max = await phase(() => loadBodies(url, bodies, { duration: SECONDS, connections: CONNECTIONS }));
+  const paced = [];
+  for (const rate of PACED_RATES) paced.push(await phase(() => pacedLoad({ url, body: bodyCycle(bodies), rate, duration: SECONDS, connections: CONNECTIONS })));
   return { max, paced };
 }
 
@@ -310,7 +318,10 @@ function report(row, route, ours, bare, bytes, label) {
   const line = (a, b) =>
     `p50 ${a.p50} / p99 ${a.p99} ms, ${a.non2xx + a.errors} errors, API ${a.cpu} % CPU, RSS ${a.rss} MB, other processes ${a.others} % CPU, steal ${a.steal} %; bare: ${b.requestsPerSec} req/s, p50 ${b.p50} / p99 ${b.p99} ms, RSS ${b.rss} MB, steal ${b.steal} %`;
   row(`${route} ${label}(max, ${CONNECTIONS} conn.)`, 'requests/s', ours.max.requestsPerSec, line(ours.max, bare.max));
-  row(`${route} ${label}at ${PACED_RATE.toLocaleString('en')} req/s`, 'p50 / p99 latency (ms)', `${ours.paced.p50} / ${ours.paced.p99}`, `${ours.paced.requestsPerSec} req/s done, ${line(ours.paced, bare.paced)}; reply ${bytes} bytes`);
+  PACED_RATES.forEach((rate, i) => {
+    const [paced, barePaced] = [ours.paced[i], bare.paced[i]];
+    row(`${route} ${label}at ${rate.toLocaleString('en')} req/s`, 'p50 / p99 latency (ms)', `${paced.p50} / ${paced.p99}`, `${paced.requestsPerSec} req/s done, ${line(paced, barePaced)}; reply ${bytes} bytes`);
+  });
 }
 
 async function runDecide(row, run = Date.now().toString(36)) {
@@ -351,7 +362,7 @@ async function runDecide(row, run = Date.now().toString(36)) {
     const bare = await referenceBare(replies, bodies);
     for (const { label, ours } of measured) {
       for (const route of ROUTES) report(row, route, ours[route], bare[route], Buffer.byteLength(JSON.stringify(replies[route.split('?')[0]])), label);
-      const peak = Math.max(...ROUTES.flatMap((route) => [ours[route].max.rss, ours[route].paced.rss]).filter((mb) => typeof mb === 'number'));
+      const peak = Math.max(...ROUTES.flatMap((route) => [ours[route].max, ...ours[route].paced].map((phase) => phase.rss)).filter((mb) => typeof mb === 'number'));
       row(`decide memory ${label}`, 'peak RSS api (MB)', peak, `all API processes together, at the end of a phase; ${flagCount} flags, ${BODIES.toLocaleString('en')} request bodies`);
     }
   } finally {
@@ -362,7 +373,7 @@ async function runDecide(row, run = Date.now().toString(36)) {
 }
 
 // The pieces too, for profiling the service by hand against the same data set and request mix.
-module.exports = { runDecide, flagDefinitions, dependentFlag, personProperties, generate, createFlags, requestBodies, loadBodies };
+module.exports = { runDecide, flagDefinitions, dependentFlag, personProperties, generate, createFlags, requestBodies, loadBodies, bodyCycle };
 
 if (require.main === module) {
   const row = (path, metric, value, reference) =>
