@@ -22,7 +22,10 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 /** Connections of the max phases; more only adds queueing (latency = connections / throughput). */
 const CONNECTIONS = Number(process.env.BENCH_DECIDE_CONNECTIONS ?? 16);
-/** Fixed rates, open loop (`pacedLoad`); e.g. `2000,5000` adds the target's rate (costly where the API cannot keep up: the backlog drains after the phase). */
+/**
+ * Fixed rates, open loop (`pacedLoad`). `2000,5000` adds the target's rate, which costs time where the API
+ * cannot keep up: a phase ends once its backlog is answered.
+ */
 const PACED_RATES = (process.env.BENCH_DECIDE_RATES ?? '2000').split(',').map(Number).filter((rate) => rate > 0);
 /**
  * The service is measured once per API_PROCESSES value listed, by default as one process and as an API
