@@ -100,12 +100,8 @@ function percentile(sorted, share) {
 /**
  * A fixed request rate, open loop: request i is due at start + i / rate whatever the replies do, goes out on
  * the first free one of `connections` keep-alive connections, and its latency runs from when it was due to
- * its reply's last byte, so a stall counts against every request it delays (as wrk2 measures). Not
- * autocannon's `overallRate`: that gives each connection a quota per second, which it spends in a burst at
- * the start of the second, and it corrects for coordinated omission with an expected interval of
- * ceil(1 / per-connection rate) = 1 ms, which adds a synthetic sample per millisecond of every reply slower
- * than 1 ms: on a bare Fastify route at 2,000 req/s it reported a p99 of 27 ms where its own raw samples
- * gave 7 ms.
+ * its reply's last byte, so a stall counts against every request it delays (as wrk2 measures). autocannon's
+ * `overallRate` sends in bursts and inflates the tail (docs/decisions.md, "Fixed rates are driven open loop").
  * `body` is one body or a function of the request number. Returns the shape of `load`.
  */
 function pacedLoad({ url, body, rate, duration, connections = 16, headers = JSON_HEADERS }) {
