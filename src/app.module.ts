@@ -6,6 +6,7 @@ import { AuthGuard } from './common/auth/auth.guard';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { dataSourceOptions } from './database/data-source';
+import { AnalyticsModule } from './modules/analytics/analytics.module';
 import { ActivityLogsModule } from './modules/activity-logs/activity-logs.module';
 import { CohortsModule } from './modules/cohorts/cohorts.module';
 import { DecideModule } from './modules/decide/decide.module';
@@ -65,6 +66,7 @@ function coreImports(runtime: RuntimeOptions): Array<DynamicModule | Type> {
     DecideModule,
     PersonsModule,
     EventsModule,
+    AnalyticsModule,
   ],
   providers: [{ provide: APP_GUARD, useClass: AuthGuard }, AuthAudit],
 })

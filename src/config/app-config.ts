@@ -32,6 +32,14 @@ export interface AppConfig {
     poolSize: number;
   };
   redis: { url: string | null };
+  analytics: {
+    /** Connections of the analytics pool, apart from ingestion's and evaluation's. */
+    poolSize: number;
+    /** Server-side statement timeout of every analytic query. */
+    queryTimeoutMs: number;
+    /** How long a computed insight is served from the cache (0: never cached). */
+    cacheTtlSeconds: number;
+  };
   queue: { prefix: string };
   ingestion: {
     /** Queues that per-distinct_id ordering is spread over; each runs one job at a time. */
@@ -142,6 +150,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
       poolSize: readInt(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
     },
     redis: { url: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']) },
+    analytics: {
+      poolSize: readInt(env, 'ANALYTICS_POOL_SIZE', 3, 1, 50),
+      queryTimeoutMs: readInt(env, 'ANALYTICS_QUERY_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      cacheTtlSeconds: readInt(env, 'ANALYTICS_CACHE_TTL_SECONDS', 300, 0, 86_400),
+    },
     queue: { prefix: env.QUEUE_PREFIX || 'hogbase' },
     ingestion: {
       partitions: readInt(env, 'INGESTION_PARTITIONS', 2, 1, 64),

@@ -235,4 +235,4 @@ async function removeRedisKeys(redisUrl, prefix) {
   }
 }
 
-module.exports = { ROOT, freePort, waitForHttp, startProcess, load, pacedLoad, sql, databaseUrl, otherProcessesCpu, cpuSecondsOf, removeRedisKeys };
+module.exports = { ROOT, freePort, waitForHttp, startProcess, load, pacedLoad, percentile, sql, databaseUrl, otherProcessesCpu, cpuSecondsOf, removeRedisKeys };

@@ -3,6 +3,7 @@
 // and BENCH_DATA_PERSONS persons (default 1 million) written by COPY into a scratch database, then the
 // events list (newest page, filtered by event, by a property, next page) and the person search measured
 // with autocannon. Run by `npm run bench` after the ingestion phases, or alone: `node test/bench/data-api.js`.
+// The analytics phase (analytics-bench.js) generates its data set with the same `generate`.
 const { randomUUID } = require('node:crypto');
 const { Client } = require('pg');
 const { from: copyFrom } = require('pg-copy-streams');
@@ -121,7 +122,7 @@ async function runDataApi(row, run = Date.now().toString(36)) {
   }
 }
 
-module.exports = { runDataApi };
+module.exports = { runDataApi, generate, EVENTS, PERSONS, DAYS };
 
 if (require.main === module) {
   const row = (path, metric, value, reference) =>

@@ -12,6 +12,7 @@ const { Readable } = require('node:stream');
 const { freePort, waitForHttp, startProcess, load, pacedLoad, sql, databaseUrl, otherProcessesCpu, removeRedisKeys } = require('./bench-support');
 const { runDataApi } = require('./data-api');
 const { runDecide } = require('./decide-bench');
+const { runAnalytics } = require('./analytics-bench');
 
 const POSTGRES = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -182,6 +183,8 @@ async function main() {
     row('memory', 'peak RSS api / worker (MB)', `${api.peakRssMb()} / ${worker.peakRssMb()}`, '');
     // The management reads, on their own generated data set (BENCH_DATA_EVENTS / BENCH_DATA_PERSONS).
     if (!process.env.BENCH_SKIP_DATA_API) await runDataApi(row, run);
+    // Insights on a data set of the same shape, and /capture/ beside them.
+    if (!process.env.BENCH_SKIP_ANALYTICS) await runAnalytics(row, run);
     if (!process.env.BENCH_SKIP_DECIDE) await runDecide(row, run);
   } finally {
     if (api) await api.stop();
@@ -191,14 +194,17 @@ async function main() {
   }
 }
 
-/** `node test/bench/run.js decide`: the flag evaluation phases alone. */
-async function decideOnly() {
+/** `node test/bench/run.js decide` or `… analytics`: that phase alone (it makes its own data set and service). */
+const PHASES = { decide: runDecide, analytics: runAnalytics };
+
+async function phaseOnly(phase) {
   header();
   process.stdout.write(`  ${'path'.padEnd(34)} ${'metric'.padEnd(28)} ${'value'.padStart(12)}   reference (same run)\n`);
-  await runDecide(row, run);
+  await phase(row, run);
 }
 
-(process.argv[2] === 'decide' ? decideOnly : main)().catch((error) => {
+const only = PHASES[process.argv[2]];
+(only ? () => phaseOnly(only) : main)().catch((error) => {
   process.stderr.write(`${error.stack ?? error}\n`);
   process.exit(1);
 });

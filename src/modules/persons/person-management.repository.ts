@@ -140,6 +140,16 @@ export class PersonManagementRepository {
     return rows.length ? toView(rows[0]) : null;
   }
 
+  /** Persons by id, newest first then by uuid (the order PostHog shows the persons behind an insight). */
+  async findByIds(projectId: number, ids: number[]): Promise<PersonView[]> {
+    if (ids.length === 0) return [];
+    const rows: PersonRow[] = await this.dataSource.query(
+      `SELECT ${PERSON_COLUMNS} FROM person p WHERE p.project_id = $1 AND p.id = ANY($2::bigint[]) ORDER BY p.created_at DESC, p.uuid`,
+      [projectId, ids],
+    );
+    return rows.map(toView);
+  }
+
   async findIdByUuid(projectId: number, uuid: string): Promise<number | null> {
     const rows: Array<{ id: string }> = await this.dataSource.query('SELECT id FROM person WHERE project_id = $1 AND uuid = $2', [projectId, uuid]);
     return rows.length ? Number(rows[0].id) : null;

@@ -40,6 +40,11 @@ export class PersonQueriesService {
     return person;
   }
 
+  /** The persons behind an analytics data point; ids that no longer exist are left out. */
+  viewsByIds(projectId: number, ids: number[]): Promise<PersonView[]> {
+    return this.persons.findByIds(projectId, ids);
+  }
+
   async describe(projectId: number, ref: PersonRef): Promise<PersonDto> {
     return personJson(await this.view(projectId, ref));
   }

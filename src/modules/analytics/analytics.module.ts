@@ -1,0 +1,25 @@
+import { Module } from '@nestjs/common';
+import { PersonsModule } from '../persons/persons.module';
+import { AnalyticsRepository } from './analytics.repository';
+import { InsightActorsService } from './insight-actors.service';
+import { InsightCache } from './insight-cache';
+import { InsightPersonsController } from './insight-persons.controller';
+import { InsightsController } from './insights.controller';
+import { InsightsService } from './insights.service';
+import { LegacyInsightsService } from './legacy-insights.service';
+import { QueryController } from './query.controller';
+import { QueryService } from './query.service';
+import { StickinessLifecycleService } from './stickiness-lifecycle.service';
+import { TrendsService } from './trends.service';
+
+/**
+ * Analytics: one insight query model with three doors (legacy filters, persons endpoints, the query API),
+ * pure SQL builders per insight kind, one read-only repository on its own pool, presenters per door.
+ */
+@Module({
+  imports: [PersonsModule],
+  controllers: [InsightsController, InsightPersonsController, QueryController],
+  providers: [AnalyticsRepository, InsightCache, TrendsService, StickinessLifecycleService, InsightActorsService, InsightsService, LegacyInsightsService, QueryService],
+  exports: [InsightsService],
+})
+export class AnalyticsModule {}

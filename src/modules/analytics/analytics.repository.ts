@@ -1,0 +1,142 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DateTime } from 'luxon';
+import { Pool } from 'pg';
+import { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { ApiError } from '../../common/errors/api-error';
+import type { AppConfig } from '../../config/app-config';
+import { APP_CONFIG } from '../../config/config.module';
+import type { CohortDefinition } from '../events/property-filter-sql';
+import type { BuiltSql } from './sql/event-scope.sql';
+
+export const ANALYTICS_APPLICATION_NAME = 'hogbase analytics';
+
+/** A data point row: breakdown value (or null), bucket key (or null for the whole range), value. */
+export interface PointRow {
+  breakdown_value: string | null;
+  bucket: string | null;
+  value: number | null;
+}
+
+/** An actor row of a persons page: person id or group key, and its value at the data point. */
+export interface ActorRow {
+  actor: string;
+  value: number | null;
+}
+
+export interface GroupActor {
+  groupKey: string;
+  groupTypeIndex: number;
+  properties: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/** SQLSTATE 57014: the statement timeout (or a cancel) stopped the query. */
+const QUERY_CANCELED = '57014';
+/** Patterns PostgreSQL refuses even after RE2 accepted them (see the events list). */
+const PATTERN_ERRORS = new Set(['2201B', '54000', '54001']);
+
+/**
+ * Every analytic read, on its own pool: a few connections (ANALYTICS_POOL_SIZE) whose sessions are
+ * read-only and carry a statement timeout (ANALYTICS_QUERY_TIMEOUT_MS), so insights never hold
+ * ingestion's or flag evaluation's connections and no query runs unbounded. Events are read for
+ * analytics here and nowhere else, so another store could serve the same SQL builders' model later.
+ */
+@Injectable()
+export class AnalyticsRepository implements OnApplicationShutdown {
+  private readonly logger = new Logger(AnalyticsRepository.name);
+  private readonly pool: Pool;
+
+  constructor(@InjectDataSource() dataSource: DataSource, @Inject(APP_CONFIG) private readonly config: AppConfig) {
+    const shared = ((dataSource.driver as PostgresDriver).master as Pool).options;
+    const { poolSize, queryTimeoutMs } = config.analytics;
+    const session = [shared.options ?? process.env.PGOPTIONS, `-c statement_timeout=${queryTimeoutMs}`, '-c default_transaction_read_only=on'];
+    this.pool = new Pool({
+      ...shared,
+      max: poolSize,
+      // Waiting for a connection counts against the same budget as running the query.
+      connectionTimeoutMillis: queryTimeoutMs,
+      options: session.filter(Boolean).join(' '),
+      application_name: shared.application_name ?? ANALYTICS_APPLICATION_NAME,
+    });
+    this.pool.on('error', (error) => this.logger.warn(`analytics connection lost: ${error.message}`));
+  }
+
+  async points(sql: BuiltSql): Promise<PointRow[]> {
+    const rows = await this.run<PointRow>(sql);
+    return rows.map((row) => ({ ...row, value: row.value === null ? null : Number(row.value) }));
+  }
+
+  /** `(value, events)` rows of a breakdown's top values. */
+  breakdownValues(sql: BuiltSql): Promise<Array<{ value: string; events: string }>> {
+    return this.run(sql);
+  }
+
+  async actors(sql: BuiltSql): Promise<ActorRow[]> {
+    const rows = await this.run<{ actor: string | number; value: number | null }>(sql);
+    return rows.map((row) => ({ actor: String(row.actor), value: row.value === null ? null : Number(row.value) }));
+  }
+
+  /** Rows of `(key, value)` with numeric values: stickiness counts, lifecycle counts. */
+  async counts<K extends string>(sql: BuiltSql, keys: K[]): Promise<Array<Record<K, string> & { value: number }>> {
+    const rows = await this.run<Record<string, unknown>>(sql);
+    return rows.map((row) => ({ ...Object.fromEntries(keys.map((k) => [k, String(row[k])])), value: Number(row.value ?? row.actors) }) as Record<K, string> & { value: number });
+  }
+
+  async earliestEventTime(projectId: number): Promise<DateTime | null> {
+    const rows = await this.run<{ at: Date | null }>({ text: 'SELECT min(timestamp) AS at FROM event WHERE project_id = $1', values: [projectId] });
+    return rows[0]?.at ? DateTime.fromJSDate(rows[0].at) : null;
+  }
+
+  async groupTypes(projectId: number): Promise<Map<number, string>> {
+    const rows = await this.run<{ group_type: string; group_type_index: number }>({
+      text: 'SELECT group_type, group_type_index FROM group_type_mapping WHERE project_id = $1',
+      values: [projectId],
+    });
+    return new Map(rows.map((r) => [Number(r.group_type_index), r.group_type]));
+  }
+
+  async liveCohorts(projectId: number): Promise<Map<number, CohortDefinition & { name: string }>> {
+    const rows = await this.run<{ id: number; name: string; is_static: boolean; filters: Record<string, unknown> }>({
+      text: 'SELECT id, name, is_static, filters FROM cohort WHERE project_id = $1 AND NOT deleted',
+      values: [projectId],
+    });
+    return new Map(rows.map((r) => [r.id, { name: r.name, isStatic: r.is_static, filters: r.filters }]));
+  }
+
+  async groups(projectId: number, groupTypeIndex: number, keys: string[]): Promise<GroupActor[]> {
+    if (keys.length === 0) return [];
+    const rows = await this.run<{ group_key: string; properties: Record<string, unknown>; created_at: Date }>({
+      text: `SELECT group_key, properties, created_at FROM "group" WHERE project_id = $1 AND group_type_index = $2 AND group_key = ANY($3::text[])
+              ORDER BY created_at DESC, group_key`,
+      values: [projectId, groupTypeIndex, keys],
+    });
+    return rows.map((r) => ({ groupKey: r.group_key, groupTypeIndex, properties: r.properties, createdAt: r.created_at }));
+  }
+
+  private async run<R>(sql: BuiltSql): Promise<R[]> {
+    try {
+      return (await this.pool.query({ text: sql.text, values: sql.values })).rows as R[];
+    } catch (error) {
+      throw this.translate(error);
+    }
+  }
+
+  private translate(error: unknown): unknown {
+    const code = (error as { code?: string }).code;
+    const { queryTimeoutMs } = this.config.analytics;
+    if (code === QUERY_CANCELED) {
+      return new ApiError(504, 'server_error', 'query_timeout', `The analytics query ran longer than the limit of ${queryTimeoutMs} ms (ANALYTICS_QUERY_TIMEOUT_MS) and was stopped: narrow the date range, the filters or the breakdown.`);
+    }
+    if (code && PATTERN_ERRORS.has(code)) return ApiError.validation('Invalid regular expression in property filters.', 'properties');
+    if (error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message)) {
+      return ApiError.unavailable(`Every analytics connection (ANALYTICS_POOL_SIZE) stayed busy for ${queryTimeoutMs} ms: try again shortly.`);
+    }
+    return error;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,95 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional, ApiQuery, ApiQueryOptions } from '@nestjs/swagger';
+
+/**
+ * The analytics routes' parameters, for the OpenAPI document only: controllers read the raw query (and
+ * body) and the parsers validate it, because PostHog's filters are JSON in query strings, merged with a
+ * body, which a whitelisting DTO cannot express.
+ */
+const text = (name: string, description: string, example?: string): ApiQueryOptions => ({ name, required: false, type: String, description, example });
+
+const FILTER: ApiQueryOptions[] = [
+  text('events', 'JSON list of series: {id (event name, null = all events), name, custom_name, order, math, math_property, math_group_type_index, properties}.', '[{"id":"$pageview","math":"dau"}]'),
+  text('actions', 'Not supported (there are no actions): a non-empty list is a 400.'),
+  text('date_from', 'Start: a date, a date and time, relative (-7d, -24h, -1m, dStart, mStart, yStart) or all. Default -7d.'),
+  text('date_to', 'End: a date (the whole day), a date and time, or relative. Default now.'),
+  { name: 'explicit_date', required: false, type: Boolean, description: 'true: take date_from/date_to exactly instead of rounding them to the interval.' },
+  { name: 'interval', required: false, enum: ['hour', 'day', 'week', 'month'], description: 'Bucket size in the project timezone (weeks start on Sunday). Default day.' },
+  text('properties', 'JSON list of property filters (event, person, cohort) or an AND/OR group, applied to every series.'),
+  { name: 'filter_test_accounts', required: false, type: Boolean },
+  text('breakdown', 'Property name (or JSON list of names), or cohort ids with breakdown_type=cohort.'),
+  { name: 'breakdown_type', required: false, enum: ['event', 'person', 'group', 'cohort'] },
+  text('breakdowns', 'JSON list of up to 3 {property, type, group_type_index}: one line per combination of values.'),
+  { name: 'breakdown_group_type_index', required: false, type: Number },
+  { name: 'breakdown_limit', required: false, type: Number, description: 'Breakdown values per page (default 25, WorldMap 300, at most 1000); `next` gives the following ones.' },
+  { name: 'compare', required: false, type: Boolean, description: 'Add the previous period of the same length (compare_label current/previous).' },
+  text('formula', 'Combine series by letter: A+B, (A-B)/A*100. Division by zero gives 0.'),
+  { name: 'display', required: false, enum: ['ActionsLineGraph', 'ActionsLineGraphCumulative', 'ActionsAreaGraph', 'ActionsBar', 'ActionsStackedBar', 'ActionsTable', 'ActionsPie', 'ActionsBarValue', 'BoldNumber', 'WorldMap'] },
+  { name: 'shown_as', required: false, enum: ['Volume', 'Stickiness', 'Lifecycle'] },
+  { name: 'insight', required: false, enum: ['TRENDS', 'STICKINESS', 'LIFECYCLE'] },
+  { name: 'aggregation_group_type_index', required: false, type: Number, description: 'Count groups of this type instead of persons.' },
+  { name: 'refresh', required: false, type: Boolean, description: 'Recompute instead of serving the cached result.' },
+];
+
+const TARGET: ApiQueryOptions[] = [
+  text('entity_id', 'Event of the series (with entity_math), unless entity_order picks it.'),
+  { name: 'entity_type', required: false, enum: ['events'] },
+  text('entity_math', 'Math of the series. Default total.'),
+  { name: 'entity_order', required: false, type: Number, description: 'Index of the series in the sorted events list.' },
+  text('search', 'Only persons whose email or name, or whose event distinct id, contains this text.'),
+  { name: 'limit', required: false, type: Number, description: 'Default 100.' },
+  { name: 'offset', required: false, type: Number },
+];
+
+export const ApiInsightFilterQuery = () => applyDecorators(...FILTER.map((o) => ApiQuery(o)));
+export const ApiTrendPersonsQuery = () =>
+  applyDecorators(...[...FILTER, ...TARGET, text('breakdown_value', 'The breakdown line (a JSON list for several properties, a cohort id or all).')].map((o) => ApiQuery(o)));
+export const ApiStickinessPersonsQuery = () =>
+  applyDecorators(...[...FILTER, ...TARGET, { name: 'stickiness_days', required: true, type: Number, description: 'Persons active in exactly this many intervals.' }].map((o) => ApiQuery(o)));
+export const ApiLifecyclePersonsQuery = () =>
+  applyDecorators(
+    ...[
+      ...FILTER,
+      ...TARGET,
+      text('target_date', 'Required: a date or time inside the period to list.'),
+      { name: 'lifecycle_type', required: true, enum: ['new', 'returning', 'resurrecting', 'dormant'] },
+    ].map((o) => ApiQuery(o)),
+  );
+
+export class InsightReplyDto {
+  @ApiProperty({ description: 'Series: action, label, count, data, labels, days, persons_urls (or aggregated_value and persons), breakdown_value, compare_label, status.', type: 'array', items: { type: 'object' } })
+  result: Array<Record<string, unknown>>;
+  @ApiPropertyOptional({ nullable: true, description: 'The next page of breakdown values.' })
+  next: string | null;
+  @ApiProperty()
+  timezone: string;
+  @ApiProperty()
+  last_refresh: string;
+  @ApiProperty()
+  is_cached: boolean;
+}
+
+export class ActorsPageDto {
+  @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'type, id (uuid), uuid, created_at, properties, is_identified, name, distinct_ids, matched_recordings, value_at_data_point (trends).' })
+  people: Array<Record<string, unknown>>;
+  @ApiProperty()
+  count: number;
+}
+
+export class PlainActorsReplyDto {
+  @ApiProperty({ type: [ActorsPageDto] })
+  results: ActorsPageDto[];
+  @ApiPropertyOptional({ nullable: true })
+  next: string | null;
+}
+
+export class ActorsReplyDto extends PlainActorsReplyDto {
+  @ApiProperty()
+  initial: string;
+  @ApiProperty()
+  missing_persons: number;
+  @ApiProperty()
+  is_cached: boolean;
+  @ApiProperty()
+  last_refresh: string;
+}

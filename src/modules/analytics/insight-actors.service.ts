@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import { ApiError } from '../../common/errors/api-error';
+import { PersonQueriesService } from '../persons/person-queries.service';
+import { AnalyticsRepository } from './analytics.repository';
+import { ActorsSelection, DateRange, InsightQuery, Series } from './model/insight-query';
+import type { ActorPage } from './model/insight-result';
+import { serializedGroup, serializedPerson, SerializedActor } from './presenters/actor.presenter';
+import { actorKindOf, searchConditions, trendActorsSql } from './sql/actors.sql';
+import type { SqlContext } from './sql/event-scope.sql';
+import { lifecycleActorsSql, stickinessActorsSql } from './sql/stickiness-lifecycle.sql';
+import { BreakdownSlice } from './sql/trends.sql';
+
+const ACTIVE_DAYS: Record<string, number> = { weekly_active: 7, monthly_active: 30 };
+
+/** The actors behind one data point of a trend, stickiness or lifecycle insight, one page at a time. */
+@Injectable()
+export class InsightActorsService {
+  constructor(
+    private readonly repository: AnalyticsRepository,
+    private readonly persons: PersonQueriesService,
+  ) {}
+
+  async page(query: InsightQuery, selection: ActorsSelection, ctx: SqlContext): Promise<ActorPage> {
+    const series = query.series[selection.seriesIndex];
+    if (!series) throw ApiError.validation('An entity must be provided to pick the series: entity_id (and entity_math or entity_order).', 'entity_id');
+    const page = { limit: selection.limit, offset: selection.offset };
+    const kind = actorKindOf(query, series);
+    const search = searchConditions(selection.search, kind, ctx);
+    let rows;
+    if (query.kind === 'stickiness') {
+      rows = await this.repository.actors(stickinessActorsSql({ ...query, range: selection.range }, series, selection.stickinessDays ?? 1, search, ctx, page));
+    } else if (query.kind === 'lifecycle' && selection.lifecycle) {
+      rows = await this.repository.actors(lifecycleActorsSql(query, series, selection.lifecycle.status, selection.lifecycle.target, search, ctx, page));
+    } else {
+      const range = activeWindow(series, selection.range);
+      rows = await this.repository.actors(trendActorsSql(query, series, range, sliceOf(query, selection), selection.search, ctx, page));
+    }
+    return {
+      actors: rows.map((row) => ({ id: row.actor, value: row.value })),
+      full: rows.length >= selection.limit,
+      kind: kind.kind,
+      groupTypeIndex: kind.kind === 'group' ? kind.groupTypeIndex : null,
+    };
+  }
+
+  /** The page's actors as PostHog serializes them; actors deleted since are left out (`missing_persons`). */
+  async serialize(projectId: number, page: ActorPage, withValues: boolean): Promise<SerializedActor[]> {
+    const values = new Map(page.actors.map((a) => [a.id, a.value]));
+    let actors: SerializedActor[];
+    if (page.kind === 'group') {
+      const groups = await this.repository.groups(projectId, page.groupTypeIndex ?? 0, page.actors.map((a) => a.id));
+      actors = groups.map((g) => serializedGroup(g, withValues ? (values.get(g.groupKey) ?? null) : undefined));
+    } else {
+      const views = await this.persons.viewsByIds(projectId, page.actors.map((a) => Number(a.id)));
+      actors = views.map((v) => serializedPerson(v, withValues ? (values.get(String(v.id)) ?? null) : undefined));
+    }
+    // Trends list the largest values first; the sort is stable, so ties keep newest-first order.
+    if (withValues) actors.sort((a, b) => (b.value_at_data_point ?? 0) - (a.value_at_data_point ?? 0));
+    return actors;
+  }
+}
+
+/** Weekly/monthly active users of a point: the 7 or 30 days ending on the point's last day. */
+function activeWindow(series: Series, range: DateRange): DateRange {
+  const days = ACTIVE_DAYS[series.math];
+  if (!days) return range;
+  const lastDay = range.to.startOf('day');
+  return { ...range, from: lastDay.minus({ days: days - 1 }) };
+}
+
+function sliceOf(query: InsightQuery, selection: ActorsSelection): BreakdownSlice {
+  const value = selection.breakdownValue;
+  if (value === undefined || !query.breakdown) return null;
+  if (query.breakdown.kind === 'cohort') return { kind: 'cohort', cohort: value === 'all' ? 'all' : Number(value) };
+  return { kind: 'point', values: Array.isArray(value) ? value : [String(value)] };
+}

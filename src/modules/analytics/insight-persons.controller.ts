@@ -1,0 +1,46 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
+import { CurrentProject } from '../../common/auth/principal';
+import { RequestUrl } from '../../common/http/request-url';
+import type { ProjectEntity } from '../projects/project.entity';
+import { ActorsReplyDto, ApiLifecyclePersonsQuery, ApiStickinessPersonsQuery, ApiTrendPersonsQuery, PlainActorsReplyDto } from './dto/insight.dto';
+import { LegacyInsightsService } from './legacy-insights.service';
+import { mergeFilterInput } from './parsers/filter-values';
+
+const PROJECT = { projectParam: 'project_id' };
+
+/** The persons behind one data point of a trend, stickiness or lifecycle insight (CONTRACT §10). */
+@ApiTags('persons')
+@ApiBearerAuth()
+@Controller('api/projects/:project_id/persons')
+export class InsightPersonsController {
+  constructor(private readonly legacy: LegacyInsightsService) {}
+
+  @Get('trends')
+  @PersonalKeyAuth('person:read', PROJECT)
+  @ApiOperation({ summary: 'Persons behind one trends data point (follow a series\' persons_urls)' })
+  @ApiTrendPersonsQuery()
+  @ApiOkResponse({ type: ActorsReplyDto })
+  trends(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @RequestUrl() url: URL) {
+    return this.legacy.trendPersons(project, mergeFilterInput(query, undefined), url);
+  }
+
+  @Get('stickiness')
+  @PersonalKeyAuth('person:read', PROJECT)
+  @ApiOperation({ summary: 'Persons active in exactly stickiness_days intervals' })
+  @ApiStickinessPersonsQuery()
+  @ApiOkResponse({ type: PlainActorsReplyDto })
+  stickiness(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @RequestUrl() url: URL) {
+    return this.legacy.stickinessPersons(project, mergeFilterInput(query, undefined), url);
+  }
+
+  @Get('lifecycle')
+  @PersonalKeyAuth('person:read', PROJECT)
+  @ApiOperation({ summary: 'Persons with one lifecycle status (lifecycle_type) in one period (target_date)' })
+  @ApiLifecyclePersonsQuery()
+  @ApiOkResponse({ type: PlainActorsReplyDto })
+  lifecycle(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @RequestUrl() url: URL) {
+    return this.legacy.lifecyclePersons(project, mergeFilterInput(query, undefined), url);
+  }
+}

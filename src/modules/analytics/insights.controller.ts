@@ -1,0 +1,38 @@
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
+import { CurrentProject } from '../../common/auth/principal';
+import { RequestUrl } from '../../common/http/request-url';
+import type { ProjectEntity } from '../projects/project.entity';
+import { ApiInsightFilterQuery, InsightReplyDto } from './dto/insight.dto';
+import { LegacyInsightsService } from './legacy-insights.service';
+import { mergeFilterInput } from './parsers/filter-values';
+
+const PROJECT = { projectParam: 'project_id' };
+
+/** PostHog's legacy insight endpoints: the filter in the query string, or the same keys in a JSON body. */
+@ApiTags('insights')
+@ApiBearerAuth()
+@Controller('api/projects/:project_id/insights')
+export class InsightsController {
+  constructor(private readonly legacy: LegacyInsightsService) {}
+
+  @Get('trend')
+  @PersonalKeyAuth('insight:read', PROJECT)
+  @ApiOperation({ summary: 'Trends, stickiness (shown_as=Stickiness) or lifecycle (shown_as=Lifecycle) of event series' })
+  @ApiInsightFilterQuery()
+  @ApiOkResponse({ type: InsightReplyDto })
+  trend(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @RequestUrl() url: URL) {
+    return this.legacy.trend(project, mergeFilterInput(query, undefined), url);
+  }
+
+  @Post('trend')
+  @HttpCode(200)
+  @PersonalKeyAuth('insight:read', PROJECT)
+  @ApiOperation({ summary: 'The same insight with the filter keys in a JSON body (body wins over the query string)' })
+  @ApiInsightFilterQuery()
+  @ApiOkResponse({ type: InsightReplyDto })
+  trendPost(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @Body() body: unknown, @RequestUrl() url: URL) {
+    return this.legacy.trend(project, mergeFilterInput(query, body), url);
+  }
+}

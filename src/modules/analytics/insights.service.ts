@@ -1,0 +1,88 @@
+import { Injectable } from '@nestjs/common';
+import { DateTime } from 'luxon';
+import type { ProjectEntity } from '../projects/project.entity';
+import { AnalyticsRepository } from './analytics.repository';
+import { InsightActorsService } from './insight-actors.service';
+import { Cached, InsightCache } from './insight-cache';
+import { nextInterval } from './model/insight-dates';
+import type { ActorsSelection, InsightKind, InsightQuery } from './model/insight-query';
+import type { ActorPage, InsightResult } from './model/insight-result';
+import { checkInsight, usesCohorts } from './parsers/insight-checks';
+import { FilterInput, textValue } from './parsers/filter-values';
+import { ParseContext, parseLegacyFilter } from './parsers/legacy-filter.parser';
+import type { SerializedActor } from './presenters/actor.presenter';
+import type { SqlContext } from './sql/event-scope.sql';
+import { StickinessLifecycleService } from './stickiness-lifecycle.service';
+import { TrendsService } from './trends.service';
+
+/** A computed insight with the query it answers (presenters need both). */
+export interface ComputedInsight {
+  query: InsightQuery;
+  result: Cached<InsightResult>;
+}
+
+export interface ActorsAnswer {
+  page: ActorPage;
+  people: SerializedActor[];
+}
+
+/**
+ * The analytics use cases behind every door: parse context, SQL context, cache, and the per-kind
+ * computation; persons of one data point. Doors (legacy filters, query nodes) parse; this computes.
+ */
+@Injectable()
+export class InsightsService {
+  constructor(
+    private readonly repository: AnalyticsRepository,
+    private readonly trends: TrendsService,
+    private readonly stickinessLifecycle: StickinessLifecycleService,
+    private readonly actors: InsightActorsService,
+    private readonly cache: InsightCache,
+  ) {}
+
+  /** What parsing needs of the project; the earliest event is read only for `date_from=all`. */
+  async parseContext(project: ProjectEntity, dateFrom: string | null): Promise<ParseContext> {
+    const earliest = dateFrom === 'all' ? await this.repository.earliestEventTime(project.id) : null;
+    return { timezone: project.timezone, weekStartDay: 0, now: DateTime.now(), earliest: () => earliest };
+  }
+
+  /** Parses a legacy filter (query string and/or body) for this project. */
+  async parseLegacy(project: ProjectEntity, input: FilterInput, kind?: InsightKind): Promise<InsightQuery> {
+    const context = await this.parseContext(project, textValue(input, 'date_from'));
+    return checkInsight(parseLegacyFilter(input, context, kind));
+  }
+
+  async compute(project: ProjectEntity, query: InsightQuery, refresh: boolean): Promise<ComputedInsight> {
+    const result = await this.cache.through(project.id, query, refresh, async () => {
+      const { sql, cohortNames } = await this.sqlContext(project, query);
+      if (query.series.length === 0) return { series: [], hasMore: false };
+      if (query.kind === 'stickiness') return this.stickinessLifecycle.stickiness(query, sql);
+      if (query.kind === 'lifecycle') return this.stickinessLifecycle.lifecycle(query, sql);
+      return this.trends.compute(query, sql, cohortNames);
+    });
+    return { query, result };
+  }
+
+  /** The persons (or groups) behind one point, serialized; trends persons carry their value. */
+  async actorsOf(project: ProjectEntity, query: InsightQuery, selection: ActorsSelection): Promise<ActorsAnswer> {
+    const focused = selection.lifecycle ? this.lifecyclePeriod(query, selection.lifecycle.target) : query;
+    const { sql } = await this.sqlContext(project, focused);
+    const page = await this.actors.page(focused, selection, sql);
+    const people = await this.actors.serialize(project.id, page, query.kind === 'trends');
+    return { page, people };
+  }
+
+  /** Lifecycle persons need only the target period (and the one before it, which the SQL reads). */
+  private lifecyclePeriod(query: InsightQuery, target: DateTime): InsightQuery {
+    return { ...query, range: { ...query.range, from: target, to: nextInterval(target, query.interval).minus({ milliseconds: 1 }) } };
+  }
+
+  private async sqlContext(project: ProjectEntity, query: InsightQuery): Promise<{ sql: SqlContext; cohortNames: Map<number, string> }> {
+    const [cohorts, groupTypes] = await Promise.all([
+      usesCohorts(query) ? this.repository.liveCohorts(project.id) : Promise.resolve(new Map()),
+      this.repository.groupTypes(project.id),
+    ]);
+    const cohortNames = new Map([...cohorts].map(([id, c]) => [id, c.name as string]));
+    return { sql: { projectId: project.id, cohorts, groupTypes, testAccountFilters: null, now: new Date() }, cohortNames };
+  }
+}

@@ -1,0 +1,51 @@
+import { Injectable } from '@nestjs/common';
+import { DateTime } from 'luxon';
+import type { ProjectEntity } from '../projects/project.entity';
+import { InsightsService } from './insights.service';
+import { DEFAULT_BREAKDOWN_LIMIT } from './model/insight-query';
+import { lifecycleSelection, stickinessSelection, targetSeries, trendsSelection } from './parsers/actors-request.parser';
+import { booleanValue, FilterInput } from './parsers/filter-values';
+import { actorsReply, paginatedUrl, plainActorsReply } from './presenters/actors-page.presenter';
+import { legacyResult } from './presenters/legacy-insight.presenter';
+
+/** The legacy door: `/insights/trend/` and the persons endpoints, with PostHog's reply envelopes. */
+@Injectable()
+export class LegacyInsightsService {
+  constructor(private readonly insights: InsightsService) {}
+
+  async trend(project: ProjectEntity, input: FilterInput, url: URL) {
+    const query = await this.insights.parseLegacy(project, input);
+    const { result } = await this.insights.compute(project, query, booleanValue(input, 'refresh'));
+    const limit = query.breakdown?.kind === 'property' ? query.breakdown.limit : DEFAULT_BREAKDOWN_LIMIT;
+    return {
+      result: legacyResult(query, result.value, { projectId: project.id, input }),
+      next: result.value.hasMore ? paginatedUrl(url, query.breakdownOffset, limit) : null,
+      timezone: project.timezone,
+      last_refresh: result.lastRefresh.toISOString(),
+      is_cached: result.isCached,
+    };
+  }
+
+  async trendPersons(project: ProjectEntity, input: FilterInput, url: URL) {
+    const query = targetSeries(await this.insights.parseLegacy(project, input, 'trends'), input);
+    const selection = trendsSelection(query, input);
+    const { page, people } = await this.insights.actorsOf(project, query, selection);
+    return actorsReply({ people, rawCount: page.actors.length, full: page.full, url, offset: selection.offset, limit: selection.limit }, new Date());
+  }
+
+  async stickinessPersons(project: ProjectEntity, input: FilterInput, url: URL) {
+    const query = targetSeries(await this.insights.parseLegacy(project, input, 'stickiness'), input);
+    const selection = stickinessSelection(query, input);
+    const { page, people } = await this.insights.actorsOf(project, query, selection);
+    return plainActorsReply({ people, rawCount: page.actors.length, full: page.full, url, offset: selection.offset, limit: selection.limit });
+  }
+
+  /** Lifecycle uses the first series unless `entity_*` picks another. */
+  async lifecyclePersons(project: ProjectEntity, input: FilterInput, url: URL) {
+    const parsed = await this.insights.parseLegacy(project, input, 'lifecycle');
+    const query = targetSeries({ ...parsed, series: parsed.series.length > 1 && !input.entity_id && !input.entity_order ? parsed.series.slice(0, 1) : parsed.series }, input);
+    const selection = lifecycleSelection(query, input, DateTime.now());
+    const { page, people } = await this.insights.actorsOf(project, query, selection);
+    return plainActorsReply({ people, rawCount: page.actors.length, full: page.full, url, offset: selection.offset, limit: selection.limit });
+  }
+}

@@ -1,0 +1,106 @@
+import type { DateTime } from 'luxon';
+import type { PropertyNode } from '../../events/property-filters';
+
+/**
+ * The one internal model every door (legacy filters, query nodes, persons endpoints) parses into and
+ * every SQL builder reads. Nothing here knows about HTTP or SQL.
+ */
+
+export const INTERVALS = ['hour', 'day', 'week', 'month'] as const;
+export type Interval = (typeof INTERVALS)[number];
+
+export const EVENT_MATHS = ['total', 'dau', 'weekly_active', 'monthly_active', 'unique_group', 'unique_session'] as const;
+export const PROPERTY_MATHS = ['sum', 'avg', 'min', 'max', 'median', 'p90', 'p95', 'p99'] as const;
+export type PropertyMath = (typeof PROPERTY_MATHS)[number];
+export type SeriesMath = (typeof EVENT_MATHS)[number] | PropertyMath;
+
+export const DISPLAYS = [
+  'ActionsLineGraph', 'ActionsLineGraphCumulative', 'ActionsAreaGraph', 'ActionsBar', 'ActionsStackedBar',
+  'ActionsTable', 'ActionsPie', 'ActionsBarValue', 'BoldNumber', 'WorldMap',
+] as const;
+export type Display = (typeof DISPLAYS)[number];
+/** Displays that show one number per series over the whole range instead of a time series. */
+export const AGGREGATE_DISPLAYS: ReadonlySet<Display> = new Set(['ActionsTable', 'ActionsPie', 'ActionsBarValue', 'BoldNumber', 'WorldMap']);
+
+export type InsightKind = 'trends' | 'stickiness' | 'lifecycle';
+
+/** One series (`events[i]`): which events, and what a data point computes over them. */
+export interface Series {
+  /** Position after sorting by `order` (PostHog's entity index); formulas call it A, B, C… */
+  index: number;
+  /** Event name; null means every event. */
+  event: string | null;
+  name: string;
+  customName: string | null;
+  order: number | null;
+  math: SeriesMath;
+  mathProperty: string | null;
+  mathGroupTypeIndex: number | null;
+  properties: PropertyNode | null;
+  /** The entity's own properties as given, echoed in replies. */
+  rawProperties: unknown;
+}
+
+/** A resolved, closed range of instants, with the project's zone for bucketing and labels. */
+export interface DateRange {
+  from: DateTime;
+  to: DateTime;
+  /** What the caller asked for, echoed in `filter` and persons URLs. */
+  requestedFrom: string | null;
+  requestedTo: string | null;
+  explicit: boolean;
+}
+
+export type BreakdownType = 'event' | 'person' | 'group' | 'cohort';
+
+/** A property breakdown (one or several properties) or a cohort breakdown. */
+export type Breakdown =
+  | { kind: 'property'; properties: Array<{ key: string; type: 'event' | 'person' | 'group'; groupTypeIndex: number | null }>; limit: number; raw: unknown }
+  | { kind: 'cohort'; cohorts: Array<number | 'all'>; raw: unknown };
+
+/** What the persons of one data point are selected by, on top of the insight itself. */
+export interface ActorsSelection {
+  seriesIndex: number;
+  /** The point's own range (a bucket, or the whole range for aggregate displays). */
+  range: DateRange;
+  /** A breakdown value (text, a list of texts for several properties) or a cohort id / "all". */
+  breakdownValue?: string | string[] | number | 'all';
+  /** Stickiness: actors active in exactly this many intervals. */
+  stickinessDays?: number;
+  /** Lifecycle: the status and the period start it holds in. */
+  lifecycle?: { status: LifecycleStatus; target: DateTime };
+  search?: string;
+  limit: number;
+  offset: number;
+}
+
+export const LIFECYCLE_STATUSES = ['new', 'returning', 'resurrecting', 'dormant'] as const;
+export type LifecycleStatus = (typeof LIFECYCLE_STATUSES)[number];
+
+export interface InsightQuery {
+  kind: InsightKind;
+  series: Series[];
+  range: DateRange;
+  interval: Interval;
+  timezone: string;
+  /** 0 = weeks start on Sunday, 1 = Monday. */
+  weekStartDay: 0 | 1;
+  properties: PropertyNode | null;
+  filterTestAccounts: boolean;
+  breakdown: Breakdown | null;
+  /** Breakdown paging: which values (by rank) this page shows. */
+  breakdownOffset: number;
+  compare: boolean;
+  formula: string | null;
+  display: Display;
+  /** Aggregate by this group type instead of persons (`aggregation_group_type_index`). */
+  aggregationGroupTypeIndex: number | null;
+}
+
+/** The largest number of buckets one series may have: a year of hours, or ten years of days. */
+export const MAX_BUCKETS = 10_000;
+/** Breakdown values shown at once; more come through `next`. */
+export const DEFAULT_BREAKDOWN_LIMIT = 25;
+export const MAX_BREAKDOWN_LIMIT = 1000;
+/** A missing breakdown property, as PostHog names it. */
+export const BREAKDOWN_NULL = '$$_posthog_breakdown_null_$$';

@@ -1,0 +1,75 @@
+import type { DateTime } from 'luxon';
+import { ApiError } from '../../../common/errors/api-error';
+import { intervalStart, parseInsightDate } from '../model/insight-dates';
+import { ActorsSelection, InsightQuery, LIFECYCLE_STATUSES, LifecycleStatus, MAX_BREAKDOWN_LIMIT } from '../model/insight-query';
+import { enumValue, FilterInput, integerValue, jsonValue, present, textValue } from './filter-values';
+import { seriesFrom } from './series-values';
+
+/**
+ * The persons endpoints' own parameters, on top of the insight filter: which series (`entity_*`), which
+ * point (the filter's dates, `breakdown_value`, `stickiness_days`, `target_date` + `lifecycle_type`),
+ * `search` and the page (`limit` 100 by default, `offset`).
+ */
+
+export const DEFAULT_ACTORS_LIMIT = 100;
+
+/** PostHog's get_target_entity: `entity_order`, else the first series with that event and math, else a new one. */
+export function targetSeries(query: InsightQuery, input: FilterInput): InsightQuery {
+  const entityType = textValue(input, 'entity_type') ?? textValue(input, 'type') ?? 'events';
+  if (entityType === 'actions') throw ApiError.validation('Actions are not supported by this server: select the series with entity_type=events.', 'entity_type');
+  if (entityType !== 'events') throw ApiError.validation(`entity_type "${entityType}" is not supported: use events.`, 'entity_type');
+  if (present(input, 'entity_order')) {
+    const index = integerValue(input, 'entity_order', 0, 0, Math.max(0, query.series.length - 1));
+    if (!query.series[index]) throw ApiError.validation('entity_order names no series of events.', 'entity_order');
+    return { ...query, series: [{ ...query.series[index], index: 0 }] };
+  }
+  const entityId = textValue(input, 'entity_id') ?? textValue(input, 'entityId');
+  const math = textValue(input, 'entity_math') ?? 'total';
+  if (entityId === null) {
+    if (query.series.length === 1) return query;
+    throw ApiError.validation('An entity must be provided for target entity to be determined: entity_id (and entity_math), or entity_order.', 'entity_id');
+  }
+  const found = query.series.find((s) => s.event === entityId && s.math === math);
+  const series = found ?? seriesFrom({ event: entityId, name: entityId, customName: null, order: null, math, mathProperty: null, mathGroupTypeIndex: null, properties: null }, 0);
+  return { ...query, series: [{ ...series, index: 0 }] };
+}
+
+function breakdownValueOf(query: InsightQuery, input: FilterInput): ActorsSelection['breakdownValue'] {
+  if (!query.breakdown || !present(input, 'breakdown_value')) return undefined;
+  if (query.breakdown.kind === 'cohort') {
+    const raw = textValue(input, 'breakdown_value');
+    return raw === 'all' || raw === '0' ? 'all' : integerValue(input, 'breakdown_value', 0, 1, 2_147_483_647);
+  }
+  if (query.breakdown.properties.length === 1) return textValue(input, 'breakdown_value') ?? '';
+  const list = jsonValue(input, 'breakdown_value');
+  if (!Array.isArray(list) || list.length !== query.breakdown.properties.length) {
+    throw ApiError.validation(`breakdown_value must be a JSON list of ${query.breakdown.properties.length} values, one per breakdown property.`, 'breakdown_value');
+  }
+  return list.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
+}
+
+function pageOf(input: FilterInput): { limit: number; offset: number; search?: string } {
+  const search = textValue(input, 'search') ?? undefined;
+  return { limit: integerValue(input, 'limit', DEFAULT_ACTORS_LIMIT, 1, MAX_BREAKDOWN_LIMIT), offset: integerValue(input, 'offset', 0, 0, 10_000_000), search };
+}
+
+/** The persons of one trends point: the query's range is the point's. */
+export function trendsSelection(query: InsightQuery, input: FilterInput): ActorsSelection {
+  return { seriesIndex: 0, range: query.range, breakdownValue: breakdownValueOf(query, input), ...pageOf(input) };
+}
+
+export function stickinessSelection(query: InsightQuery, input: FilterInput): ActorsSelection {
+  if (!present(input, 'stickiness_days')) throw ApiError.validation('stickiness_days is required: the number of intervals the persons were active in.', 'stickiness_days');
+  const stickinessDays = integerValue(input, 'stickiness_days', 1, 1, 10_000);
+  return { seriesIndex: 0, range: query.range, stickinessDays, ...pageOf(input) };
+}
+
+/** Lifecycle persons: `target_date` (the period) and `lifecycle_type` are required, as in PostHog. */
+export function lifecycleSelection(query: InsightQuery, input: FilterInput, now: DateTime): ActorsSelection {
+  const raw = textValue(input, 'target_date');
+  if (raw === null) throw ApiError.validation('Must include specified date: target_date is the start of the period to list (e.g. 2024-01-31).', 'target_date');
+  if (!present(input, 'lifecycle_type')) throw ApiError.validation('Must include lifecycle type: lifecycle_type is one of new, returning, resurrecting, dormant.', 'lifecycle_type');
+  const status: LifecycleStatus = enumValue(input, 'lifecycle_type', LIFECYCLE_STATUSES, 'new');
+  const target = intervalStart(parseInsightDate(raw, 'target_date', query.timezone, now).at.setZone(query.timezone), query.interval, query.weekStartDay);
+  return { seriesIndex: 0, range: query.range, lifecycle: { status, target }, ...pageOf(input) };
+}

@@ -1,0 +1,142 @@
+import type { DateTime } from 'luxon';
+import { ApiError } from '../../../common/errors/api-error';
+import { isJsonObject } from '../../../common/json/json-object';
+import { FormulaError, parseFormula } from '../model/formula';
+import { resolveRange } from '../model/insight-dates';
+import {
+  Breakdown, DEFAULT_BREAKDOWN_LIMIT, Display, DISPLAYS, InsightKind, InsightQuery, Interval, INTERVALS, MAX_BREAKDOWN_LIMIT, Series,
+} from '../model/insight-query';
+import {
+  booleanValue, enumValue, FilterInput, integerValue, jsonValue, present, propertyFilterValue, textValue,
+} from './filter-values';
+import { groupTypeIndex, SeriesFields, sortedSeries } from './series-values';
+
+/** What parsing needs from outside the request: the project's zone, the clock, the earliest event. */
+export interface ParseContext {
+  timezone: string;
+  weekStartDay: 0 | 1;
+  now: DateTime;
+  earliest: () => DateTime | null;
+}
+
+const BREAKDOWN_TYPES = ['event', 'person', 'group', 'cohort'] as const;
+
+/** Which insight a trend filter asks for: `insight` or the older `shown_as`. */
+export function insightKindOf(input: FilterInput): InsightKind {
+  const insight = (textValue(input, 'insight') ?? 'TRENDS').toUpperCase();
+  const shownAs = (textValue(input, 'shown_as') ?? '').toLowerCase();
+  if (!['TRENDS', 'STICKINESS', 'LIFECYCLE'].includes(insight)) {
+    throw ApiError.validation(`insight "${insight}" is not served here: use TRENDS, STICKINESS or LIFECYCLE (funnels, retention and paths have their own endpoints).`, 'insight');
+  }
+  if (insight === 'LIFECYCLE' || shownAs === 'lifecycle') return 'lifecycle';
+  if (insight === 'STICKINESS' || shownAs === 'stickiness') return 'stickiness';
+  return 'trends';
+}
+
+function entityFields(raw: unknown, position: number): SeriesFields {
+  if (!isJsonObject(raw)) throw ApiError.validation(`events[${position}] must be an object like {"id": "$pageview"}.`, 'events');
+  return {
+    event: raw.id, name: raw.name, customName: raw.custom_name, order: raw.order, math: raw.math,
+    mathProperty: raw.math_property, mathGroupTypeIndex: raw.math_group_type_index, properties: raw.properties,
+  };
+}
+
+/** `events` (and a refusal of `actions`, which do not exist here). */
+export function legacySeries(input: FilterInput): Series[] {
+  const actions = present(input, 'actions') ? jsonValue(input, 'actions') : [];
+  if (!Array.isArray(actions) || actions.length > 0) {
+    throw ApiError.validation('Actions are not supported by this server: describe each series with events (`events=[{"id": "<event name>"}]`).', 'actions');
+  }
+  const events = present(input, 'events') ? jsonValue(input, 'events') : [];
+  if (!Array.isArray(events)) throw ApiError.validation('events must be a JSON list of series, e.g. [{"id": "$pageview"}].', 'events');
+  return sortedSeries(events.map(entityFields));
+}
+
+function propertyBreakdown(input: FilterInput, type: 'event' | 'person' | 'group', limit: number, raw: unknown): Breakdown {
+  const groupIndex = groupTypeIndex(input.breakdown_group_type_index, 'breakdown_group_type_index');
+  if (type === 'group' && groupIndex === null) throw ApiError.validation('A group breakdown needs breakdown_group_type_index (0–4).', 'breakdown_group_type_index');
+  const keys = Array.isArray(raw) ? raw : [raw];
+  if (keys.length === 0 || keys.some((k) => typeof k !== 'string' || k === '')) {
+    throw ApiError.validation('breakdown must name a property (or a JSON list of property names).', 'breakdown');
+  }
+  return { kind: 'property', properties: keys.map((key) => ({ key: key as string, type, groupTypeIndex: groupIndex })), limit, raw };
+}
+
+/** `breakdowns=[{"property": "$browser", "type": "event"}, …]`: several properties, one value list each. */
+function multiBreakdown(input: FilterInput, limit: number): Breakdown {
+  const list = jsonValue(input, 'breakdowns');
+  if (!Array.isArray(list) || list.length === 0 || list.length > 3) throw ApiError.validation('breakdowns must be a JSON list of 1 to 3 {"property", "type"} objects.', 'breakdowns');
+  const properties = list.map((item) => {
+    if (!isJsonObject(item) || typeof item.property !== 'string' || item.property === '') throw ApiError.validation('Each of breakdowns needs a property name.', 'breakdowns');
+    const type = item.type ?? 'event';
+    if (type !== 'event' && type !== 'person' && type !== 'group') throw ApiError.validation(`breakdowns type "${String(type)}" is not supported: use event, person or group.`, 'breakdowns');
+    const groupIndex = groupTypeIndex(item.group_type_index, 'breakdowns');
+    if (type === 'group' && groupIndex === null) throw ApiError.validation('A group breakdown needs group_type_index (0–4).', 'breakdowns');
+    return { key: item.property, type: type as 'event' | 'person' | 'group', groupTypeIndex: groupIndex };
+  });
+  return { kind: 'property', properties, limit, raw: list };
+}
+
+function cohortBreakdown(raw: unknown): Breakdown {
+  const list = Array.isArray(raw) ? raw : [raw];
+  const cohorts = list.map((item) => {
+    if (item === 'all' || item === 0 || item === '0') return 'all' as const;
+    const id = Number(item);
+    if (!Number.isInteger(id) || id <= 0 || id > 2_147_483_647) throw ApiError.validation('A cohort breakdown lists cohort ids (or "all").', 'breakdown');
+    return id;
+  });
+  if (cohorts.length === 0 || cohorts.length > 25) throw ApiError.validation('A cohort breakdown lists 1 to 25 cohorts.', 'breakdown');
+  return { kind: 'cohort', cohorts, raw };
+}
+
+export function legacyBreakdown(input: FilterInput, display: Display): Breakdown | null {
+  const limit = integerValue(input, 'breakdown_limit', display === 'WorldMap' ? 300 : DEFAULT_BREAKDOWN_LIMIT, 1, MAX_BREAKDOWN_LIMIT);
+  if (present(input, 'breakdowns')) return multiBreakdown(input, limit);
+  if (!present(input, 'breakdown')) return null;
+  const type = enumValue(input, 'breakdown_type', BREAKDOWN_TYPES, 'event');
+  let raw: unknown = input.breakdown;
+  if (typeof raw === 'string' && /^[[\d"]/.test(raw.trim())) raw = jsonValue(input, 'breakdown');
+  if (type === 'cohort') return cohortBreakdown(raw);
+  return propertyBreakdown(input, type, limit, raw);
+}
+
+export function checkedFormula(formula: string | null, seriesCount: number): string | null {
+  if (formula === null || formula.trim() === '') return null;
+  try {
+    parseFormula(formula, seriesCount);
+  } catch (error) {
+    if (error instanceof FormulaError) throw ApiError.validation(`formula "${formula}" ${error.message}: use series letters (A, B, …), numbers, + - * / and parentheses.`, 'formula');
+    throw error;
+  }
+  return formula;
+}
+
+const normalizeInterval = (value: string) => (value.toLowerCase() === 'minute' ? 'hour' : value.toLowerCase());
+
+/** The legacy filter (query string and/or JSON body) as one insight query. */
+export function parseLegacyFilter(input: FilterInput, context: ParseContext, kind: InsightKind = insightKindOf(input)): InsightQuery {
+  const interval: Interval = enumValue(input, 'interval', INTERVALS, 'day', normalizeInterval);
+  const display: Display = enumValue(input, 'display', DISPLAYS, 'ActionsLineGraph');
+  const series = legacySeries(input);
+  const range = resolveRange(
+    { dateFrom: textValue(input, 'date_from'), dateTo: textValue(input, 'date_to'), interval, zone: context.timezone, now: context.now, explicit: booleanValue(input, 'explicit_date'), earliest: context.earliest },
+    context.weekStartDay,
+  );
+  const breakdown = kind === 'trends' ? legacyBreakdown(input, display) : null;
+  return {
+    kind,
+    series,
+    range,
+    interval,
+    timezone: context.timezone,
+    weekStartDay: context.weekStartDay,
+    properties: propertyFilterValue(input.properties, 'properties'),
+    filterTestAccounts: booleanValue(input, 'filter_test_accounts'),
+    breakdown,
+    breakdownOffset: breakdown ? integerValue(input, 'offset', 0, 0, 1_000_000) : 0,
+    compare: kind !== 'lifecycle' && booleanValue(input, 'compare'),
+    formula: kind === 'trends' ? checkedFormula(textValue(input, 'formula'), series.length) : null,
+    display,
+    aggregationGroupTypeIndex: groupTypeIndex(input.aggregation_group_type_index, 'aggregation_group_type_index'),
+  };
+}

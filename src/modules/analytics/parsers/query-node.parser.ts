@@ -1,0 +1,77 @@
+import { ApiError } from '../../../common/errors/api-error';
+import { isJsonObject } from '../../../common/json/json-object';
+import type { InsightKind } from '../model/insight-query';
+import type { FilterInput } from './filter-values';
+
+/**
+ * The query API's insight nodes (`TrendsQuery`, `StickinessQuery`, `LifecycleQuery`) translated into the
+ * legacy filter they are equivalent to, so both doors parse into the same model through one parser and
+ * give the same numbers. Only the node's shape is checked here; values are checked by that parser.
+ */
+
+export const INSIGHT_NODES: Record<string, InsightKind> = { TrendsQuery: 'trends', StickinessQuery: 'stickiness', LifecycleQuery: 'lifecycle' };
+
+type Json = Record<string, unknown>;
+
+function objectField(node: Json, key: string): Json {
+  const value = node[key];
+  if (value === undefined || value === null) return {};
+  if (!isJsonObject(value)) throw ApiError.validation(`${key} must be an object.`, key);
+  return value;
+}
+
+function seriesEntity(raw: unknown, position: number): Json {
+  if (!isJsonObject(raw)) throw ApiError.validation(`series[${position}] must be an EventsNode object.`, 'series');
+  if (raw.kind === 'ActionsNode') throw ApiError.validation('Actions are not supported by this server: use EventsNode series.', 'series');
+  if (raw.kind !== undefined && raw.kind !== 'EventsNode') throw ApiError.validation(`series[${position}].kind "${String(raw.kind)}" is not supported: use EventsNode.`, 'series');
+  return {
+    id: raw.event ?? null, name: raw.name, custom_name: raw.custom_name, order: position, math: raw.math,
+    math_property: raw.math_property, math_group_type_index: raw.math_group_type_index, properties: raw.properties,
+  };
+}
+
+function breakdownInput(node: Json): FilterInput {
+  const filter = objectField(node, 'breakdownFilter');
+  const input: FilterInput = {};
+  if (filter.breakdowns !== undefined) input.breakdowns = filter.breakdowns;
+  if (filter.breakdown !== undefined && filter.breakdown !== null) input.breakdown = filter.breakdown;
+  for (const key of ['breakdown_type', 'breakdown_limit', 'breakdown_group_type_index']) if (filter[key] !== undefined && filter[key] !== null) input[key] = filter[key];
+  return input;
+}
+
+/** The legacy filter equivalent to an insight node. */
+export function nodeToFilter(node: Json): { kind: InsightKind; input: FilterInput } {
+  const kind = INSIGHT_NODES[String(node.kind)];
+  if (!kind) throw ApiError.validation(`Query kind "${String(node.kind)}" is not supported here: use TrendsQuery, StickinessQuery or LifecycleQuery.`, 'kind');
+  if (!Array.isArray(node.series)) throw ApiError.validation('series must be a list of EventsNode.', 'series');
+  const dateRange = objectField(node, 'dateRange');
+  const trendsFilter = objectField(node, 'trendsFilter');
+  const input: FilterInput = {
+    events: node.series.map(seriesEntity),
+    ...(node.interval !== undefined && node.interval !== null ? { interval: node.interval } : {}),
+    ...(dateRange.date_from !== undefined && dateRange.date_from !== null ? { date_from: dateRange.date_from } : {}),
+    ...(dateRange.date_to !== undefined && dateRange.date_to !== null ? { date_to: dateRange.date_to } : {}),
+    explicit_date: dateRange.explicitDate === true,
+    properties: node.properties ?? [],
+    filter_test_accounts: node.filterTestAccounts === true,
+    compare: objectField(node, 'compareFilter').compare === true,
+    ...(node.aggregation_group_type_index !== undefined ? { aggregation_group_type_index: node.aggregation_group_type_index } : {}),
+  };
+  if (kind === 'trends') {
+    Object.assign(input, breakdownInput(node));
+    if (trendsFilter.display !== undefined) input.display = trendsFilter.display;
+    const formula = trendsFilter.formula ?? (Array.isArray(trendsFilter.formulas) ? trendsFilter.formulas[0] : undefined);
+    if (formula !== undefined && formula !== null) input.formula = formula;
+  }
+  return { kind, input };
+}
+
+/** Errors name the node's fields, not the legacy ones they were translated into. */
+export function withNodeNames<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof ApiError && error.attr === 'events') throw ApiError.validation(error.detail.replace(/^events/, 'series'), 'series');
+    throw error;
+  }
+}

@@ -1,0 +1,43 @@
+import type { SerializedActor } from './actor.presenter';
+
+/**
+ * PostHog's `format_paginated_url`: when the request already has `offset=`, the next page is the same
+ * path and query without the leading slash with that offset replaced; otherwise the absolute URL with
+ * `offset` appended. `limit` stays as the request gave it.
+ */
+export function paginatedUrl(url: URL, offset: number, limit: number): string {
+  const next = offset + limit;
+  const pathAndQuery = `${url.pathname}${url.search}`;
+  if (new RegExp(`[?&]offset=`).test(url.search)) return pathAndQuery.slice(1).replace(`offset=${offset}`, `offset=${next}`);
+  return `${url.toString()}${url.search ? '&' : '?'}offset=${next}`;
+}
+
+export interface ActorsReplyInput {
+  people: SerializedActor[];
+  /** Rows the page query returned, before persons deleted since were left out. */
+  rawCount: number;
+  full: boolean;
+  url: URL;
+  offset: number;
+  limit: number;
+}
+
+/** Trends (and the later funnel and path) persons: PostHog's cached-results envelope. */
+export function actorsReply(input: ActorsReplyInput, lastRefresh: Date) {
+  return {
+    results: [{ people: input.people, count: input.people.length }],
+    next: input.full ? paginatedUrl(input.url, input.offset, input.limit) : null,
+    initial: input.url.toString(),
+    missing_persons: input.rawCount - input.people.length,
+    is_cached: false,
+    last_refresh: lastRefresh.toISOString(),
+  };
+}
+
+/** Stickiness and lifecycle persons: only the people and `next`. */
+export function plainActorsReply(input: ActorsReplyInput) {
+  return {
+    results: [{ people: input.people, count: input.people.length }],
+    next: input.full ? paginatedUrl(input.url, input.offset, input.limit) : null,
+  };
+}

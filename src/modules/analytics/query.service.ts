@@ -1,0 +1,110 @@
+import { Injectable } from '@nestjs/common';
+import { DateTime } from 'luxon';
+import { ApiError } from '../../common/errors/api-error';
+import { isJsonObject } from '../../common/json/json-object';
+import type { ProjectEntity } from '../projects/project.entity';
+import { InsightsService } from './insights.service';
+import { bucketStarts, intervalStart, nextInterval, parseInsightDate, previousRange } from './model/insight-dates';
+import { ActorsSelection, AGGREGATE_DISPLAYS, InsightQuery, LIFECYCLE_STATUSES, LifecycleStatus } from './model/insight-query';
+import { FilterInput } from './parsers/filter-values';
+import { nodeToFilter, withNodeNames } from './parsers/query-node.parser';
+import { actorColumns, actorOptions, actorRows, queryResult } from './presenters/query.presenter';
+
+type Json = Record<string, unknown>;
+const MAX_ACTORS_LIMIT = 1000;
+
+/** `POST /query/`: the query API's insight and actors nodes, answered by the same engine as the legacy routes. */
+@Injectable()
+export class QueryService {
+  constructor(private readonly insights: InsightsService) {}
+
+  async run(project: ProjectEntity, body: unknown) {
+    if (!isJsonObject(body) || !isJsonObject(body.query)) throw ApiError.validation('The body must be {"query": {"kind": …}}.', 'query');
+    const node = body.query;
+    const refresh = body.refresh === true || (typeof body.refresh === 'string' && body.refresh.startsWith('force'));
+    if (node.kind === 'ActorsQuery') return this.actors(project, node);
+    if (node.kind === 'InsightActorsQuery') return this.actors(project, { kind: 'ActorsQuery', source: node });
+    if (node.kind === 'InsightActorsQueryOptions') return this.options(project, this.insightActorsSource(node));
+    const query = await this.insight(project, node);
+    const { result } = await this.insights.compute(project, query, refresh);
+    return { ...queryResult(query, result.value), is_cached: result.isCached, last_refresh: result.lastRefresh.toISOString(), timezone: project.timezone };
+  }
+
+  private async insight(project: ProjectEntity, node: Json): Promise<InsightQuery> {
+    const { kind, input } = withNodeNames(() => nodeToFilter(node));
+    return withNodeNames(() => this.insights.parseLegacy(project, input as FilterInput, kind));
+  }
+
+  private insightActorsSource(node: Json): Json {
+    const source = node.source;
+    if (!isJsonObject(source) || source.kind !== 'InsightActorsQuery' || !isJsonObject(source.source)) {
+      throw ApiError.validation('source must be an InsightActorsQuery over a TrendsQuery, StickinessQuery or LifecycleQuery.', 'source');
+    }
+    return source;
+  }
+
+  private async actors(project: ProjectEntity, node: Json) {
+    const source = this.insightActorsSource(node);
+    const query = await this.insight(project, source.source as Json);
+    const limit = integerField(node, 'limit', 100, 1, MAX_ACTORS_LIMIT);
+    const offset = integerField(node, 'offset', 0, 0, 10_000_000);
+    const search = typeof node.search === 'string' && node.search !== '' ? node.search : undefined;
+    const { focused, selection } = this.selection(query, source, { limit: limit + 1, offset, search });
+    const columns = actorColumns(node.select, query.kind);
+    const { page, people } = await this.insights.actorsOf(project, focused, selection);
+    const hasMore = page.actors.length > limit;
+    return {
+      results: actorRows(people.slice(0, limit), columns),
+      columns,
+      types: columns.map(() => 'String'),
+      hogql: '',
+      hasMore,
+      limit,
+      offset,
+      missing_actors_count: Math.min(page.actors.length, limit) - Math.min(people.length, limit),
+    };
+  }
+
+  /** InsightActorsQuery's `series`, `day`, `status`, `breakdown` and `compare` as a selection of the engine. */
+  private selection(query: InsightQuery, source: Json, page: { limit: number; offset: number; search?: string }) {
+    const seriesIndex = integerField(source, 'series', 0, 0, Math.max(0, query.series.length - 1));
+    const series = query.series[seriesIndex];
+    if (!series) throw ApiError.validation('The insight has no series to list actors of.', 'series');
+    const focused: InsightQuery = { ...query, series: [{ ...series, index: 0 }] };
+    const range = source.compare === 'previous' ? previousRange(query.range) : query.range;
+    const base: ActorsSelection = { seriesIndex: 0, range, ...page };
+    if (query.kind === 'stickiness') return { focused, selection: { ...base, stickinessDays: integerField(source, 'day', 1, 1, 10_000) } };
+    if (query.kind === 'lifecycle') {
+      const status = source.status;
+      if (typeof status !== 'string' || !(LIFECYCLE_STATUSES as readonly string[]).includes(status)) {
+        throw ApiError.validation(`status must be one of ${LIFECYCLE_STATUSES.join(', ')}.`, 'status');
+      }
+      const target = this.dayStart(query, source.day);
+      return { focused, selection: { ...base, lifecycle: { status: status as LifecycleStatus, target } } };
+    }
+    const breakdownValue = source.breakdown === undefined || source.breakdown === null ? undefined : (source.breakdown as ActorsSelection['breakdownValue']);
+    if (AGGREGATE_DISPLAYS.has(query.display) || source.day === undefined || source.day === null) return { focused, selection: { ...base, breakdownValue } };
+    const start = this.dayStart(query, source.day);
+    const end = nextInterval(start, query.interval).minus({ milliseconds: 1 });
+    const pointRange = { ...range, from: start < range.from ? range.from : start, to: end > range.to ? range.to : end };
+    return { focused, selection: { ...base, range: pointRange, breakdownValue } };
+  }
+
+  private dayStart(query: InsightQuery, day: unknown): DateTime {
+    if (typeof day !== 'string' || day === '') throw ApiError.validation('day must name the period: its start date (e.g. 2024-01-31).', 'day');
+    return intervalStart(parseInsightDate(day, 'day', query.timezone, DateTime.now()).at.setZone(query.timezone), query.interval, query.weekStartDay);
+  }
+
+  private async options(project: ProjectEntity, source: Json) {
+    const query = await this.insight(project, source.source as Json);
+    const { result } = await this.insights.compute(project, query, false);
+    return actorOptions(query, result.value, bucketStarts(query.range, query.interval, query.weekStartDay));
+  }
+}
+
+function integerField(node: Json, key: string, fallback: number, min: number, max: number): number {
+  const raw = node[key];
+  if (raw === undefined || raw === null) return fallback;
+  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < min || raw > max) throw ApiError.validation(`${key} must be an integer from ${min} to ${max}.`, key);
+  return raw;
+}

@@ -1,0 +1,114 @@
+import { Injectable } from '@nestjs/common';
+import type { DateTime } from 'luxon';
+import { AnalyticsRepository, PointRow } from './analytics.repository';
+import { evaluateFormula, parseFormula } from './model/formula';
+import { bucketKey, bucketStarts, nextInterval, previousRange } from './model/insight-dates';
+import { AGGREGATE_DISPLAYS, DateRange, InsightQuery, Series } from './model/insight-query';
+import type { BreakdownValue, InsightResult, SeriesResult } from './model/insight-result';
+import type { SqlContext } from './sql/event-scope.sql';
+import { activeActorsSql, ActiveWindow, BreakdownSlice, firstSeenPointsSql, topBreakdownValuesSql, trendPointsSql } from './sql/trends.sql';
+
+/** One breakdown slice as queried (`slice`) and as shown (value, label, the row key it comes back under). */
+interface SliceView {
+  slice: BreakdownSlice;
+  values: Array<{ key: string | null; value: BreakdownValue | null; label: string | null }>;
+}
+
+const ACTIVE_DAYS: Record<string, number> = { weekly_active: 7, monthly_active: 30 };
+
+/** The breakdown text a row carries, as shown: several properties come back as a JSON list. */
+function shownValue(key: string, multi: boolean): BreakdownValue {
+  return multi ? (JSON.parse(key) as string[]) : key;
+}
+
+/** Trends: every series' points (per breakdown value, per compared period), then the formula over them. */
+@Injectable()
+export class TrendsService {
+  constructor(private readonly repository: AnalyticsRepository) {}
+
+  async compute(query: InsightQuery, ctx: SqlContext, cohortNames: ReadonlyMap<number, string>): Promise<InsightResult> {
+    const { slices, hasMore } = await this.slices(query, ctx, cohortNames);
+    const periods: Array<[SeriesResult['compareLabel'], DateRange]> = query.compare
+      ? [['current', query.range], ['previous', previousRange(query.range)]]
+      : [[null, query.range]];
+    const lines: SeriesResult[] = [];
+    for (const [compareLabel, range] of periods) {
+      const perSeries: SeriesResult[][] = [];
+      for (const series of query.series) perSeries.push(await this.seriesLines(query, series, range, slices, compareLabel, ctx));
+      lines.push(...(query.formula ? this.formulaLines(query.formula, perSeries) : perSeries.flat()));
+    }
+    return { series: lines, hasMore };
+  }
+
+  /** The breakdown values of this page (most events first), or the listed cohorts, or no breakdown. */
+  private async slices(query: InsightQuery, ctx: SqlContext, cohortNames: ReadonlyMap<number, string>): Promise<{ slices: SliceView[]; hasMore: boolean }> {
+    const breakdown = query.breakdown;
+    if (!breakdown) return { slices: [{ slice: null, values: [{ key: null, value: null, label: null }] }], hasMore: false };
+    if (breakdown.kind === 'cohort') {
+      const slices = breakdown.cohorts.map((cohort) => ({
+        slice: { kind: 'cohort' as const, cohort },
+        values: [{ key: null, value: cohort, label: cohort === 'all' ? 'all users' : (cohortNames.get(cohort) ?? String(cohort)) }],
+      }));
+      return { slices, hasMore: false };
+    }
+    const rows = await this.repository.breakdownValues(topBreakdownValuesSql(query, ctx, breakdown.limit, query.breakdownOffset));
+    const page = rows.slice(0, breakdown.limit).map((r) => r.value);
+    const multi = breakdown.properties.length > 1;
+    const values = page.map((key) => ({ key, value: shownValue(key, multi), label: multi ? (JSON.parse(key) as string[]).join('::') : key }));
+    return { slices: page.length ? [{ slice: { kind: 'values', values: page }, values }] : [], hasMore: rows.length > breakdown.limit };
+  }
+
+  private async seriesLines(query: InsightQuery, series: Series, range: DateRange, slices: SliceView[], compareLabel: SeriesResult['compareLabel'], ctx: SqlContext): Promise<SeriesResult[]> {
+    const aggregate = AGGREGATE_DISPLAYS.has(query.display);
+    const buckets = aggregate ? [] : bucketStarts(range, query.interval, query.weekStartDay);
+    const lines: SeriesResult[] = [];
+    for (const view of slices) {
+      const rows = await this.points(query, series, range, view.slice, buckets, aggregate, ctx);
+      for (const shown of view.values) {
+        const mine = rows.filter((row) => view.slice?.kind !== 'values' || row.breakdown_value === shown.key);
+        const label = shown.label === null ? series.customName ?? series.name : `${series.customName ?? series.name} - ${shown.label}`;
+        lines.push({
+          series, label, breakdownValue: shown.value, breakdownLabel: shown.label, compareLabel, range, buckets,
+          data: aggregate ? [] : this.filled(query, series, buckets, mine),
+          aggregatedValue: aggregate ? (mine[0]?.value ?? 0) : null,
+        });
+      }
+    }
+    return lines;
+  }
+
+  private points(query: InsightQuery, series: Series, range: DateRange, slice: BreakdownSlice, buckets: DateTime[], aggregate: boolean, ctx: SqlContext): Promise<PointRow[]> {
+    const days = ACTIVE_DAYS[series.math];
+    if (days) return this.repository.points(activeActorsSql(query, series, range, slice, this.windows(query, range, buckets, aggregate), days, ctx));
+    const cumulativeActors = query.display === 'ActionsLineGraphCumulative' && (series.math === 'dau' || series.math === 'unique_group');
+    if (cumulativeActors) return this.repository.points(firstSeenPointsSql(query, series, range, slice, ctx));
+    return this.repository.points(trendPointsSql(query, series, range, slice, ctx, aggregate));
+  }
+
+  /** Active-users windows: each point's window ends on its bucket's last day, never past the range. */
+  private windows(query: InsightQuery, range: DateRange, buckets: DateTime[], aggregate: boolean): ActiveWindow[] {
+    const lastDayOf = (end: DateTime) => bucketKey((end > range.to ? range.to : end).startOf('day'));
+    if (aggregate) return [{ bucket: 'all', lastDay: lastDayOf(range.to) }];
+    return buckets.map((start) => ({ bucket: bucketKey(start), lastDay: lastDayOf(nextInterval(start, query.interval).minus({ milliseconds: 1 })) }));
+  }
+
+  /** Zero-filled values in bucket order; the cumulative display runs a sum over them. */
+  private filled(query: InsightQuery, series: Series, buckets: DateTime[], rows: PointRow[]): number[] {
+    const byBucket = new Map(rows.map((row) => [row.bucket, row.value ?? 0]));
+    const data = buckets.map((start) => byBucket.get(bucketKey(start)) ?? 0);
+    if (query.display !== 'ActionsLineGraphCumulative') return data;
+    let sum = 0;
+    return data.map((value) => (sum += value));
+  }
+
+  /** The formula's line per breakdown value: the same point of each series, combined. */
+  private formulaLines(formula: string, perSeries: SeriesResult[][]): SeriesResult[] {
+    const parsed = parseFormula(formula, perSeries.length);
+    return perSeries[0].map((template, line) => {
+      const at = (index: number) => perSeries.map((lines) => (lines[line]?.data[index] ?? 0));
+      const aggregated = template.aggregatedValue === null ? null : evaluateFormula(parsed, perSeries.map((lines) => lines[line]?.aggregatedValue ?? 0));
+      const label = template.breakdownLabel === null ? formula : `${formula} - ${template.breakdownLabel}`;
+      return { ...template, series: null, label, data: template.data.map((_, i) => evaluateFormula(parsed, at(i))), aggregatedValue: aggregated };
+    });
+  }
+}

@@ -1,0 +1,161 @@
+'use strict';
+// Insights on a large project: the data set of data-api.js (BENCH_DATA_EVENTS events, default 10 million,
+// over BENCH_DATA_PERSONS persons, default 1 million, 30 days) in a scratch database; a DAU trend, a
+// person-property breakdown, stickiness, lifecycle and the persons behind one DAU point, each timed one
+// request at a time with `refresh=true` (so every request computes, none is a cache hit), beside a raw
+// GROUP BY over the same events; then `/capture/` at a fixed 1,000 req/s, alone and while insights run,
+// since insights must never slow ingestion down. Run by `npm run bench` after the data-api phase
+// (BENCH_SKIP_ANALYTICS=1 skips it), alone with `node test/bench/run.js analytics` after a build.
+const { performance } = require('node:perf_hooks');
+const { Client } = require('pg');
+const { freePort, waitForHttp, startProcess, pacedLoad, percentile, sql, databaseUrl, otherProcessesCpu, removeRedisKeys } = require('./bench-support');
+const { generate, EVENTS, PERSONS, DAYS } = require('./data-api');
+
+const POSTGRES = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const ITERATIONS = Number(process.env.BENCH_ANALYTICS_ITERATIONS ?? 10);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
+const PROJECT_KEY = 'phc_BenchmarkAnalyticsProjectKey0000000000000';
+const PERSONAL_KEY = 'phx_BenchmarkAnalyticsPersonalKey000000000000';
+const CAPTURE_RATE = 1000;
+/** Insights running at once beside the paced capture: enough to keep PostgreSQL busy on both cores. */
+const INSIGHTS_AT_ONCE = 2;
+const REFERENCE_SQL = `SELECT date_trunc('day', timestamp) AS d, count(*) FROM event
+  WHERE project_id = 1 AND event = '$pageview' AND timestamp >= now() - interval '30 days' GROUP BY 1`;
+
+const json = (value) => encodeURIComponent(JSON.stringify(value));
+
+/** [label, path under /api/projects/1/]; every one with refresh=true so the result cache is bypassed. */
+function insightCases() {
+  const pageviews = json([{ id: '$pageview' }]);
+  const dau = json([{ id: '$pageview', math: 'dau' }]);
+  // One whole day inside the data set, in UTC (the project's default timezone).
+  const day = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
+  return [
+    ['trend DAU, 30 days', `insights/trend/?events=${dau}&date_from=-30d`],
+    ['trend total by person plan, top 25', `insights/trend/?events=${pageviews}&breakdown=plan&breakdown_type=person&breakdown_limit=25&date_from=-30d`],
+    ['stickiness, 30 days', `insights/trend/?insight=STICKINESS&shown_as=Stickiness&events=${pageviews}&date_from=-30d`],
+    ['lifecycle, 30 days', `insights/trend/?shown_as=Lifecycle&events=${pageviews}&date_from=-30d`],
+    ['persons of one DAU point', `persons/trends/?events=${dau}&entity_id=%24pageview&entity_type=events&entity_math=dau&date_from=${day}&date_to=${day}`],
+  ].map(([label, path]) => [label, `${path}&refresh=true`]);
+}
+
+/** One GET; anything but 200 stops the phase with the reply's body, since a fast error is no result. */
+async function get(baseUrl, path) {
+  const response = await fetch(`${baseUrl}/api/projects/1/${path}`, { headers: { authorization: `Bearer ${PERSONAL_KEY}` } });
+  const body = await response.text();
+  if (response.status !== 200) throw new Error(`GET /api/projects/1/${path}: ${response.status}\n${body.slice(0, 4000)}`);
+  return body;
+}
+
+/** What came back, so a row shows the reply was a real result: series for insights, persons for persons. */
+function describe(body) {
+  const reply = JSON.parse(body);
+  if (Array.isArray(reply.result)) return `${reply.result.length} series`;
+  const people = reply.results?.[0]?.people;
+  return Array.isArray(people) ? `${people.length} persons` : 'unknown shape';
+}
+
+/** One warm-up call, then ITERATIONS calls one after another; p50 / p99 in ms (p99 is the slowest of few). */
+async function timed(call) {
+  let last = await call();
+  const samples = [];
+  for (let i = 0; i < ITERATIONS; i++) {
+    const started = performance.now();
+    last = await call();
+    samples.push(performance.now() - started);
+  }
+  samples.sort((a, b) => a - b);
+  return { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99), last };
+}
+
+/**
+ * INSIGHTS_AT_ONCE loops issuing the insights back to back until stopped. Failures are counted, not thrown,
+ * so the capture phase they run beside still reports; `stop` waits for the requests in flight.
+ */
+function insightsInBackground(baseUrl, cases) {
+  let stopped = false;
+  const stats = { done: 0, failed: 0, firstError: '' };
+  const loop = async (offset) => {
+    for (let i = offset; !stopped; i++) {
+      try {
+        await get(baseUrl, cases[i % cases.length][1]);
+        stats.done++;
+      } catch (error) {
+        stats.failed++;
+        stats.firstError ||= String(error.message).split('\n').slice(0, 2).join(' ').slice(0, 300);
+      }
+    }
+  };
+  const loops = Array.from({ length: INSIGHTS_AT_ONCE }, (_, n) => loop(n));
+  return {
+    stop: async () => {
+      stopped = true;
+      await Promise.all(loops);
+      return stats;
+    },
+  };
+}
+
+async function runAnalytics(row, run = Date.now().toString(36)) {
+  const database = `hogbase_bench_analytics_${run}`;
+  await sql(POSTGRES, `CREATE DATABASE ${database}`);
+  const url = databaseUrl(POSTGRES, database);
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  // ROLE=api as in run.js's capture phases, so capture alone is the same path there and here (the events stay
+  // queued, no worker stores them); ANALYTICS_* keep their defaults unless set in the bench's environment.
+  const env = { DATABASE_URL: url, REDIS_URL: REDIS, QUEUE_PREFIX: `hbanalytics${run}`, INIT_PROJECT_API_KEY: PROJECT_KEY, INIT_PERSONAL_API_KEY: PERSONAL_KEY, LOG_LEVEL: 'warn', ROLE: 'api', PORT: String(port) };
+  let service = startProcess(['dist/main.js'], env);
+  const client = new Client({ connectionString: url });
+  try {
+    await waitForHttp(`${baseUrl}/_readyz`);
+    // The schema and first project exist now; the data goes in with the service stopped.
+    await service.stop();
+    const seconds = await generate(url);
+    row(`analytics data set: ${EVENTS.toLocaleString('en')} events`, 'COPY + ANALYZE (s)', seconds, `${PERSONS.toLocaleString('en')} persons, events over ${DAYS} days`);
+    service = startProcess(['dist/main.js'], env);
+    await waitForHttp(`${baseUrl}/_readyz`);
+    await client.connect();
+
+    const cases = insightCases();
+    for (const [label, path] of cases) {
+      const ours = await timed(() => get(baseUrl, path));
+      let reference = '';
+      if (label.startsWith('trend DAU')) {
+        const raw = await timed(() => client.query(REFERENCE_SQL));
+        reference = `; raw SQL per-day count of $pageview over 30 days: p50 ${raw.p50} / p99 ${raw.p99} ms (${raw.last.rowCount} rows)`;
+      }
+      row(label, 'p50 / p99 latency (ms)', `${ours.p50} / ${ours.p99}`, `${ITERATIONS} × HTTP 200 after 1 warm-up, ${describe(ours.last)}${reference}`);
+    }
+
+    // Capture at a fixed rate, open loop, as run.js measures it; a warm-up first so that the phase alone
+    // is not the cold one of the two.
+    const body = JSON.stringify({ api_key: PROJECT_KEY, event: 'bench', distinct_id: 'bench-user', properties: { $current_url: 'https://example.com' } });
+    const capture = (duration) => pacedLoad({ url: `${baseUrl}/capture/`, body, rate: CAPTURE_RATE, duration, connections: 16 });
+    await capture(WARMUP_SECONDS);
+    const othersAlone = otherProcessesCpu([service.child.pid]);
+    const alone = await capture(SECONDS);
+    const othersAloneCpu = othersAlone.percent();
+    const othersLoaded = otherProcessesCpu([service.child.pid]);
+    const background = insightsInBackground(baseUrl, cases);
+    const loaded = await capture(SECONDS);
+    const insights = await background.stop();
+    const othersLoadedCpu = othersLoaded.percent();
+    const rate = CAPTURE_RATE.toLocaleString('en');
+    const done = (r, others) => `${r.requestsPerSec} req/s done, ${r.non2xx + r.errors} errors, other processes ${others} % CPU`;
+    row(`/capture/ at ${rate} req/s, alone`, 'p50 / p99 latency (ms)', `${alone.p50} / ${alone.p99}`, done(alone, othersAloneCpu));
+    row(`/capture/ at ${rate} req/s, with insights`, 'p50 / p99 latency (ms)', `${loaded.p50} / ${loaded.p99}`, `${done(loaded, othersLoadedCpu)}; ${insights.done} insights answered ${INSIGHTS_AT_ONCE} at a time, ${insights.failed} failed${insights.firstError ? ` (first: ${insights.firstError})` : ''}`);
+    const ratio = alone.p99 > 0 ? Math.round((100 * loaded.p99) / alone.p99) / 100 : '?';
+    row('/capture/ p99 with / without insights', 'ratio', ratio, `target ≤ 2: ${typeof ratio === 'number' && ratio <= 2 ? 'met' : 'not met'}`);
+    row('analytics memory', 'peak RSS service (MB)', service.peakRssMb(), 'ROLE=api, one process, sampled every 500 ms');
+  } finally {
+    await client.end().catch(() => undefined);
+    await service.stop();
+    await sql(POSTGRES, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
+    await removeRedisKeys(REDIS, env.QUEUE_PREFIX);
+  }
+}
+
+module.exports = { runAnalytics };
