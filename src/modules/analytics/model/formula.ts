@@ -20,7 +20,7 @@ function tokenize(text: string): string[] {
   TOKEN.lastIndex = 0;
   while (TOKEN.lastIndex < text.length) {
     if (/^\s*$/.test(text.slice(TOKEN.lastIndex))) break;
-    const at = TOKEN.lastIndex;
+    const at = TOKEN.lastIndex + (/^\s*/.exec(text.slice(TOKEN.lastIndex))?.[0].length ?? 0);
     const match = TOKEN.exec(text);
     if (!match) throw new FormulaError(`has an unexpected character at position ${at + 1}`);
     tokens.push(match[1]);
