@@ -13,7 +13,7 @@ describe('Insight properties', () => {
   const DAYS = ['2026-02-01', '2026-02-02', '2026-02-03', '2026-02-04'];
   const range = { date_from: DAYS[0], date_to: DAYS[DAYS.length - 1], refresh: 'true' };
   const q = (params: Record<string, unknown>) =>
-    new URLSearchParams(Object.entries({ ...range, ...params }).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString();
+    new URLSearchParams(Object.entries({ ...range, ...params }).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)] as [string, string])).toString();
   const get = async (path: string) => {
     const res = await t.http.get(path.replace(/^https?:\/\/[^/]+/, '').replace(/^(?!\/)/, '/'));
     expect(res.status).toBe(200);
@@ -23,7 +23,7 @@ describe('Insight properties', () => {
   /** One generated event: who (person index, distinct id index), when (day, hour) and a browser. */
   const event = fc.record({ person: fc.nat(5), alias: fc.nat(1), day: fc.nat(DAYS.length - 1), hour: fc.nat(23), browser: fc.constantFrom('Chrome', 'Safari', null) });
 
-  async function load(events: Array<fc.RecordValue<{ person: number; alias: number; day: number; hour: number; browser: string | null }>>) {
+  async function load(events: Array<{ person: number; alias: number; day: number; hour: number; browser: string | null }>) {
     await t.sql('DELETE FROM event; DELETE FROM person_distinct_id; DELETE FROM person');
     const persons = new Map<number, number>();
     for (const e of events) {

@@ -15,7 +15,7 @@ describe('Insights: trends, stickiness, lifecycle', () => {
   let base: string;
   const pv = (distinct_id: string, timestamp: string, properties: Record<string, unknown> = {}) => ({ event: '$pageview', distinct_id, timestamp, properties });
   const q = (params: Record<string, unknown>) =>
-    new URLSearchParams(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString();
+    new URLSearchParams(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)] as [string, string])).toString();
   const trend = async (params: Record<string, unknown>) => {
     const res = await t.http.get(`${base}/insights/trend/?${q({ date_from: '2026-01-01', date_to: '2026-01-04', ...params })}`);
     expect(res.status).toBe(200);
@@ -33,11 +33,11 @@ describe('Insights: trends, stickiness, lifecycle', () => {
     t = await startTestApp({ env: { ROLE: 'all' } });
     base = `/api/projects/${t.keys.projectId}`;
     await ingestBatch(t, t.keys.projectApiKey, [
-      pv('alice', '2026-01-01T10:00:00Z', { $browser: 'Chrome', amount: 10, $set: { name: 'Alice Liddell' } }),
-      pv('alice', '2026-01-01T11:00:00Z', { $browser: 'Chrome', amount: 20 }),
+      pv('alice', '2026-01-01T10:00:00Z', { $browser: 'Chrome', amount: 10, $session_id: 's1', $set: { name: 'Alice Liddell' } }),
+      pv('alice', '2026-01-01T11:00:00Z', { $browser: 'Chrome', amount: 20, $session_id: 's1' }),
       { event: 'signed_up', distinct_id: 'alice', timestamp: '2026-01-01T12:00:00Z', properties: { $groups: { company: 'acme' } } },
       { event: '$groupidentify', distinct_id: 'alice', timestamp: '2026-01-01T12:01:00Z', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { name: 'Acme' } } },
-      pv('bob-anon', '2026-01-01T15:00:00Z', { $browser: 'Safari', amount: 7 }),
+      pv('bob-anon', '2026-01-01T15:00:00Z', { $browser: 'Safari', amount: 7, $session_id: 's2' }),
       pv('bob-anon', '2026-01-02T07:00:00Z', { $browser: 'Safari', amount: 2 }),
     ]);
     await ingestBatch(t, t.keys.projectApiKey, [
@@ -89,6 +89,7 @@ describe('Insights: trends, stickiness, lifecycle', () => {
       ['min', [7, 1, 5, 0]],
       ['max', [20, 3, 5, 0]],
       ['median', [10, 2, 5, 0]],
+      ['p90', [18, 2.8, 5, 0]],
     ])('aggregates a numeric property per day (%s)', async (math, expected) => {
       const body = await trend({ events: [{ id: '$pageview', math, math_property: 'amount' }] });
       expect(body.result[0].data.map((v: number) => Number(v.toFixed(6)))).toEqual(expected.map((v) => Number(v.toFixed(6))));
@@ -204,6 +205,77 @@ describe('Insights: trends, stickiness, lifecycle', () => {
     });
   });
 
+  describe('more series, breakdowns and filters', () => {
+    const lines = (body: { result: Array<{ breakdown_value: unknown; data: number[] }> }) => body.result.map((s) => [s.breakdown_value, s.data]);
+
+    it('counts every event for a series without an event name, and reads date_from=all', async () => {
+      const body = await trend({ events: [{ id: null }], date_from: 'all' });
+      expect([body.result[0].label, body.result[0].data]).toEqual(['All events', [5, 5, 1, 2]]);
+    });
+
+    it('counts unique sessions', async () => {
+      expect((await trend({ events: [{ id: '$pageview', math: 'unique_session' }] })).result[0].data).toEqual([2, 0, 0, 0]);
+    });
+
+    it('breaks down by several properties at once, one line per combination', async () => {
+      const body = await trend({ events: [{ id: '$pageview' }], breakdowns: [{ property: '$browser' }, { property: 'plan', type: 'person' }] });
+      expect(lines(body)).toEqual([
+        [['Chrome', '$$_posthog_breakdown_null_$$'], [2, 0, 0, 0]],
+        [['Chrome', 'pro'], [0, 1, 0, 1]],
+        [['Safari', 'pro'], [1, 1, 0, 0]],
+        [['Chrome', 'free'], [0, 0, 0, 1]],
+        [['Firefox', '$$_posthog_breakdown_null_$$'], [0, 0, 1, 0]],
+        [['Firefox', 'free'], [0, 1, 0, 0]],
+      ]);
+      const url = body.result[1].persons_urls[3].url;
+      expect(names(await people(url))).toEqual(['bob@example.com']);
+    });
+
+    it('breaks down by a group property and filters by one', async () => {
+      const body = await trend({ events: [{ id: 'signed_up' }], breakdown: 'name', breakdown_type: 'group', breakdown_group_type_index: 0 });
+      expect(lines(body)).toEqual([
+        ['$$_posthog_breakdown_null_$$', [0, 1, 0, 0]],
+        ['Acme', [1, 0, 0, 0]],
+      ]);
+      const filtered = await trend({ events: [{ id: 'signed_up' }], properties: [{ key: 'name', value: 'Acme', type: 'group', group_type_index: 0 }] });
+      expect(filtered.result[0].data).toEqual([1, 0, 0, 0]);
+    });
+
+    it('breaks down by cohorts, with all users', async () => {
+      const cohort = await t.http.post(`${base}/cohorts/`, { name: 'Pro', filters: { properties: { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }] } } });
+      expect(cohort.status).toBe(201);
+      const body = await trend({ events: [{ id: '$pageview' }], breakdown_type: 'cohort', breakdown: [cohort.body.id, 'all'] });
+      expect(lines(body)).toEqual([
+        [cohort.body.id, [1, 2, 0, 1]],
+        ['all', [3, 3, 1, 2]],
+      ]);
+      expect(body.result.map((s: { label: string }) => s.label)).toEqual(['$pageview - Pro', '$pageview - all users']);
+      expect(names(await people(body.result[0].persons_urls[1].url))).toEqual(['bob@example.com']);
+    });
+
+    it('shows one number per breakdown value on a world map', async () => {
+      const body = await trend({ events: [{ id: '$pageview' }], breakdown: '$browser', display: 'WorldMap' });
+      expect(body.result.map((s: { breakdown_value: string; aggregated_value: number }) => [s.breakdown_value, s.aggregated_value])).toEqual([
+        ['Chrome', 5],
+        ['Firefox', 2],
+        ['Safari', 2],
+      ]);
+    });
+
+    it('leaves out test accounts by the project\'s filters when asked', async () => {
+      const filters = [{ key: 'email', value: 'carol@example.com', operator: 'is_not', type: 'person' }];
+      expect((await t.http.patch(`${base}/`, { test_account_filters: filters })).body.test_account_filters).toEqual(filters);
+      try {
+        expect((await trend({ events: [{ id: '$pageview' }], filter_test_accounts: true })).result[0].data).toEqual([3, 2, 1, 1]);
+        expect((await trend({ events: [{ id: '$pageview' }] })).result[0].data).toEqual([3, 3, 1, 2]);
+      } finally {
+        await t.http.patch(`${base}/`, { test_account_filters: [] });
+      }
+      const bad = await t.http.patch(`${base}/`, { test_account_filters: [{ value: 1 }] });
+      expect([bad.status, bad.body.attr]).toEqual([400, 'test_account_filters']);
+    });
+  });
+
   describe('stickiness and lifecycle', () => {
     it('counts persons by the number of days they were active', async () => {
       const body = await trend({ events: [{ id: '$pageview' }], shown_as: 'Stickiness' });
@@ -240,6 +312,28 @@ describe('Insights: trends, stickiness, lifecycle', () => {
       expect((await run({ kind: 'StickinessQuery', series: [{ kind: 'EventsNode', event: '$pageview' }], dateRange })).results[0].data).toEqual([0, 2, 1, 0]);
       const lifecycle = await run({ kind: 'LifecycleQuery', series: [{ kind: 'EventsNode', event: '$pageview' }], dateRange });
       expect(lifecycle.results.map((s: { data: number[] }) => s.data)).toEqual([[2, 1, 0, 0], [0, 1, 0, 0], [0, 0, 1, 2], [0, -1, -2, -1]]);
+    });
+
+    it('gives the legacy numbers for breakdowns, compare and formulas too', async () => {
+      const legacy = await trend({ events: [{ id: '$pageview' }, { id: 'signed_up' }], breakdown: '$browser', compare: true, formula: 'A+B', date_from: '2026-01-03' });
+      const query = await run({
+        kind: 'TrendsQuery',
+        series: [{ kind: 'EventsNode', event: '$pageview' }, { kind: 'EventsNode', event: 'signed_up' }],
+        dateRange: { date_from: '2026-01-03', date_to: '2026-01-04' },
+        breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' },
+        compareFilter: { compare: true },
+        trendsFilter: { formula: 'A+B' },
+      });
+      const shape = (result: Array<{ breakdown_value: string; compare_label: string; data: number[] }>) => result.map((s) => [s.breakdown_value, s.compare_label, s.data]);
+      expect(shape(query.results)).toEqual(shape(legacy.result));
+      expect(shape(query.results).length).toBeGreaterThan(0);
+    });
+
+    it('refuses a node it does not serve, naming the field', async () => {
+      const res = await t.http.post(`${base}/query/`, { query: { kind: 'TrendsQuery', series: [{ kind: 'ActionsNode', id: 1 }] } });
+      expect([res.status, res.body]).toEqual([400, { type: 'validation_error', code: 'invalid_input', detail: 'Actions are not supported by this server: use EventsNode series.', attr: 'series' }]);
+      const kind = await t.http.post(`${base}/query/`, { query: { kind: 'HogQLQuery', query: 'select 1' } });
+      expect([kind.status, kind.body.attr]).toEqual([400, 'kind']);
     });
 
     it('lists the actors of one point through ActorsQuery over InsightActorsQuery', async () => {

@@ -31,6 +31,7 @@ describe('Projects API', () => {
       timezone: 'Europe/Paris',
       access_control: false,
       app_urls: ['https://example.com'],
+      test_account_filters: [],
       created_at: expect.any(String),
       updated_at: expect.any(String),
       effective_membership_level: MembershipLevel.Owner,

@@ -8,7 +8,7 @@ import { nextInterval } from './model/insight-dates';
 import type { ActorsSelection, InsightKind, InsightQuery } from './model/insight-query';
 import type { ActorPage, InsightResult } from './model/insight-result';
 import { checkInsight, usesCohorts } from './parsers/insight-checks';
-import { FilterInput, textValue } from './parsers/filter-values';
+import { FilterInput, propertyFilterValue, textValue } from './parsers/filter-values';
 import { ParseContext, parseLegacyFilter } from './parsers/legacy-filter.parser';
 import type { SerializedActor } from './presenters/actor.presenter';
 import type { SqlContext } from './sql/event-scope.sql';
@@ -78,11 +78,12 @@ export class InsightsService {
   }
 
   private async sqlContext(project: ProjectEntity, query: InsightQuery): Promise<{ sql: SqlContext; cohortNames: Map<number, string> }> {
+    const testAccountFilters = query.filterTestAccounts ? propertyFilterValue(project.testAccountFilters, 'test_account_filters') : null;
     const [cohorts, groupTypes] = await Promise.all([
-      usesCohorts(query) ? this.repository.liveCohorts(project.id) : Promise.resolve(new Map()),
+      usesCohorts(query, testAccountFilters) ? this.repository.liveCohorts(project.id) : Promise.resolve(new Map()),
       this.repository.groupTypes(project.id),
     ]);
     const cohortNames = new Map([...cohorts].map(([id, c]) => [id, c.name as string]));
-    return { sql: { projectId: project.id, cohorts, groupTypes, testAccountFilters: null, now: new Date() }, cohortNames };
+    return { sql: { projectId: project.id, cohorts, groupTypes, testAccountFilters, now: new Date() }, cohortNames };
   }
 }

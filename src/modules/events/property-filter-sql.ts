@@ -15,6 +15,8 @@ export interface CohortDefinition {
 export interface FilterSqlContext {
   /** SQL expressions (trusted, never user input) of the jsonb holding each property type. */
   columns: Partial<Record<'event' | 'person', string>>;
+  /** SQL expression of a group's properties by group type index, where group filters are supported. */
+  groupColumn?: (groupTypeIndex: number) => string;
   /** SQL expression of the row's person id, for cohort membership; cohorts are refused without it. */
   personId?: string;
   now: Date;
@@ -152,7 +154,8 @@ function dynamicCohortSql(cohort: CohortDefinition, ctx: FilterSqlContext, p: Sq
 function leafSql(leaf: PropertyLeaf, ctx: FilterSqlContext, p: SqlParams, visiting: Set<number>, lenient: boolean): string {
   if (leaf.type === 'cohort') return cohortSql(leaf, ctx, p, visiting);
   if (leaf.operator === 'in' || leaf.operator === 'not_in') throw new PropertyFilterError(`Invalid operator: ${leaf.operator}`);
-  const column = leaf.type === 'event' || leaf.type === 'person' ? ctx.columns[leaf.type] : undefined;
+  let column = leaf.type === 'event' || leaf.type === 'person' ? ctx.columns[leaf.type] : undefined;
+  if (leaf.type === 'group' && ctx.groupColumn && leaf.groupTypeIndex !== undefined) column = ctx.groupColumn(leaf.groupTypeIndex);
   if (!column) {
     if (lenient) return FALSE;
     throw new PropertyFilterError(`Property filters of type "${leaf.type}" are not supported here.`);

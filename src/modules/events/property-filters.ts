@@ -9,6 +9,8 @@ export interface PropertyLeaf {
   operator: string;
   type: string;
   negation: boolean;
+  /** Group filters: which group type (0–4) the property belongs to. */
+  groupTypeIndex?: number;
 }
 
 export interface PropertyGroup {
@@ -36,7 +38,10 @@ function parseLeaf(raw: Record<string, unknown>, defaultType: string): PropertyL
   if (typeof operator !== 'string') throw new PropertyFilterError('Property filter operator must be a string.');
   const type = raw.type === undefined || raw.type === null ? defaultType : raw.type;
   if (typeof type !== 'string') throw new PropertyFilterError('Property filter type must be a string.');
-  return { kind: 'leaf', key: String(raw.key), value: raw.value, operator, type, negation: raw.negation === true };
+  const leaf: PropertyLeaf = { kind: 'leaf', key: String(raw.key), value: raw.value, operator, type, negation: raw.negation === true };
+  const groupTypeIndex = Number(raw.group_type_index);
+  if (type === 'group' && Number.isInteger(groupTypeIndex) && groupTypeIndex >= 0 && groupTypeIndex <= 4) leaf.groupTypeIndex = groupTypeIndex;
+  return leaf;
 }
 
 function parseNode(raw: unknown, defaultType: string, depth: number, count: { leaves: number }): PropertyNode {

@@ -25,6 +25,10 @@ export class ProjectEntity {
   @Column('jsonb', { name: 'app_urls' })
   appUrls: string[];
 
+  /** Property filters that `filter_test_accounts` adds to insights (PostHog's test_account_filters). */
+  @Column('jsonb', { name: 'test_account_filters' })
+  testAccountFilters: Array<Record<string, unknown>>;
+
   @Column('boolean', { name: 'ingested_event' })
   ingestedEvent: boolean;
 

@@ -22,6 +22,7 @@ export function projectJson(project: ProjectEntity, membershipLevel: number | nu
   return {
     ...teamBasicJson(project),
     app_urls: project.appUrls,
+    test_account_filters: project.testAccountFilters,
     created_at: project.createdAt.toISOString(),
     updated_at: project.updatedAt.toISOString(),
     effective_membership_level: membershipLevel,

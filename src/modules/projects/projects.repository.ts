@@ -8,6 +8,7 @@ export interface ProjectChanges {
   name?: string;
   timezone?: string;
   appUrls?: string[];
+  testAccountFilters?: Array<Record<string, unknown>>;
 }
 
 @Injectable()
@@ -56,17 +57,22 @@ export class ProjectsRepository {
       apiToken,
       timezone: settings.timezone ?? 'UTC',
       appUrls: settings.appUrls ?? [],
+      testAccountFilters: [],
       ingestedEvent: false,
     });
     return em.save(project);
   }
 
   async update(id: number, changes: ProjectChanges): Promise<ProjectEntity | null> {
-    const set: Partial<ProjectEntity> = {};
+    const set: Partial<Pick<ProjectEntity, 'name' | 'timezone' | 'appUrls'>> = {};
     if (changes.name !== undefined) set.name = changes.name;
     if (changes.timezone !== undefined) set.timezone = changes.timezone;
     if (changes.appUrls !== undefined) set.appUrls = changes.appUrls;
     if (Object.keys(set).length > 0) await this.dataSource.getRepository(ProjectEntity).update({ id }, set);
+    // A jsonb list of objects, written as JSON (TypeORM's partial-entity types do not take it).
+    if (changes.testAccountFilters !== undefined) {
+      await this.dataSource.query('UPDATE project SET test_account_filters = $2::jsonb, updated_at = now() WHERE id = $1', [id, JSON.stringify(changes.testAccountFilters)]);
+    }
     return this.findById(id);
   }
 

@@ -8,6 +8,7 @@ import { buildPage, Page, PageRequest } from '../../common/http/pagination';
 import { MembershipLevel } from '../organizations/organization-membership.entity';
 import { OrganizationsService } from '../organizations/organizations.service';
 import type { CreateProjectDto, ProjectDto, UpdateProjectDto } from './dto/project.dto';
+import { parsePropertyFilters, PropertyFilterError } from '../events/property-filters';
 import { projectJson } from './project.presenter';
 import { ProjectEntity } from './project.entity';
 import { ProjectChanges, ProjectsRepository } from './projects.repository';
@@ -84,7 +85,8 @@ export class ProjectsService {
 
   async updateForUser(principal: UserPrincipal, project: ProjectEntity, dto: UpdateProjectDto): Promise<ProjectDto> {
     const level = await this.requireAdmin(principal, project.organizationId);
-    const updated = await this.projects.update(project.id, { name: dto.name, timezone: dto.timezone, appUrls: dto.app_urls });
+    if (dto.test_account_filters !== undefined) checkTestAccountFilters(dto.test_account_filters);
+    const updated = await this.projects.update(project.id, { name: dto.name, timezone: dto.timezone, appUrls: dto.app_urls, testAccountFilters: dto.test_account_filters });
     if (!updated) throw ApiError.notFound();
     return projectJson(updated, level);
   }
@@ -150,5 +152,15 @@ export class ProjectsService {
     await this.projects.setApiToken(id, token);
     if (project) this.tokenCache.delete(project.apiToken);
     return token;
+  }
+}
+
+/** Test-account filters must parse as the property filters insights will apply. */
+function checkTestAccountFilters(filters: unknown[]): void {
+  try {
+    parsePropertyFilters(JSON.stringify(filters), 'event');
+  } catch (error) {
+    if (error instanceof PropertyFilterError) throw ApiError.validation(`test_account_filters: ${error.detail}`, 'test_account_filters');
+    throw error;
   }
 }

@@ -1,5 +1,5 @@
 import { ApiError } from '../../../common/errors/api-error';
-import { cohortIdsOf } from '../../events/property-filters';
+import { cohortIdsOf, PropertyNode } from '../../events/property-filters';
 import type { InsightQuery } from '../model/insight-query';
 
 /** Rules across fields that hold whichever door a query came through. */
@@ -14,7 +14,7 @@ export function checkInsight(query: InsightQuery): InsightQuery {
 }
 
 /** Whether the query reads cohort membership (filters or a cohort breakdown), so cohorts must be loaded. */
-export function usesCohorts(query: InsightQuery): boolean {
+export function usesCohorts(query: InsightQuery, testAccountFilters: PropertyNode | null): boolean {
   if (query.breakdown?.kind === 'cohort') return true;
-  return [query.properties, ...query.series.map((s) => s.properties)].some((node) => cohortIdsOf(node).length > 0);
+  return [query.properties, testAccountFilters, ...query.series.map((s) => s.properties)].some((node) => cohortIdsOf(node).length > 0);
 }

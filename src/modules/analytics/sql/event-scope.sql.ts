@@ -1,3 +1,4 @@
+import { prefixIndexedEquals } from '../../../database/prefix-index';
 import { SqlParams } from '../../../database/sql-params';
 import { needsPerson, propertyFiltersToSql, type CohortDefinition } from '../../events/property-filter-sql';
 import type { PropertyNode } from '../../events/property-filters';
@@ -76,7 +77,8 @@ export function localTimestamp(key: string, p: SqlParams): string {
 /** Person or event property filters read against this query's joins. */
 export function filterSql(node: PropertyNode | null, ctx: SqlContext, p: SqlParams): string {
   const columns = { event: 'e.properties', person: PERSON_PROPERTIES };
-  return propertyFiltersToSql(node, { columns, personId: 'pd.person_id', now: ctx.now, cohorts: ctx.cohorts }, p);
+  const groupColumn = (index: number) => `coalesce(${groupPropertiesSql(index, ctx, p)}, '{}'::jsonb)`;
+  return propertyFiltersToSql(node, { columns, groupColumn, personId: 'pd.person_id', now: ctx.now, cohorts: ctx.cohorts }, p);
 }
 
 export function seriesNeedsPerson(query: InsightQuery, series: Series[], ctx: SqlContext): boolean {
@@ -90,7 +92,7 @@ export function seriesWhere(query: InsightQuery, series: Series, range: DateRang
     `e.timestamp >= ${p.add(range.from.toISO())}::timestamptz`,
     `e.timestamp <= ${p.add(range.to.toISO())}::timestamptz`,
   ];
-  if (series.event !== null) where.push(`e.event = ${p.add(series.event)}`);
+  if (series.event !== null) where.push(prefixIndexedEquals('e.event', p.add(series.event)));
   if (series.properties) where.push(filterSql(series.properties, ctx, p));
   if (query.properties) where.push(filterSql(query.properties, ctx, p));
   if (query.filterTestAccounts && ctx.testAccountFilters) where.push(filterSql(ctx.testAccountFilters, ctx, p));

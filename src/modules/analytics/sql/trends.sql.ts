@@ -82,8 +82,9 @@ export function topBreakdownValuesSql(query: InsightQuery, ctx: SqlContext, limi
   const scopes = query.series.map((s) => `(${seriesWhere(query, s, query.range, ctx, p).join(' AND ')})`);
   const joins = joinsSql({ actor: needsPersonProperties(query, query.series, ctx), personProperties: needsPersonProperties(query, query.series, ctx) });
   const value = breakdownValueSql(query, ctx, p);
-  const text = `SELECT ${value} AS value, count(*) AS events FROM event e ${joins} WHERE (${scopes.join(' OR ')})
-    GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${p.add(limit + 1)} OFFSET ${p.add(offset)}`;
+  // Ties go by byte order, so the page is the same whatever the database's collation.
+  const text = `SELECT value, events FROM (SELECT ${value} AS value, count(*) AS events FROM event e ${joins} WHERE (${scopes.join(' OR ')}) GROUP BY 1) v
+    ORDER BY events DESC, value COLLATE "C" LIMIT ${p.add(limit + 1)} OFFSET ${p.add(offset)}`;
   return { text, values: p.values };
 }
 

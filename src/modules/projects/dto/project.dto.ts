@@ -1,4 +1,4 @@
-import { IsArray, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsArray, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsTimeZone, OptionalNonNull } from '../../../common/validation/validators';
 
 export class CreateProjectDto {
@@ -32,6 +32,12 @@ export class UpdateProjectDto {
   @IsArray()
   @IsString({ each: true })
   app_urls?: string[];
+
+  /** Property filters (`[{key, value, operator, type}]`) that `filter_test_accounts=true` adds to every insight. */
+  @OptionalNonNull()
+  @IsArray()
+  @IsObject({ each: true })
+  test_account_filters?: Array<Record<string, unknown>>;
 }
 
 /** PostHog's TeamBasic serializer: what `@me`, organizations and the project list embed. */
@@ -53,6 +59,7 @@ export class TeamBasicDto {
 
 export class ProjectDto extends TeamBasicDto {
   app_urls: string[];
+  test_account_filters: Array<Record<string, unknown>>;
   created_at: string;
   updated_at: string;
   /** 1 member, 8 admin, 15 owner. */
