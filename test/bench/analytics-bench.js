@@ -8,7 +8,7 @@
 // (BENCH_SKIP_ANALYTICS=1 skips it), alone with `node test/bench/run.js analytics` after a build.
 const { performance } = require('node:perf_hooks');
 const { Client } = require('pg');
-const { freePort, waitForHttp, startProcess, pacedLoad, percentile, sql, databaseUrl, otherProcessesCpu, removeRedisKeys } = require('./bench-support');
+const { freePort, waitForHttp, startProcess, pacedLoad, percentile, sql, databaseUrl, otherProcessesCpu, cpuSecondsOf, removeRedisKeys } = require('./bench-support');
 const { generate, EVENTS, PERSONS, DAYS } = require('./data-api');
 
 const POSTGRES = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -135,18 +135,25 @@ async function runAnalytics(row, run = Date.now().toString(36)) {
     const body = JSON.stringify({ api_key: PROJECT_KEY, event: 'bench', distinct_id: 'bench-user', properties: { $current_url: 'https://example.com' } });
     const capture = (duration) => pacedLoad({ url: `${baseUrl}/capture/`, body, rate: CAPTURE_RATE, duration, connections: 16 });
     await capture(WARMUP_SECONDS);
-    const othersAlone = otherProcessesCpu([service.child.pid]);
-    const alone = await capture(SECONDS);
-    const othersAloneCpu = othersAlone.percent();
-    const othersLoaded = otherProcessesCpu([service.child.pid]);
-    const background = insightsInBackground(baseUrl, cases);
-    const loaded = await capture(SECONDS);
-    const insights = await background.stop();
-    const othersLoadedCpu = othersLoaded.percent();
+    // Beside each phase: the service's own CPU (is it starved or busy?) and other processes' (was the run disturbed?).
+    const measured = async (phase) => {
+      const [others, cpu, started] = [otherProcessesCpu([service.child.pid]), cpuSecondsOf([service.child.pid]), Date.now()];
+      const result = await phase();
+      const percent = (seconds) => Math.round((100 * seconds) / ((Date.now() - started) / 1000));
+      return { ...result, cpu: percent(cpuSecondsOf([service.child.pid]) - cpu), others: others.percent() };
+    };
+    const alone = await measured(() => capture(SECONDS));
+    let insights;
+    const loaded = await measured(async () => {
+      const background = insightsInBackground(baseUrl, cases);
+      const result = await capture(SECONDS);
+      insights = await background.stop();
+      return result;
+    });
     const rate = CAPTURE_RATE.toLocaleString('en');
-    const done = (r, others) => `${r.requestsPerSec} req/s done, ${r.non2xx + r.errors} errors, other processes ${others} % CPU`;
-    row(`/capture/ at ${rate} req/s, alone`, 'p50 / p99 latency (ms)', `${alone.p50} / ${alone.p99}`, done(alone, othersAloneCpu));
-    row(`/capture/ at ${rate} req/s, with insights`, 'p50 / p99 latency (ms)', `${loaded.p50} / ${loaded.p99}`, `${done(loaded, othersLoadedCpu)}; ${insights.done} insights answered ${INSIGHTS_AT_ONCE} at a time, ${insights.failed} failed${insights.firstError ? ` (first: ${insights.firstError})` : ''}`);
+    const done = (r) => `${r.requestsPerSec} req/s done, ${r.non2xx + r.errors} errors, service ${r.cpu} % CPU, other processes ${r.others} % CPU`;
+    row(`/capture/ at ${rate} req/s, alone`, 'p50 / p99 latency (ms)', `${alone.p50} / ${alone.p99}`, done(alone));
+    row(`/capture/ at ${rate} req/s, with insights`, 'p50 / p99 latency (ms)', `${loaded.p50} / ${loaded.p99}`, `${done(loaded)}; ${insights.done} insights answered ${INSIGHTS_AT_ONCE} at a time, ${insights.failed} failed${insights.firstError ? ` (first: ${insights.firstError})` : ''}`);
     const ratio = alone.p99 > 0 ? Math.round((100 * loaded.p99) / alone.p99) / 100 : '?';
     row('/capture/ p99 with / without insights', 'ratio', ratio, `target ≤ 2: ${typeof ratio === 'number' && ratio <= 2 ? 'met' : 'not met'}`);
     row('analytics memory', 'peak RSS service (MB)', service.peakRssMb(), 'ROLE=api, one process, sampled every 500 ms');

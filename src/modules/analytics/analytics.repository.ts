@@ -51,7 +51,9 @@ export class AnalyticsRepository implements OnApplicationShutdown {
   constructor(@InjectDataSource() dataSource: DataSource, @Inject(APP_CONFIG) private readonly config: AppConfig) {
     const shared = ((dataSource.driver as PostgresDriver).master as Pool).options;
     const { poolSize, queryTimeoutMs } = config.analytics;
-    const session = [shared.options ?? process.env.PGOPTIONS, `-c statement_timeout=${queryTimeoutMs}`, '-c default_transaction_read_only=on'];
+    // JIT compiling cost 0.2 s per query and saved nothing on these scans; hash joins and aggregates over
+    // millions of rows stay in memory instead of spilling in batches (a few connections, so bounded).
+    const session = [shared.options ?? process.env.PGOPTIONS, `-c statement_timeout=${queryTimeoutMs}`, '-c default_transaction_read_only=on', '-c jit=off', '-c work_mem=64MB'];
     this.pool = new Pool({
       ...shared,
       max: poolSize,

@@ -2,15 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../common/errors/api-error';
 import { PersonQueriesService } from '../persons/person-queries.service';
 import { AnalyticsRepository } from './analytics.repository';
-import { ActorsSelection, DateRange, InsightQuery, Series } from './model/insight-query';
+import { ACTIVE_USER_DAYS, ActorsSelection, DateRange, InsightQuery, Series } from './model/insight-query';
 import type { ActorPage } from './model/insight-result';
 import { serializedGroup, serializedPerson, SerializedActor } from './presenters/actor.presenter';
 import { actorKindOf, searchConditions, trendActorsSql } from './sql/actors.sql';
 import type { SqlContext } from './sql/event-scope.sql';
 import { lifecycleActorsSql, stickinessActorsSql } from './sql/stickiness-lifecycle.sql';
 import { BreakdownSlice } from './sql/trends.sql';
-
-const ACTIVE_DAYS: Record<string, number> = { weekly_active: 7, monthly_active: 30 };
 
 /** The actors behind one data point of a trend, stickiness or lifecycle insight, one page at a time. */
 @Injectable()
@@ -62,7 +60,7 @@ export class InsightActorsService {
 
 /** Weekly/monthly active users of a point: the 7 or 30 days ending on the point's last day. */
 function activeWindow(series: Series, range: DateRange): DateRange {
-  const days = ACTIVE_DAYS[series.math];
+  const days = ACTIVE_USER_DAYS[series.math];
   if (!days) return range;
   const lastDay = range.to.startOf('day');
   return { ...range, from: lastDay.minus({ days: days - 1 }) };

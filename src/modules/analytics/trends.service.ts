@@ -3,7 +3,7 @@ import type { DateTime } from 'luxon';
 import { AnalyticsRepository, PointRow } from './analytics.repository';
 import { evaluateFormula, parseFormula } from './model/formula';
 import { bucketKey, bucketStarts, nextInterval, previousRange } from './model/insight-dates';
-import { AGGREGATE_DISPLAYS, DateRange, InsightQuery, Series } from './model/insight-query';
+import { ACTIVE_USER_DAYS, AGGREGATE_DISPLAYS, DateRange, InsightQuery, Series } from './model/insight-query';
 import type { BreakdownValue, InsightResult, SeriesResult } from './model/insight-result';
 import type { SqlContext } from './sql/event-scope.sql';
 import { activeActorsSql, ActiveWindow, BreakdownSlice, firstSeenPointsSql, topBreakdownValuesSql, trendPointsSql } from './sql/trends.sql';
@@ -13,8 +13,6 @@ interface SliceView {
   slice: BreakdownSlice;
   values: Array<{ key: string | null; value: BreakdownValue | null; label: string | null }>;
 }
-
-const ACTIVE_DAYS: Record<string, number> = { weekly_active: 7, monthly_active: 30 };
 
 /** The breakdown text a row carries, as shown: several properties come back as a JSON list. */
 function shownValue(key: string, multi: boolean): BreakdownValue {
@@ -78,7 +76,7 @@ export class TrendsService {
   }
 
   private points(query: InsightQuery, series: Series, range: DateRange, slice: BreakdownSlice, buckets: DateTime[], aggregate: boolean, ctx: SqlContext): Promise<PointRow[]> {
-    const days = ACTIVE_DAYS[series.math];
+    const days = ACTIVE_USER_DAYS[series.math];
     if (days) return this.repository.points(activeActorsSql(query, series, range, slice, this.windows(query, range, buckets, aggregate), days, ctx));
     const cumulativeActors = query.display === 'ActionsLineGraphCumulative' && (series.math === 'dau' || series.math === 'unique_group');
     if (cumulativeActors) return this.repository.points(firstSeenPointsSql(query, series, range, slice, ctx));

@@ -12,6 +12,10 @@ export type Interval = (typeof INTERVALS)[number];
 export const EVENT_MATHS = ['total', 'dau', 'weekly_active', 'monthly_active', 'unique_group', 'unique_session'] as const;
 export const PROPERTY_MATHS = ['sum', 'avg', 'min', 'max', 'median', 'p90', 'p95', 'p99'] as const;
 export type PropertyMath = (typeof PROPERTY_MATHS)[number];
+/** The percentile each percentile math reads. */
+export const PERCENTILES: Readonly<Record<string, number>> = { median: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 };
+/** The window of the active-users maths, in days ending on the data point's last day. */
+export const ACTIVE_USER_DAYS: Readonly<Record<string, number>> = { weekly_active: 7, monthly_active: 30 };
 export type SeriesMath = (typeof EVENT_MATHS)[number] | PropertyMath;
 
 export const DISPLAYS = [

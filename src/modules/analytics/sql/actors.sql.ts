@@ -1,8 +1,8 @@
 import { SqlParams } from '../../../database/sql-params';
 import { likePattern } from '../../../database/like-pattern';
-import type { DateRange, InsightQuery, Series } from '../model/insight-query';
+import { DateRange, InsightQuery, PROPERTY_MATHS, Series } from '../model/insight-query';
 import { actorSql, BuiltSql, groupKeySql, SqlContext } from './event-scope.sql';
-import { BreakdownSlice, numericPropertySql, sliceScope } from './trends.sql';
+import { BreakdownSlice, propertyAggregateSql, sliceScope } from './trends.sql';
 
 /** Who a series counts: persons, or groups of one type (`unique_group`, or aggregation by groups). */
 export type ActorKind = { kind: 'person' } | { kind: 'group'; groupTypeIndex: number };
@@ -33,11 +33,8 @@ export function searchConditions(search: string | undefined, actor: ActorKind, c
 
 /** Each actor's own value at the data point: its number of events, or the property math over them. */
 function actorValueSql(series: Series, p: SqlParams): string {
-  const percentiles: Record<string, number> = { median: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 };
-  if (!['sum', 'avg', 'min', 'max', ...Object.keys(percentiles)].includes(series.math)) return 'count(*)::float8';
-  const value = numericPropertySql(series.mathProperty ?? '', p);
-  if (series.math in percentiles) return `percentile_cont(${percentiles[series.math]}) WITHIN GROUP (ORDER BY ${value})`;
-  return `${series.math}(${value})::float8`;
+  if (!(PROPERTY_MATHS as readonly string[]).includes(series.math)) return 'count(*)::float8';
+  return propertyAggregateSql(series, p);
 }
 
 /**

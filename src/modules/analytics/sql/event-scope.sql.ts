@@ -1,4 +1,4 @@
-import { prefixIndexedEquals } from '../../../database/prefix-index';
+import { prefixIndexedEqualsValue } from '../../../database/prefix-index';
 import { SqlParams } from '../../../database/sql-params';
 import { needsPerson, propertyFiltersToSql, type CohortDefinition } from '../../events/property-filter-sql';
 import type { PropertyNode } from '../../events/property-filters';
@@ -92,7 +92,7 @@ export function seriesWhere(query: InsightQuery, series: Series, range: DateRang
     `e.timestamp >= ${p.add(range.from.toISO())}::timestamptz`,
     `e.timestamp <= ${p.add(range.to.toISO())}::timestamptz`,
   ];
-  if (series.event !== null) where.push(prefixIndexedEquals('e.event', p.add(series.event)));
+  if (series.event !== null) where.push(prefixIndexedEqualsValue('e.event', series.event, (v) => p.add(v)));
   if (series.properties) where.push(filterSql(series.properties, ctx, p));
   if (query.properties) where.push(filterSql(query.properties, ctx, p));
   if (query.filterTestAccounts && ctx.testAccountFilters) where.push(filterSql(ctx.testAccountFilters, ctx, p));

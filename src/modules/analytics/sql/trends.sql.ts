@@ -1,5 +1,5 @@
 import { SqlParams } from '../../../database/sql-params';
-import type { DateRange, InsightQuery, Series } from '../model/insight-query';
+import { DateRange, InsightQuery, PERCENTILES, Series } from '../model/insight-query';
 import {
   actorSql, breakdownPropertySql, bucketSql, bucketTextSql, BuiltSql, filterSql, groupKeySql, joinsSql,
   seriesNeedsPerson, seriesWhere, SqlContext, usesPersonActor,
@@ -19,7 +19,6 @@ export type BreakdownSlice =
   | null;
 
 const NUMERIC_TEXT = String.raw`'^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d{1,2})?\s*$'`;
-const PERCENTILES: Record<string, number> = { median: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 };
 
 /** A numeric event property as float8; anything else (text, too large, absent) is NULL and ignored. */
 export function numericPropertySql(key: string, p: SqlParams): string {
@@ -28,25 +27,32 @@ export function numericPropertySql(key: string, p: SqlParams): string {
     WHEN jsonb_typeof(e.properties -> ${k}) = 'string' AND length(e.properties ->> ${k}) < 100 AND (e.properties ->> ${k}) ~ ${NUMERIC_TEXT} THEN (e.properties ->> ${k})::float8 END)`;
 }
 
-/** What one data point computes over its events (the active-users maths have their own query). */
-export function pointValueSql(query: InsightQuery, series: Series, ctx: SqlContext, p: SqlParams): string {
+/** What the distinct-count maths count: persons (or groups), a group type's keys, sessions; null for others. */
+export function distinctTargetSql(query: InsightQuery, series: Series, ctx: SqlContext, p: SqlParams): string | null {
   switch (series.math) {
-    case 'total':
-      return 'count(*)::float8';
     case 'dau':
     case 'weekly_active':
     case 'monthly_active':
-      return `count(DISTINCT ${actorSql(query, ctx, p)})::float8`;
+      return actorSql(query, ctx, p);
     case 'unique_group':
-      return `count(DISTINCT ${groupKeySql(series.mathGroupTypeIndex ?? 0, ctx, p)})::float8`;
+      return groupKeySql(series.mathGroupTypeIndex ?? 0, ctx, p);
     case 'unique_session':
-      return `count(DISTINCT nullif(e.properties ->> '$session_id', ''))::float8`;
-    default: {
-      const value = numericPropertySql(series.mathProperty ?? '', p);
-      if (series.math in PERCENTILES) return `percentile_cont(${PERCENTILES[series.math]}) WITHIN GROUP (ORDER BY ${value})`;
-      return `${series.math}(${value})::float8`;
-    }
+      return `nullif(e.properties ->> '$session_id', '')`;
+    default:
+      return null;
   }
+}
+
+/** What one data point computes over its events, for the maths that are not distinct counts. */
+export function pointValueSql(series: Series, p: SqlParams): string {
+  return series.math === 'total' ? 'count(*)::float8' : propertyAggregateSql(series, p);
+}
+
+/** sum/avg/min/max or an exact percentile of a numeric event property. */
+export function propertyAggregateSql(series: Series, p: SqlParams): string {
+  const value = numericPropertySql(series.mathProperty ?? '', p);
+  if (series.math in PERCENTILES) return `percentile_cont(${PERCENTILES[series.math]}) WITHIN GROUP (ORDER BY ${value})`;
+  return `${series.math}(${value})::float8`;
 }
 
 /** The breakdown value of an event: one property's text, or a JSON list of several. */
@@ -89,14 +95,23 @@ export function topBreakdownValuesSql(query: InsightQuery, ctx: SqlContext, limi
 }
 
 /** One series' points: per bucket (or once for the whole range when `aggregate`), per breakdown value. */
+/**
+ * Buckets are grouped as timestamps and formatted once per point. Distinct counts deduplicate
+ * (bucket, target) pairs first and count them after: a hash aggregate PostgreSQL can run in parallel,
+ * where `count(DISTINCT …)` sorts every row in one process.
+ */
 export function trendPointsSql(query: InsightQuery, series: Series, range: DateRange, slice: BreakdownSlice, ctx: SqlContext, aggregate: boolean): BuiltSql {
   const p = new SqlParams();
-  const scope = sliceScope(query, series, range, slice, ctx, p, series.math !== 'total');
-  const value = pointValueSql(query, series, ctx, p);
+  const distinct = distinctTargetSql(query, series, ctx, p);
+  const scope = sliceScope(query, series, range, slice, ctx, p, distinct !== null);
   const breakdown = slice?.kind === 'values' ? breakdownValueSql(query, ctx, p) : 'NULL::text';
-  const bucket = aggregate ? 'NULL::text' : bucketTextSql(bucketSql(query.interval, query.weekStartDay, p.add(query.timezone)));
-  const text = `SELECT ${breakdown} AS breakdown_value, ${bucket} AS bucket, ${value} AS value FROM ${scope.from} WHERE ${scope.where} GROUP BY 1, 2`;
-  return { text, values: p.values };
+  const bucket = aggregate ? 'NULL::timestamp' : bucketSql(query.interval, query.weekStartDay, p.add(query.timezone));
+  const inner = distinct === null
+    ? `SELECT ${breakdown} AS breakdown_value, ${bucket} AS bucket, ${pointValueSql(series, p)} AS value FROM ${scope.from} WHERE ${scope.where} GROUP BY 1, 2`
+    : `SELECT breakdown_value, bucket, count(*)::float8 AS value FROM (
+        SELECT DISTINCT ${breakdown} AS breakdown_value, ${bucket} AS bucket, ${distinct} AS target FROM ${scope.from}
+         WHERE ${scope.where} AND ${distinct} IS NOT NULL) targets GROUP BY 1, 2`;
+  return { text: `SELECT breakdown_value, ${bucketTextSql('bucket')} AS bucket, value FROM (${inner}) points`, values: p.values };
 }
 
 /**
@@ -109,9 +124,10 @@ export function firstSeenPointsSql(query: InsightQuery, series: Series, range: D
   const actor = series.math === 'unique_group' ? groupKeySql(series.mathGroupTypeIndex ?? 0, ctx, p) : actorSql(query, ctx, p);
   const breakdown = slice?.kind === 'values' ? breakdownValueSql(query, ctx, p) : 'NULL::text';
   const bucket = bucketSql(query.interval, query.weekStartDay, p.add(query.timezone));
-  const text = `SELECT breakdown_value, ${bucketTextSql('first_bucket')} AS bucket, count(*)::float8 AS value FROM (
-      SELECT ${breakdown} AS breakdown_value, ${actor} AS actor, min(${bucket}) AS first_bucket FROM ${scope.from}
-       WHERE ${scope.where} AND ${actor} IS NOT NULL GROUP BY 1, 2) first_seen GROUP BY 1, 2`;
+  const text = `SELECT breakdown_value, ${bucketTextSql('first_bucket')} AS bucket, value FROM (
+      SELECT breakdown_value, first_bucket, count(*)::float8 AS value FROM (
+        SELECT ${breakdown} AS breakdown_value, ${actor} AS actor, min(${bucket}) AS first_bucket FROM ${scope.from}
+         WHERE ${scope.where} AND ${actor} IS NOT NULL GROUP BY 1, 2) first_seen GROUP BY 1, 2) points`;
   return { text, values: p.values };
 }
 
