@@ -79,6 +79,9 @@ describe(loadConfig.name, () => {
         SHUTDOWN_GRACE_MS: '0',
         TRUSTED_PROXIES: '10.0.0.1',
         PUBLIC_URL: 'https://hog.example.com/',
+        ANALYTICS_POOL_SIZE: '5',
+        ANALYTICS_QUERY_TIMEOUT_MS: '1000',
+        ANALYTICS_CACHE_TTL_SECONDS: '0',
       });
       expect(config).toEqual({
         role: 'worker',
@@ -86,6 +89,7 @@ describe(loadConfig.name, () => {
         http: { host: '127.0.0.1', port: 9000, maxBodyBytes: 2048, trustProxy: ['10.0.0.1'], publicUrl: 'https://hog.example.com', requestTimeoutMs: 30_000, processes: 1 },
         database: { url: 'postgres://u:p@db:5432/hog', dataDir: '/var/lib/hog', embeddedPort: 6000, poolSize: 20 },
         redis: { url: 'rediss://cache:6380' },
+        analytics: { poolSize: 5, queryTimeoutMs: 1000, cacheTtlSeconds: 0 },
         queue: { prefix: 'q' },
         ingestion: { partitions: 8, coalesceMs: 0, enqueueTimeoutMs: 900, maxDecompressedBytes: 8192 },
         bootstrap: { projectApiKey: PROJECT_KEY, personalApiKey: PERSONAL_KEY, adminEmail: 'ops@example.com' },
@@ -209,6 +213,9 @@ describe(loadConfig.name, () => {
       ['DATABASE_POOL_SIZE', '201'],
       ['INGESTION_PARTITIONS', '0'],
       ['SHUTDOWN_GRACE_MS', '120001'],
+      ['ANALYTICS_POOL_SIZE', '0'],
+      ['ANALYTICS_QUERY_TIMEOUT_MS', '99'],
+      ['ANALYTICS_CACHE_TTL_SECONDS', '-1'],
     ])('rejects %s=%s as out of range', (name, value) => {
       expect(configError({ [name]: value }).variable).toBe(name);
     });
