@@ -106,6 +106,25 @@ describe('Operational endpoints', () => {
       for (const [path, methods] of Object.entries(expected)) expect(Object.keys(body.paths[path] ?? {}).sort()).toEqual([...methods].sort());
     });
 
+    it('documents every analytics route with its parameters', async () => {
+      const { body } = await t.http.get('/api/schema/', { key: null });
+      const project = '/api/projects/{project_id}';
+      const expected: Record<string, string[]> = {
+        [`${project}/insights/trend`]: ['get', 'post'],
+        [`${project}/persons/trends`]: ['get'],
+        [`${project}/persons/stickiness`]: ['get'],
+        [`${project}/persons/lifecycle`]: ['get'],
+        [`${project}/query`]: ['post'],
+      };
+      for (const [path, methods] of Object.entries(expected)) expect(Object.keys(body.paths[path] ?? {}).sort()).toEqual([...methods].sort());
+      const names = (path: string) => (body.paths[path].get.parameters as Array<{ name: string }>).map((p) => p.name);
+      expect(names(`${project}/insights/trend`)).toEqual(expect.arrayContaining(['events', 'date_from', 'date_to', 'interval', 'properties', 'breakdown', 'compare', 'formula', 'display', 'shown_as', 'refresh']));
+      expect(names(`${project}/persons/trends`)).toEqual(expect.arrayContaining(['entity_id', 'entity_math', 'entity_order', 'breakdown_value', 'search', 'limit', 'offset']));
+      expect(names(`${project}/persons/stickiness`)).toContain('stickiness_days');
+      expect(names(`${project}/persons/lifecycle`)).toEqual(expect.arrayContaining(['target_date', 'lifecycle_type']));
+      expect(body.paths[`${project}/query`].post.requestBody.content['application/json'].schema.required).toEqual(['query']);
+    });
+
     it('documents every persons, events and event-definitions route', async () => {
       const { body } = await t.http.get('/api/schema/', { key: null });
       const project = '/api/projects/{project_id}';
