@@ -164,12 +164,16 @@ async function runAnalytics(row, run = Date.now().toString(36)) {
     const background = insightsInBackground(baseUrl, cases);
     const loaded = await measured();
     const insights = await background.stop();
+    // Alone once more: a tail spike of the first phase alone would otherwise pass for isolation.
+    const after = await measured();
     const rate = CAPTURE_RATE.toLocaleString('en');
     const done = (r) => `${r.requestsPerSec} req/s done, ${r.non2xx + r.errors} errors, service ${r.cpu} % CPU, other processes ${r.others} % CPU`;
     row(`/capture/ at ${rate} req/s, alone`, 'p50 / p99 latency (ms)', `${alone.p50} / ${alone.p99}`, done(alone));
     row(`/capture/ at ${rate} req/s, with insights`, 'p50 / p99 latency (ms)', `${loaded.p50} / ${loaded.p99}`, `${done(loaded)}; insights ${INSIGHTS_AT_ONCE} at a time throughout: ${insights.done} answered 200 by the end, ${insights.failed} failed${insights.firstError ? ` (first: ${insights.firstError})` : ''}`);
-    const ratio = alone.p99 > 0 ? Math.round((100 * loaded.p99) / alone.p99) / 100 : '?';
-    row('/capture/ p99 with / without insights', 'ratio', ratio, `target ≤ 2: ${typeof ratio === 'number' && ratio <= 2 ? 'met' : 'not met'}`);
+    row(`/capture/ at ${rate} req/s, alone again`, 'p50 / p99 latency (ms)', `${after.p50} / ${after.p99}`, done(after));
+    const ratio = (base) => (base.p99 > 0 ? Math.round((100 * loaded.p99) / base.p99) / 100 : '?');
+    const met = ratio(alone) <= 2 ? 'met' : 'not met';
+    row('/capture/ p99 with / without insights', 'ratio', ratio(alone), `target ≤ 2: ${met}; against the phase alone after: ${ratio(after)}`);
     row('analytics memory', 'peak RSS service (MB)', service.peakRssMb(), 'ROLE=api, one process, sampled every 500 ms');
     if (failed.length > 0) throw new Error(`analytics: ${failed.join(', ')} answered other than 200 (replies above)`);
   } finally {

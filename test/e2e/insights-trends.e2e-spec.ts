@@ -1,3 +1,4 @@
+import { AnalyticsRepository } from '../../src/modules/analytics/analytics.repository';
 import { ingestBatch } from '../support/ingestion';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -397,6 +398,9 @@ describe('Insights: trends, stickiness, lifecycle', () => {
             attr: null,
           },
         ]);
+        // The client's own read timeout must come after the server's, or it would end the request first as a 500.
+        const pool = (slow.app.get(AnalyticsRepository) as unknown as { pool: { options: { query_timeout: number } } }).pool;
+        expect(pool.options.query_timeout).toBe(5_300);
       } finally {
         await slow.sql('ROLLBACK');
         await slow.close();

@@ -32,6 +32,8 @@ export interface GroupActor {
   createdAt: Date;
 }
 
+/** How much longer than the statement timeout the client waits before it gives up on the connection. */
+const CLIENT_TIMEOUT_MARGIN_MS = 5_000;
 /** SQLSTATE 57014: the statement timeout (or a cancel) stopped the query. */
 const QUERY_CANCELED = '57014';
 /** Patterns PostgreSQL refuses even after RE2 accepted them (see the events list). */
@@ -50,13 +52,23 @@ export class AnalyticsRepository implements OnApplicationShutdown {
 
   constructor(@InjectDataSource() dataSource: DataSource, @Inject(APP_CONFIG) private readonly config: AppConfig) {
     const shared = ((dataSource.driver as PostgresDriver).master as Pool).options;
-    const { poolSize, queryTimeoutMs } = config.analytics;
+    const { poolSize, queryTimeoutMs, parallelWorkers } = config.analytics;
     // JIT compiling cost 0.2 s per query and saved nothing on these scans; hash joins and aggregates over
     // millions of rows stay in memory instead of spilling in batches (a few connections, so bounded).
-    const session = [shared.options ?? process.env.PGOPTIONS, `-c statement_timeout=${queryTimeoutMs}`, '-c default_transaction_read_only=on', '-c jit=off', '-c work_mem=64MB'];
+    // Parallel workers would take every core from ingestion and flag evaluation (ANALYTICS_PARALLEL_WORKERS).
+    const session = [
+      shared.options ?? process.env.PGOPTIONS,
+      `-c statement_timeout=${queryTimeoutMs}`,
+      '-c default_transaction_read_only=on',
+      '-c jit=off',
+      '-c work_mem=64MB',
+      `-c max_parallel_workers_per_gather=${parallelWorkers}`,
+    ];
     this.pool = new Pool({
       ...shared,
       max: poolSize,
+      // The server's statement timeout decides; the client's own read timeout (the main pool's) only backs it up.
+      query_timeout: queryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
       // Waiting for a connection counts against the same budget as running the query.
       connectionTimeoutMillis: queryTimeoutMs,
       options: session.filter(Boolean).join(' '),
@@ -128,7 +140,7 @@ export class AnalyticsRepository implements OnApplicationShutdown {
   private translate(error: unknown): unknown {
     const code = (error as { code?: string }).code;
     const { queryTimeoutMs } = this.config.analytics;
-    if (code === QUERY_CANCELED) {
+    if (code === QUERY_CANCELED || (error instanceof Error && error.message === 'Query read timeout')) {
       return new ApiError(504, 'server_error', 'query_timeout', `The analytics query ran longer than the limit of ${queryTimeoutMs} ms (ANALYTICS_QUERY_TIMEOUT_MS) and was stopped: narrow the date range, the filters or the breakdown.`);
     }
     if (code && PATTERN_ERRORS.has(code)) return ApiError.validation('Invalid regular expression in property filters.', 'properties');
