@@ -39,7 +39,7 @@ export interface AppConfig {
     queryTimeoutMs: number;
     /** How long a computed insight is served from the cache (0: never cached). */
     cacheTtlSeconds: number;
-    /** PostgreSQL parallel workers one analytic query may use (0: its own process only). */
+    /** PostgreSQL parallel workers one analytic query may use (0: its own process only; 2 is PostgreSQL's default). */
     parallelWorkers: number;
   };
   queue: { prefix: string };
@@ -156,7 +156,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       poolSize: readInt(env, 'ANALYTICS_POOL_SIZE', 3, 1, 50),
       queryTimeoutMs: readInt(env, 'ANALYTICS_QUERY_TIMEOUT_MS', 30_000, 100, 3_600_000),
       cacheTtlSeconds: readInt(env, 'ANALYTICS_CACHE_TTL_SECONDS', 300, 0, 86_400),
-      parallelWorkers: readInt(env, 'ANALYTICS_PARALLEL_WORKERS', 0, 0, 64),
+      parallelWorkers: readInt(env, 'ANALYTICS_PARALLEL_WORKERS', 2, 0, 64),
     },
     queue: { prefix: env.QUEUE_PREFIX || 'hogbase' },
     ingestion: {

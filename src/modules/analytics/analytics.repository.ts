@@ -55,7 +55,8 @@ export class AnalyticsRepository implements OnApplicationShutdown {
     const { poolSize, queryTimeoutMs, parallelWorkers } = config.analytics;
     // JIT compiling cost 0.2 s per query and saved nothing on these scans; hash joins and aggregates over
     // millions of rows stay in memory instead of spilling in batches (a few connections, so bounded).
-    // Parallel workers would take every core from ingestion and flag evaluation (ANALYTICS_PARALLEL_WORKERS).
+    // Parallel workers per query are a setting of their own (ANALYTICS_PARALLEL_WORKERS): they trade insight speed
+    // against the cores ingestion and flag evaluation share with PostgreSQL.
     const session = [
       shared.options ?? process.env.PGOPTIONS,
       `-c statement_timeout=${queryTimeoutMs}`,
@@ -95,7 +96,7 @@ export class AnalyticsRepository implements OnApplicationShutdown {
   /** Rows of `(key, value)` with numeric values: stickiness counts, lifecycle counts. */
   async counts<K extends string>(sql: BuiltSql, keys: K[]): Promise<Array<Record<K, string> & { value: number }>> {
     const rows = await this.run<Record<string, unknown>>(sql);
-    return rows.map((row) => ({ ...Object.fromEntries(keys.map((k) => [k, String(row[k])])), value: Number(row.value ?? row.actors) }) as Record<K, string> & { value: number });
+    return rows.map((row) => ({ ...Object.fromEntries(keys.map((k) => [k, String(row[k])])), value: Number(row.value) }) as Record<K, string> & { value: number });
   }
 
   async earliestEventTime(projectId: number): Promise<DateTime | null> {

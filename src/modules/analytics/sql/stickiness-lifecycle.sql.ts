@@ -21,7 +21,7 @@ function activeIntervalsSql(query: InsightQuery, series: Series, ctx: SqlContext
 /** Stickiness: how many actors were active in exactly k intervals, per k. */
 export function stickinessCountsSql(query: InsightQuery, series: Series, ctx: SqlContext): BuiltSql {
   const p = new SqlParams();
-  const text = `SELECT intervals, count(*)::float8 AS actors FROM (${activeIntervalsSql(query, series, ctx, p)}) per_actor GROUP BY 1`;
+  const text = `SELECT intervals, count(*)::float8 AS value FROM (${activeIntervalsSql(query, series, ctx, p)}) per_actor GROUP BY 1`;
   return { text, values: p.values };
 }
 
