@@ -10,7 +10,7 @@ import { mergeFilterInput } from './parsers/filter-values';
 
 const PROJECT = { projectParam: 'project_id' };
 
-/** The persons behind one data point of a trend, stickiness or lifecycle insight (CONTRACT §10). */
+/** The persons behind one data point of a trend, stickiness or lifecycle insight. */
 @ApiTags('persons')
 @ApiBearerAuth()
 @Controller('api/projects/:project_id/persons')

@@ -67,7 +67,7 @@ export class TrendsService {
         const label = shown.label === null ? series.customName ?? series.name : `${series.customName ?? series.name} - ${shown.label}`;
         lines.push({
           series, label, breakdownValue: shown.value, breakdownLabel: shown.label, compareLabel, range, buckets,
-          data: aggregate ? [] : this.filled(query, series, buckets, mine),
+          data: aggregate ? [] : this.filled(query, buckets, mine),
           aggregatedValue: aggregate ? (mine[0]?.value ?? 0) : null,
         });
       }
@@ -91,7 +91,7 @@ export class TrendsService {
   }
 
   /** Zero-filled values in bucket order; the cumulative display runs a sum over them. */
-  private filled(query: InsightQuery, series: Series, buckets: DateTime[], rows: PointRow[]): number[] {
+  private filled(query: InsightQuery, buckets: DateTime[], rows: PointRow[]): number[] {
     const byBucket = new Map(rows.map((row) => [row.bucket, row.value ?? 0]));
     const data = buckets.map((start) => byBucket.get(bucketKey(start)) ?? 0);
     if (query.display !== 'ActionsLineGraphCumulative') return data;
