@@ -8,11 +8,9 @@
 // (BENCH_SKIP_ANALYTICS=1 skips it), alone with `node test/bench/run.js analytics` after a build.
 const { performance } = require('node:perf_hooks');
 const { Client } = require('pg');
-const { freePort, waitForHttp, startProcess, pacedLoad, percentile, sql, databaseUrl, otherProcessesCpu, cpuSecondsOf, removeRedisKeys } = require('./bench-support');
+const { POSTGRES, REDIS, freePort, waitForHttp, startProcess, pacedLoad, percentile, sql, databaseUrl, otherProcessesCpu, cpuSecondsOf, removeRedisKeys } = require('./bench-support');
 const { generate, EVENTS, PERSONS, DAYS } = require('./data-api');
 
-const POSTGRES = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const REDIS = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ITERATIONS = Number(process.env.BENCH_ANALYTICS_ITERATIONS ?? 10);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);

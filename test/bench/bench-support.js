@@ -235,4 +235,8 @@ async function removeRedisKeys(redisUrl, prefix) {
   }
 }
 
-module.exports = { ROOT, freePort, waitForHttp, startProcess, load, pacedLoad, percentile, sql, databaseUrl, otherProcessesCpu, cpuSecondsOf, removeRedisKeys };
+/** The PostgreSQL and Redis servers every phase runs against (scratch databases and key prefixes on them). */
+const POSTGRES = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+module.exports = { ROOT, POSTGRES, REDIS, freePort, waitForHttp, startProcess, load, pacedLoad, percentile, sql, databaseUrl, otherProcessesCpu, cpuSecondsOf, removeRedisKeys };

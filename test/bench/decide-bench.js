@@ -13,10 +13,8 @@ const { Client } = require('pg');
 const { from: copyFrom } = require('pg-copy-streams');
 const { pipeline } = require('node:stream/promises');
 const { Readable } = require('node:stream');
-const { freePort, waitForHttp, startProcess, load, pacedLoad, sql, databaseUrl, otherProcessesCpu, cpuSecondsOf, removeRedisKeys } = require('./bench-support');
+const { POSTGRES, REDIS, freePort, waitForHttp, startProcess, load, pacedLoad, sql, databaseUrl, otherProcessesCpu, cpuSecondsOf, removeRedisKeys } = require('./bench-support');
 
-const POSTGRES = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const REDIS = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PERSONS = Number(process.env.BENCH_DECIDE_PERSONS ?? 100_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
