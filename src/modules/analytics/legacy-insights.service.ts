@@ -42,8 +42,7 @@ export class LegacyInsightsService {
 
   /** Lifecycle uses the first series unless `entity_*` picks another. */
   async lifecyclePersons(project: ProjectEntity, input: FilterInput, url: URL) {
-    const parsed = await this.insights.parseLegacy(project, input, 'lifecycle');
-    const query = targetSeries({ ...parsed, series: parsed.series.length > 1 && !input.entity_id && !input.entity_order ? parsed.series.slice(0, 1) : parsed.series }, input);
+    const query = targetSeries(await this.insights.parseLegacy(project, input, 'lifecycle'), input, true);
     const selection = lifecycleSelection(query, input, DateTime.now());
     const { page, people } = await this.insights.actorsOf(project, query, selection);
     return plainActorsReply({ people, rawCount: page.actors.length, full: page.full, url, offset: selection.offset, limit: selection.limit });

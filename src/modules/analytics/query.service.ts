@@ -4,8 +4,9 @@ import { ApiError } from '../../common/errors/api-error';
 import { isJsonObject } from '../../common/json/json-object';
 import type { ProjectEntity } from '../projects/project.entity';
 import { InsightsService } from './insights.service';
-import { bucketStarts, intervalStart, nextInterval, parseInsightDate, previousRange } from './model/insight-dates';
+import { bucketStarts, nextInterval, previousRange } from './model/insight-dates';
 import { ActorsSelection, AGGREGATE_DISPLAYS, InsightQuery, LIFECYCLE_STATUSES, LifecycleStatus } from './model/insight-query';
+import { periodStart } from './parsers/actors-request.parser';
 import { FilterInput } from './parsers/filter-values';
 import { nodeToFilter, withNodeNames } from './parsers/query-node.parser';
 import { actorColumns, actorOptions, actorRows, queryResult } from './presenters/query.presenter';
@@ -92,7 +93,7 @@ export class QueryService {
 
   private dayStart(query: InsightQuery, day: unknown): DateTime {
     if (typeof day !== 'string' || day === '') throw ApiError.validation('day must name the period: its start date (e.g. 2024-01-31).', 'day');
-    return intervalStart(parseInsightDate(day, 'day', query.timezone, DateTime.now()).at.setZone(query.timezone), query.interval, query.weekStartDay);
+    return periodStart(day, 'day', query, DateTime.now());
   }
 
   private async options(project: ProjectEntity, source: Json) {

@@ -56,5 +56,6 @@ describe(targetSeries.name, () => {
     expect(targetSeries(query, { entity_id: 'c' }).series.map((s) => [s.event, s.math])).toEqual([['c', 'total']]);
     expect(attrOf(() => targetSeries(query, { entity_id: '1', entity_type: 'actions' }))).toBe('entity_type');
     expect(attrOf(() => targetSeries(query, {}))).toBe('entity_id');
+    expect(targetSeries(query, {}, true).series.map((s) => s.event)).toEqual(['a']);
   });
 });

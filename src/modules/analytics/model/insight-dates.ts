@@ -1,4 +1,4 @@
-import { DateTime, DurationLikeObject, IANAZone } from 'luxon';
+import { DateTime, DurationLikeObject } from 'luxon';
 import { ApiError } from '../../../common/errors/api-error';
 import { DateRange, Interval, MAX_BUCKETS } from './insight-query';
 
@@ -13,10 +13,6 @@ const RELATIVE = /^-?(\d{1,5})?([hdwmqy])(Start|End)?$/;
 const UNITS: Record<string, keyof DurationLikeObject> = { h: 'hours', d: 'days', w: 'weeks', m: 'months', q: 'quarters', y: 'years' };
 const PERIODS: Record<string, 'hour' | 'day' | 'week' | 'month' | 'quarter' | 'year'> = { h: 'hour', d: 'day', w: 'week', m: 'month', q: 'quarter', y: 'year' };
 export const DEFAULT_DATE_FROM = '-7d';
-
-export function isValidZone(zone: string): boolean {
-  return IANAZone.isValidZone(zone);
-}
 
 /** A parsed date and whether it was relative in hours (which keeps hour precision when rounded). */
 interface ParsedDate {

@@ -55,8 +55,6 @@ export interface DateRange {
   explicit: boolean;
 }
 
-export type BreakdownType = 'event' | 'person' | 'group' | 'cohort';
-
 /** A property breakdown (one or several properties) or a cohort breakdown. */
 export type Breakdown =
   | { kind: 'property'; properties: Array<{ key: string; type: 'event' | 'person' | 'group'; groupTypeIndex: number | null }>; limit: number; raw: unknown }

@@ -13,8 +13,11 @@ import { seriesFrom } from './series-values';
 
 export const DEFAULT_ACTORS_LIMIT = 100;
 
-/** PostHog's get_target_entity: `entity_order`, else the first series with that event and math, else a new one. */
-export function targetSeries(query: InsightQuery, input: FilterInput): InsightQuery {
+/**
+ * PostHog's get_target_entity: `entity_order`, else the first series with that event and math, else a new
+ * one. Without either, `firstByDefault` (lifecycle) takes the first series; otherwise only a single series is.
+ */
+export function targetSeries(query: InsightQuery, input: FilterInput, firstByDefault = false): InsightQuery {
   const entityType = textValue(input, 'entity_type') ?? textValue(input, 'type') ?? 'events';
   if (entityType === 'actions') throw ApiError.validation('Actions are not supported by this server: select the series with entity_type=events.', 'entity_type');
   if (entityType !== 'events') throw ApiError.validation(`entity_type "${entityType}" is not supported: use events.`, 'entity_type');
@@ -26,7 +29,7 @@ export function targetSeries(query: InsightQuery, input: FilterInput): InsightQu
   const entityId = textValue(input, 'entity_id') ?? textValue(input, 'entityId');
   const math = textValue(input, 'entity_math') ?? 'total';
   if (entityId === null) {
-    if (query.series.length === 1) return query;
+    if (query.series.length === 1 || (firstByDefault && query.series.length > 1)) return { ...query, series: query.series.slice(0, 1) };
     throw ApiError.validation('An entity must be provided for target entity to be determined: entity_id (and entity_math), or entity_order.', 'entity_id');
   }
   const found = query.series.find((s) => s.event === entityId && s.math === math);
@@ -64,12 +67,16 @@ export function stickinessSelection(query: InsightQuery, input: FilterInput): Ac
   return { seriesIndex: 0, range: query.range, stickinessDays, ...pageOf(input) };
 }
 
+/** The start of the interval holding a date given as `attr` (a lifecycle period, an actors query's day). */
+export function periodStart(raw: string, attr: string, query: InsightQuery, now: DateTime): DateTime {
+  return intervalStart(parseInsightDate(raw, attr, query.timezone, now).at.setZone(query.timezone), query.interval, query.weekStartDay);
+}
+
 /** Lifecycle persons: `target_date` (the period) and `lifecycle_type` are required, as in PostHog. */
 export function lifecycleSelection(query: InsightQuery, input: FilterInput, now: DateTime): ActorsSelection {
   const raw = textValue(input, 'target_date');
   if (raw === null) throw ApiError.validation('Must include specified date: target_date is the start of the period to list (e.g. 2024-01-31).', 'target_date');
   if (!present(input, 'lifecycle_type')) throw ApiError.validation('Must include lifecycle type: lifecycle_type is one of new, returning, resurrecting, dormant.', 'lifecycle_type');
   const status: LifecycleStatus = enumValue(input, 'lifecycle_type', LIFECYCLE_STATUSES, 'new');
-  const target = intervalStart(parseInsightDate(raw, 'target_date', query.timezone, now).at.setZone(query.timezone), query.interval, query.weekStartDay);
-  return { seriesIndex: 0, range: query.range, lifecycle: { status, target }, ...pageOf(input) };
+  return { seriesIndex: 0, range: query.range, lifecycle: { status, target: periodStart(raw, 'target_date', query, now) }, ...pageOf(input) };
 }

@@ -56,10 +56,6 @@ export function integerValue(input: FilterInput, key: string, fallback: number, 
   return value;
 }
 
-export function nullableIntegerValue(input: FilterInput, key: string, min: number, max: number): number | null {
-  return present(input, key) ? integerValue(input, key, 0, min, max) : null;
-}
-
 /** One of a fixed list of words; `normalize` maps aliases and case first. */
 export function enumValue<T extends string>(input: FilterInput, key: string, allowed: readonly T[], fallback: T, normalize = (v: string) => v): T {
   const raw = textValue(input, key);

@@ -24,7 +24,7 @@ export interface BuiltSql {
   values: unknown[];
 }
 
-export const PERSON_JOIN = `LEFT JOIN person_distinct_id pd ON pd.project_id = e.project_id AND pd.distinct_id = e.distinct_id`;
+const PERSON_JOIN = `LEFT JOIN person_distinct_id pd ON pd.project_id = e.project_id AND pd.distinct_id = e.distinct_id`;
 const PERSON_PROPERTIES_JOIN = `LEFT JOIN person pp ON pp.id = pd.person_id`;
 const PERSON_PROPERTIES = `coalesce(pp.properties, '{}'::jsonb)`;
 

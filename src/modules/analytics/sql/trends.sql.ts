@@ -77,8 +77,8 @@ export function sliceScope(query: InsightQuery, series: Series, range: DateRange
   if (slice?.kind === 'cohort' && slice.cohort !== 'all') {
     where.push(filterSql({ kind: 'leaf', key: 'id', value: slice.cohort, operator: 'exact', type: 'cohort', negation: false }, ctx, p));
   }
-  const needsActor = actor && usesPersonActor(query);
-  const joins = joinsSql({ actor: needsActor || needsPersonProperties(query, [series], ctx), personProperties: needsPersonProperties(query, [series], ctx) });
+  const personProperties = needsPersonProperties(query, [series], ctx);
+  const joins = joinsSql({ actor: (actor && usesPersonActor(query)) || personProperties, personProperties });
   return { from: `event e ${joins}`, where: where.join(' AND ') };
 }
 
@@ -86,7 +86,8 @@ export function sliceScope(query: InsightQuery, series: Series, range: DateRange
 export function topBreakdownValuesSql(query: InsightQuery, ctx: SqlContext, limit: number, offset: number): BuiltSql {
   const p = new SqlParams();
   const scopes = query.series.map((s) => `(${seriesWhere(query, s, query.range, ctx, p).join(' AND ')})`);
-  const joins = joinsSql({ actor: needsPersonProperties(query, query.series, ctx), personProperties: needsPersonProperties(query, query.series, ctx) });
+  const personProperties = needsPersonProperties(query, query.series, ctx);
+  const joins = joinsSql({ actor: personProperties, personProperties });
   const value = breakdownValueSql(query, ctx, p);
   // Ties go by byte order, so the page is the same whatever the database's collation.
   const text = `SELECT value, events FROM (SELECT ${value} AS value, count(*) AS events FROM event e ${joins} WHERE (${scopes.join(' OR ')}) GROUP BY 1) v
