@@ -1,10 +1,12 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DateTime } from 'luxon';
-import { Pool } from 'pg';
+import { Pool, PoolClient } from 'pg';
+import Cursor from 'pg-cursor';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { ApiError } from '../../common/errors/api-error';
+import { likePattern } from '../../database/like-pattern';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { CohortDefinition } from '../events/property-filter-sql';
@@ -120,6 +122,25 @@ export class AnalyticsRepository implements OnApplicationShutdown {
     return new Map(rows.map((r) => [r.id, { name: r.name, isStatic: r.is_static, filters: r.filters }]));
   }
 
+  /**
+   * Which of these actors match PostHog's actor search: a person's email or name or one of their
+   * distinct ids contains the text (a group's key or name for groups).
+   */
+  async actorsMatching(projectId: number, groupTypeIndex: number | null, ids: string[], search: string): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const pattern = likePattern(search, '%', '%');
+    const sql =
+      groupTypeIndex === null
+        ? `SELECT p.id::text AS id FROM person p WHERE p.project_id = $1 AND p.id = ANY($2::bigint[])
+            AND (p.properties ->> 'email' ILIKE $3 OR p.properties ->> 'name' ILIKE $3
+              OR EXISTS (SELECT 1 FROM person_distinct_id d WHERE d.person_id = p.id AND d.distinct_id ILIKE $3))`
+        : `SELECT g.group_key AS id FROM "group" g WHERE g.project_id = $1 AND g.group_type_index = $4 AND g.group_key = ANY($2::text[])
+            AND (g.group_key ILIKE $3 OR g.properties ->> 'name' ILIKE $3)`;
+    const values = groupTypeIndex === null ? [projectId, ids, pattern] : [projectId, ids, pattern, groupTypeIndex];
+    const rows = await this.run<{ id: string }>({ text: sql, values });
+    return rows.map((row) => row.id);
+  }
+
   async groups(projectId: number, groupTypeIndex: number, keys: string[]): Promise<GroupActor[]> {
     if (keys.length === 0) return [];
     const rows = await this.run<{ group_key: string; properties: Record<string, unknown>; created_at: Date }>({
@@ -128,6 +149,31 @@ export class AnalyticsRepository implements OnApplicationShutdown {
       values: [projectId, groupTypeIndex, keys],
     });
     return rows.map((r) => ({ groupKey: r.group_key, groupTypeIndex, properties: r.properties, createdAt: r.created_at }));
+  }
+
+  /**
+   * A large result read in batches through a cursor on one analytics connection, so no request holds
+   * every row at once (a funnel reads one row per actor). The session's statement timeout still bounds it.
+   */
+  async forEachBatch<R>(sql: BuiltSql, batchSize: number, visit: (rows: R[]) => void): Promise<void> {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw this.translate(error);
+    }
+    const cursor = client.query(new Cursor<R>(sql.text, sql.values));
+    let failed: unknown;
+    try {
+      for (let rows = await cursor.read(batchSize); rows.length > 0; rows = await cursor.read(batchSize)) visit(rows);
+    } catch (error) {
+      failed = error;
+      throw this.translate(error);
+    } finally {
+      await cursor.close().catch(() => undefined);
+      // A connection whose cursor failed mid-read is not given back to others.
+      client.release(failed instanceof Error ? failed : undefined);
+    }
   }
 
   private async run<R>(sql: BuiltSql): Promise<R[]> {

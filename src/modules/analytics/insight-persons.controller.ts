@@ -1,16 +1,16 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
 import { CurrentProject } from '../../common/auth/principal';
 import { RequestUrl } from '../../common/http/request-url';
 import type { ProjectEntity } from '../projects/project.entity';
-import { ActorsReplyDto, ApiLifecyclePersonsQuery, ApiStickinessPersonsQuery, ApiTrendPersonsQuery, PlainActorsReplyDto } from './dto/insight.dto';
+import { ActorsReplyDto, ApiFunnelPersonsQuery, ApiLifecyclePersonsQuery, ApiStickinessPersonsQuery, ApiTrendPersonsQuery, PlainActorsReplyDto } from './dto/insight.dto';
 import { LegacyInsightsService } from './legacy-insights.service';
 import { mergeFilterInput } from './parsers/filter-values';
 
 const PROJECT = { projectParam: 'project_id' };
 
-/** The persons behind one data point of a trend, stickiness or lifecycle insight. */
+/** The persons behind one data point of a trend, stickiness or lifecycle insight, or one funnel step. */
 @ApiTags('persons')
 @ApiBearerAuth()
 @Controller('api/projects/:project_id/persons')
@@ -42,5 +42,24 @@ export class InsightPersonsController {
   @ApiOkResponse({ type: PlainActorsReplyDto })
   lifecycle(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @RequestUrl() url: URL) {
     return this.legacy.lifecyclePersons(project, mergeFilterInput(query, undefined), url);
+  }
+
+  @Get('funnel')
+  @PersonalKeyAuth('person:read', PROJECT)
+  @ApiOperation({ summary: 'Persons who reached a funnel step (funnel_step=n) or dropped off right before it (funnel_step=-n)' })
+  @ApiFunnelPersonsQuery()
+  @ApiOkResponse({ type: ActorsReplyDto })
+  funnel(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @RequestUrl() url: URL) {
+    return this.legacy.funnelPersons(project, mergeFilterInput(query, undefined), url);
+  }
+
+  @Post('funnel')
+  @HttpCode(200)
+  @PersonalKeyAuth('person:read', PROJECT)
+  @ApiOperation({ summary: 'The same funnel persons with the filter keys in a JSON body' })
+  @ApiFunnelPersonsQuery()
+  @ApiOkResponse({ type: ActorsReplyDto })
+  funnelPost(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @Body() body: unknown, @RequestUrl() url: URL) {
+    return this.legacy.funnelPersons(project, mergeFilterInput(query, body), url);
   }
 }

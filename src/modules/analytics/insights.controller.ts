@@ -4,7 +4,7 @@ import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
 import { CurrentProject } from '../../common/auth/principal';
 import { RequestUrl } from '../../common/http/request-url';
 import type { ProjectEntity } from '../projects/project.entity';
-import { ApiInsightFilterQuery, InsightReplyDto } from './dto/insight.dto';
+import { ApiFunnelFilterQuery, ApiInsightFilterQuery, FunnelReplyDto, InsightReplyDto } from './dto/insight.dto';
 import { LegacyInsightsService } from './legacy-insights.service';
 import { mergeFilterInput } from './parsers/filter-values';
 
@@ -34,5 +34,24 @@ export class InsightsController {
   @ApiOkResponse({ type: InsightReplyDto })
   trendPost(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @Body() body: unknown, @RequestUrl() url: URL) {
     return this.legacy.trend(project, mergeFilterInput(query, body), url);
+  }
+
+  @Get('funnel')
+  @PersonalKeyAuth('insight:read', PROJECT)
+  @ApiOperation({ summary: 'Funnel steps: how many actors reached each step in order, and their conversion times' })
+  @ApiFunnelFilterQuery()
+  @ApiOkResponse({ type: FunnelReplyDto })
+  funnel(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>) {
+    return this.legacy.funnel(project, mergeFilterInput(query, undefined));
+  }
+
+  @Post('funnel')
+  @HttpCode(200)
+  @PersonalKeyAuth('insight:read', PROJECT)
+  @ApiOperation({ summary: 'The same funnel with the filter keys in a JSON body (body wins over the query string)' })
+  @ApiFunnelFilterQuery()
+  @ApiOkResponse({ type: FunnelReplyDto })
+  funnelPost(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @Body() body: unknown) {
+    return this.legacy.funnel(project, mergeFilterInput(query, body));
   }
 }

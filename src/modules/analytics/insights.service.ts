@@ -7,6 +7,9 @@ import { Cached, InsightCache } from './insight-cache';
 import { nextInterval } from './model/insight-dates';
 import type { ActorsSelection, InsightKind, InsightQuery } from './model/insight-query';
 import type { ActorPage, InsightResult } from './model/insight-result';
+import { FunnelResult, FunnelsService } from './funnels.service';
+import type { FunnelActorsSelection } from './model/insight-query';
+import { parseFunnelFilter } from './parsers/funnel-filter.parser';
 import { checkInsight, usesCohorts } from './parsers/insight-checks';
 import { FilterInput, propertyFilterValue, textValue } from './parsers/filter-values';
 import { ParseContext, parseLegacyFilter } from './parsers/legacy-filter.parser';
@@ -37,6 +40,7 @@ export class InsightsService {
     private readonly trends: TrendsService,
     private readonly stickinessLifecycle: StickinessLifecycleService,
     private readonly actors: InsightActorsService,
+    private readonly funnels: FunnelsService,
     private readonly cache: InsightCache,
   ) {}
 
@@ -50,6 +54,22 @@ export class InsightsService {
   async parseLegacy(project: ProjectEntity, input: FilterInput, kind?: InsightKind): Promise<InsightQuery> {
     const context = await this.parseContext(project, textValue(input, 'date_from'));
     return checkInsight(parseLegacyFilter(input, context, kind));
+  }
+
+  async parseFunnel(project: ProjectEntity, input: FilterInput): Promise<InsightQuery> {
+    const context = await this.parseContext(project, textValue(input, 'date_from'));
+    return parseFunnelFilter(input, context);
+  }
+
+  async computeFunnel(project: ProjectEntity, query: InsightQuery, refresh: boolean): Promise<Cached<FunnelResult>> {
+    return this.cache.through(project.id, query, refresh, async () => this.funnels.steps(query, (await this.sqlContext(project, query)).sql));
+  }
+
+  /** The persons (or groups) of one funnel step, serialized. */
+  async funnelActorsOf(project: ProjectEntity, query: InsightQuery, selection: FunnelActorsSelection): Promise<ActorsAnswer> {
+    const { sql } = await this.sqlContext(project, query);
+    const page = await this.funnels.actors(query, selection, sql);
+    return { page, people: await this.actors.serialize(project.id, page, false) };
   }
 
   async compute(project: ProjectEntity, query: InsightQuery, refresh: boolean): Promise<ComputedInsight> {

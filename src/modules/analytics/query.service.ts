@@ -7,6 +7,8 @@ import { InsightsService } from './insights.service';
 import { bucketStarts, nextInterval, previousRange } from './model/insight-dates';
 import { ActorsSelection, AGGREGATE_DISPLAYS, InsightQuery, LIFECYCLE_STATUSES, LifecycleStatus } from './model/insight-query';
 import { periodStart } from './parsers/actors-request.parser';
+import { funnelActorsSelection } from './parsers/funnel-filter.parser';
+import { legacyFunnelSteps } from './presenters/funnel.presenter';
 import { FilterInput } from './parsers/filter-values';
 import { nodeToFilter, withNodeNames } from './parsers/query-node.parser';
 import { actorColumns, actorOptions, actorRows, queryResult } from './presenters/query.presenter';
@@ -27,19 +29,26 @@ export class QueryService {
     if (node.kind === 'InsightActorsQuery') return this.actors(project, { kind: 'ActorsQuery', source: node });
     if (node.kind === 'InsightActorsQueryOptions') return this.options(project, this.insightActorsSource(node));
     const query = await this.insight(project, node);
+    if (query.kind === 'funnels') {
+      const funnel = await this.insights.computeFunnel(project, query, refresh);
+      const envelope = { is_cached: funnel.isCached, last_refresh: funnel.lastRefresh.toISOString(), timezone: project.timezone };
+      return { results: legacyFunnelSteps(query, funnel.value, null), ...envelope };
+    }
     const { result } = await this.insights.compute(project, query, refresh);
     return { ...queryResult(query, result.value), is_cached: result.isCached, last_refresh: result.lastRefresh.toISOString(), timezone: project.timezone };
   }
 
   private async insight(project: ProjectEntity, node: Json): Promise<InsightQuery> {
     const { kind, input } = withNodeNames(() => nodeToFilter(node));
+    if (kind === 'funnels') return withNodeNames(() => this.insights.parseFunnel(project, input as FilterInput));
     return withNodeNames(() => this.insights.parseLegacy(project, input as FilterInput, kind));
   }
 
   private insightActorsSource(node: Json): Json {
     const source = node.source;
+    if (isJsonObject(source) && source.kind === 'FunnelsActorsQuery' && isJsonObject(source.source)) return source;
     if (!isJsonObject(source) || source.kind !== 'InsightActorsQuery' || !isJsonObject(source.source)) {
-      throw ApiError.validation('source must be an InsightActorsQuery over a TrendsQuery, StickinessQuery or LifecycleQuery.', 'source');
+      throw ApiError.validation('source must be an InsightActorsQuery over a TrendsQuery, StickinessQuery or LifecycleQuery, or a FunnelsActorsQuery over a FunnelsQuery.', 'source');
     }
     return source;
   }
@@ -50,9 +59,8 @@ export class QueryService {
     const limit = integerField(node, 'limit', 100, 1, MAX_ACTORS_LIMIT);
     const offset = integerField(node, 'offset', 0, 0, 10_000_000);
     const search = typeof node.search === 'string' && node.search !== '' ? node.search : undefined;
-    const { focused, selection } = this.selection(query, source, { limit: limit + 1, offset, search });
     const columns = actorColumns(node.select, query.kind);
-    const { page, people } = await this.insights.actorsOf(project, focused, selection);
+    const { page, people } = await this.actorsPage(project, query, source, { limit: limit + 1, offset, search });
     const hasMore = page.actors.length > limit;
     return {
       results: actorRows(people.slice(0, limit), columns),
@@ -64,6 +72,17 @@ export class QueryService {
       offset,
       missing_actors_count: Math.min(page.actors.length, limit) - Math.min(people.length, limit),
     };
+  }
+
+  private actorsPage(project: ProjectEntity, query: InsightQuery, source: Json, page: { limit: number; offset: number; search?: string }) {
+    if (query.kind === 'funnels') {
+      if (source.kind !== 'FunnelsActorsQuery') throw ApiError.validation('The actors of a funnel come from a FunnelsActorsQuery source.', 'source');
+      const input = { funnel_step: source.funnelStep ?? undefined, funnel_custom_steps: source.funnelCustomSteps ?? undefined };
+      return this.insights.funnelActorsOf(project, query, { ...funnelActorsSelection(query, input), ...page });
+    }
+    if (source.kind === 'FunnelsActorsQuery') throw ApiError.validation('A FunnelsActorsQuery lists the actors of a FunnelsQuery.', 'source');
+    const { focused, selection } = this.selection(query, source, page);
+    return this.insights.actorsOf(project, focused, selection);
   }
 
   /** InsightActorsQuery's `series`, `day`, `status`, `breakdown` and `compare` as a selection of the engine. */

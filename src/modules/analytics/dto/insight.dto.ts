@@ -56,6 +56,41 @@ export const ApiLifecyclePersonsQuery = () =>
     ].map((o) => ApiQuery(o)),
   );
 
+/** A funnel reads the common filter's steps, dates and filters; breakdowns and compare are not funnel parameters here. */
+const FUNNEL_FILTER: ApiQueryOptions[] = [
+  ...FILTER.filter((o) => ['events', 'actions', 'date_from', 'date_to', 'explicit_date', 'properties', 'filter_test_accounts', 'aggregation_group_type_index', 'refresh'].includes((o as { name?: string }).name ?? '')),
+  { name: 'funnel_order_type', required: false, enum: ['ordered', 'strict', 'unordered'], description: 'Default ordered.' },
+  { name: 'funnel_window_interval', required: false, type: Number, description: 'Conversion window, counted from the first step. Default 14.' },
+  { name: 'funnel_window_interval_unit', required: false, enum: ['second', 'minute', 'hour', 'day', 'week', 'month'], description: 'Default day.' },
+  { name: 'funnel_window_days', required: false, type: Number, description: 'Legacy window in days (when funnel_window_interval is not given).' },
+  text('exclusions', 'JSON list of {id (event), funnel_from_step, funnel_to_step, properties}: a run with that event between those steps does not count.'),
+  { name: 'funnel_viz_type', required: false, enum: ['steps'], description: 'Default steps.' },
+];
+
+export const ApiFunnelFilterQuery = () => applyDecorators(...FUNNEL_FILTER.map((o) => ApiQuery(o)));
+export const ApiFunnelPersonsQuery = () =>
+  applyDecorators(
+    ...[
+      ...FUNNEL_FILTER,
+      { name: 'funnel_step', required: false, type: Number, description: 'n > 0: reached at least step n; n < -1: dropped off right before step |n|. Default 1.' },
+      text('funnel_custom_steps', 'JSON list of exact step counts (e.g. [1, 3]); overrides funnel_step.'),
+      text('search', 'Only persons whose email, name or one of whose distinct ids contains this text.'),
+      { name: 'limit', required: false, type: Number, description: 'Default 100.' },
+      { name: 'offset', required: false, type: Number },
+    ].map((o) => ApiQuery(o)),
+  );
+
+export class FunnelReplyDto {
+  @ApiProperty({ description: 'Steps: action_id, name, custom_name, order, count, type, average_conversion_time, median_conversion_time, converted_people_url, dropped_people_url.', type: 'array', items: { type: 'object' } })
+  result: Array<Record<string, unknown>>;
+  @ApiProperty()
+  timezone: string;
+  @ApiProperty()
+  last_refresh: string;
+  @ApiProperty()
+  is_cached: boolean;
+}
+
 export class InsightReplyDto {
   @ApiProperty({ description: 'Series: action, label, count, data, labels, days, persons_urls (or aggregated_value and persons), breakdown_value, compare_label, status.', type: 'array', items: { type: 'object' } })
   result: Array<Record<string, unknown>>;

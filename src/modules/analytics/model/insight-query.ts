@@ -26,7 +26,32 @@ export type Display = (typeof DISPLAYS)[number];
 /** Displays that show one number per series over the whole range instead of a time series. */
 export const AGGREGATE_DISPLAYS: ReadonlySet<Display> = new Set(['ActionsTable', 'ActionsPie', 'ActionsBarValue', 'BoldNumber', 'WorldMap']);
 
-export type InsightKind = 'trends' | 'stickiness' | 'lifecycle';
+export type InsightKind = 'trends' | 'stickiness' | 'lifecycle' | 'funnels';
+
+export const FUNNEL_ORDER_TYPES = ['ordered', 'strict', 'unordered'] as const;
+export const FUNNEL_WINDOW_UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month'] as const;
+export type FunnelWindowUnit = (typeof FUNNEL_WINDOW_UNITS)[number];
+export const FUNNEL_VIZ_TYPES = ['steps', 'time_to_convert', 'trends'] as const;
+export type FunnelVizType = (typeof FUNNEL_VIZ_TYPES)[number];
+
+/** Events that disqualify a funnel run when they happen between two of its steps. */
+export interface FunnelExclusion {
+  event: string | null;
+  name: string;
+  properties: PropertyNode | null;
+  /** 0-based steps the exclusion applies between. */
+  fromStep: number;
+  toStep: number;
+  raw: unknown;
+}
+
+/** What a funnel adds to the query: its steps are the query's series, in order. */
+export interface FunnelOptions {
+  orderType: (typeof FUNNEL_ORDER_TYPES)[number];
+  window: { interval: number; unit: FunnelWindowUnit };
+  exclusions: FunnelExclusion[];
+  vizType: FunnelVizType;
+}
 
 /** One series (`events[i]`): which events, and what a data point computes over them. */
 export interface Series {
@@ -97,6 +122,17 @@ export interface InsightQuery {
   display: Display;
   /** Aggregate by this group type instead of persons (`aggregation_group_type_index`). */
   aggregationGroupTypeIndex: number | null;
+  /** Funnels only. */
+  funnel?: FunnelOptions;
+}
+
+/** Which actors of a funnel a persons request lists (1-based steps; negative: dropped before that step). */
+export interface FunnelActorsSelection {
+  step?: number;
+  customSteps?: number[];
+  search?: string;
+  limit: number;
+  offset: number;
 }
 
 /** The largest number of buckets one series may have: a year of hours, or ten years of days. */

@@ -134,7 +134,7 @@ export function parseLegacyFilter(input: FilterInput, context: ParseContext, kin
     filterTestAccounts: booleanValue(input, 'filter_test_accounts'),
     breakdown,
     breakdownOffset: breakdown ? integerValue(input, 'offset', 0, 0, 1_000_000) : 0,
-    compare: kind !== 'lifecycle' && booleanValue(input, 'compare'),
+    compare: (kind === 'trends' || kind === 'stickiness') && booleanValue(input, 'compare'),
     formula: kind === 'trends' ? checkedFormula(textValue(input, 'formula'), series.length) : null,
     display,
     aggregationGroupTypeIndex: groupTypeIndex(input.aggregation_group_type_index, 'aggregation_group_type_index'),

@@ -9,7 +9,7 @@ import type { FilterInput } from './filter-values';
  * give the same numbers. Only the node's shape is checked here; values are checked by that parser.
  */
 
-export const INSIGHT_NODES: Record<string, InsightKind> = { TrendsQuery: 'trends', StickinessQuery: 'stickiness', LifecycleQuery: 'lifecycle' };
+export const INSIGHT_NODES: Record<string, InsightKind> = { TrendsQuery: 'trends', StickinessQuery: 'stickiness', LifecycleQuery: 'lifecycle', FunnelsQuery: 'funnels' };
 
 type Json = Record<string, unknown>;
 
@@ -39,10 +39,28 @@ function breakdownInput(node: Json): FilterInput {
   return input;
 }
 
+/** funnelsFilter's keys under their legacy names; exclusions are EventsNodes with their step range. */
+function funnelInput(filter: Json): FilterInput {
+  const input: FilterInput = {};
+  const names: Record<string, string> = {
+    funnelOrderType: 'funnel_order_type', funnelVizType: 'funnel_viz_type', funnelWindowInterval: 'funnel_window_interval', funnelWindowIntervalUnit: 'funnel_window_interval_unit',
+  };
+  for (const [node, legacy] of Object.entries(names)) if (filter[node] !== undefined && filter[node] !== null) input[legacy] = filter[node];
+  if (filter.exclusions !== undefined && filter.exclusions !== null) {
+    if (!Array.isArray(filter.exclusions)) throw ApiError.validation('funnelsFilter.exclusions must be a list of EventsNode with funnelFromStep and funnelToStep.', 'exclusions');
+    input.exclusions = filter.exclusions.map((raw) => {
+      if (!isJsonObject(raw)) throw ApiError.validation('Each exclusion must be an EventsNode with funnelFromStep and funnelToStep.', 'exclusions');
+      if (raw.kind === 'ActionsNode') throw ApiError.validation('Actions are not supported by this server: exclude with an EventsNode.', 'exclusions');
+      return { id: raw.event, name: raw.name, properties: raw.properties, funnel_from_step: raw.funnelFromStep, funnel_to_step: raw.funnelToStep };
+    });
+  }
+  return input;
+}
+
 /** The legacy filter equivalent to an insight node. */
 export function nodeToFilter(node: Json): { kind: InsightKind; input: FilterInput } {
   const kind = INSIGHT_NODES[String(node.kind)];
-  if (!kind) throw ApiError.validation(`Query kind "${String(node.kind)}" is not supported here: use TrendsQuery, StickinessQuery or LifecycleQuery.`, 'kind');
+  if (!kind) throw ApiError.validation(`Query kind "${String(node.kind)}" is not supported here: use TrendsQuery, StickinessQuery, LifecycleQuery or FunnelsQuery.`, 'kind');
   if (!Array.isArray(node.series)) throw ApiError.validation('series must be a list of EventsNode.', 'series');
   const dateRange = objectField(node, 'dateRange');
   const trendsFilter = objectField(node, 'trendsFilter');
@@ -57,6 +75,7 @@ export function nodeToFilter(node: Json): { kind: InsightKind; input: FilterInpu
     compare: objectField(node, 'compareFilter').compare === true,
     ...(node.aggregation_group_type_index !== undefined ? { aggregation_group_type_index: node.aggregation_group_type_index } : {}),
   };
+  if (kind === 'funnels') Object.assign(input, breakdownInput(node), funnelInput(objectField(node, 'funnelsFilter')));
   if (kind === 'trends') {
     Object.assign(input, breakdownInput(node));
     if (trendsFilter.display !== undefined) input.display = trendsFilter.display;

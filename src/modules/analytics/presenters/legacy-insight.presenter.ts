@@ -15,6 +15,7 @@ import type { FilterInput } from '../parsers/filter-values';
 const POINT_PARAMS = new Set([
   'date_from', 'date_to', 'explicit_date', 'refresh', 'offset', 'limit', 'breakdown_value', 'entity_id', 'entityId', 'entity_type', 'type',
   'entity_math', 'entity_order', 'stickiness_days', 'target_date', 'lifecycle_type', 'cache_invalidation_key', 'search', 'format', 'client_query_id',
+  'funnel_step', 'funnel_custom_steps',
 ]);
 
 export interface PresentContext {
@@ -40,7 +41,7 @@ function safeJson(text: string): unknown {
   }
 }
 
-function personsUrl(ctx: PresentContext, path: string, point: Record<string, string | number>): { filter: Record<string, unknown>; url: string } {
+export function personsUrl(ctx: PresentContext, path: string, point: Record<string, string | number>): { filter: Record<string, unknown>; url: string } {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(ctx.input)) {
     if (POINT_PARAMS.has(key) || value === undefined || value === null) continue;

@@ -1,0 +1,113 @@
+import { ApiError } from '../../../common/errors/api-error';
+import { isJsonObject } from '../../../common/json/json-object';
+import {
+  FUNNEL_ORDER_TYPES, FUNNEL_VIZ_TYPES, FUNNEL_WINDOW_UNITS, FunnelActorsSelection, FunnelExclusion, FunnelOptions, FunnelWindowUnit, InsightQuery,
+} from '../model/insight-query';
+import { DEFAULT_ACTORS_LIMIT } from './actors-request.parser';
+import { enumValue, FilterInput, integerValue, jsonValue, present, propertyFilterValue, textValue } from './filter-values';
+import { ParseContext, parseLegacyFilter } from './legacy-filter.parser';
+
+/**
+ * The funnel parts of PostHog's legacy filter: order type, conversion window, exclusions and the viz
+ * type; the steps, dates and filters are read as for every insight. Persons requests add `funnel_step`
+ * or `funnel_custom_steps`.
+ */
+
+/** Exclusions per funnel: with at most 20 steps, every step and exclusion has its own bit of an int mask. */
+export const MAX_EXCLUSIONS = 10;
+/** A conversion window longer than ten years is surely a mistake (and would overflow date arithmetic). */
+const MAX_WINDOW_SECONDS = 3650 * 86_400;
+const UNIT_SECONDS: Record<FunnelWindowUnit, number> = { second: 1, minute: 60, hour: 3600, day: 86_400, week: 604_800, month: 2_678_400 };
+
+function windowOf(input: FilterInput): FunnelOptions['window'] {
+  if (!present(input, 'funnel_window_interval') && present(input, 'funnel_window_days')) {
+    return { interval: integerValue(input, 'funnel_window_days', 14, 1, MAX_WINDOW_SECONDS / 86_400), unit: 'day' };
+  }
+  const unit = enumValue(input, 'funnel_window_interval_unit', FUNNEL_WINDOW_UNITS, 'day', (v) => v.toLowerCase());
+  const interval = integerValue(input, 'funnel_window_interval', 14, 1, Math.floor(MAX_WINDOW_SECONDS / UNIT_SECONDS[unit]));
+  return { interval, unit };
+}
+
+function stepIndex(value: unknown, attr: string): number {
+  const step = typeof value === 'string' && /^\d{1,3}$/.test(value) ? Number(value) : value;
+  if (typeof step !== 'number' || !Number.isInteger(step)) throw ApiError.validation(`Each exclusion needs ${attr}: a 0-based step index.`, 'exclusions');
+  return step;
+}
+
+function exclusionOf(raw: unknown, query: InsightQuery, orderType: FunnelOptions['orderType']): FunnelExclusion {
+  const last = query.series.length - 1;
+  if (!isJsonObject(raw)) throw ApiError.validation('exclusions must be a JSON list of {"id": "<event>", "funnel_from_step": i, "funnel_to_step": j}.', 'exclusions');
+  if ((raw.type ?? 'events') !== 'events') throw ApiError.validation('Actions are not supported by this server: exclude events (type "events").', 'exclusions');
+  if (typeof raw.id !== 'string' || raw.id === '') throw ApiError.validation('Each exclusion needs id: the event name to exclude.', 'exclusions');
+  const fromStep = stepIndex(raw.funnel_from_step, 'funnel_from_step');
+  const toStep = stepIndex(raw.funnel_to_step, 'funnel_to_step');
+  if (fromStep < 0 || toStep > last || fromStep >= toStep) {
+    throw ApiError.validation(`Exclusion steps must lie inside the funnel: 0 ≤ funnel_from_step < funnel_to_step ≤ ${last} (got ${fromStep} and ${toStep}).`, 'exclusions');
+  }
+  if (orderType === 'unordered' && (fromStep !== 0 || toStep !== last)) {
+    throw ApiError.validation(`Partial exclusions are not allowed in unordered funnels: use funnel_from_step 0 and funnel_to_step ${last}.`, 'exclusions');
+  }
+  const properties = propertyFilterValue(raw.properties, 'exclusions');
+  const clash = query.series.slice(fromStep, toStep + 1).some((step) => step.event === raw.id || step.event === null);
+  if (clash && properties === null) {
+    throw ApiError.validation(`Exclusion "${raw.id}" would exclude a step of its own range: exclude another event, or narrow it with properties.`, 'exclusions');
+  }
+  return { event: raw.id, name: typeof raw.name === 'string' ? raw.name : raw.id, properties, fromStep, toStep, raw };
+}
+
+function exclusionsOf(input: FilterInput, query: InsightQuery, orderType: FunnelOptions['orderType']): FunnelExclusion[] {
+  if (!present(input, 'exclusions')) return [];
+  const list = jsonValue(input, 'exclusions');
+  if (!Array.isArray(list)) throw ApiError.validation('exclusions must be a JSON list of {"id": "<event>", "funnel_from_step": i, "funnel_to_step": j}.', 'exclusions');
+  if (list.length > MAX_EXCLUSIONS) throw ApiError.validation(`At most ${MAX_EXCLUSIONS} exclusions are allowed in one funnel.`, 'exclusions');
+  return list.map((raw) => exclusionOf(raw, query, orderType));
+}
+
+/** The viz type; the legacy `display=ActionsLineGraph` on a funnel means funnel trends. */
+function vizTypeOf(input: FilterInput): FunnelOptions['vizType'] {
+  const display = textValue(input, 'display');
+  const fallback = display === 'ActionsLineGraph' ? 'trends' : 'steps';
+  const vizType = enumValue(input, 'funnel_viz_type', FUNNEL_VIZ_TYPES, fallback);
+  if (vizType !== 'steps') {
+    throw ApiError.validation(`funnel_viz_type "${vizType}" is not available on this server yet: use funnel_viz_type=steps.`, 'funnel_viz_type');
+  }
+  return vizType;
+}
+
+/** A legacy funnel filter as one insight query with its funnel options. */
+export function parseFunnelFilter(input: FilterInput, context: ParseContext): InsightQuery {
+  const query = parseLegacyFilter(input, context, 'funnels');
+  if (query.series.length < 2) {
+    throw ApiError.validation(`A funnel needs at least two steps in events (got ${query.series.length}): e.g. events=[{"id": "$pageview", "order": 0}, {"id": "signed_up", "order": 1}].`, 'events');
+  }
+  if (present(input, 'breakdown') || present(input, 'breakdowns')) {
+    throw ApiError.validation('Funnel breakdowns are not available on this server yet: remove breakdown.', 'breakdown');
+  }
+  const orderType = enumValue(input, 'funnel_order_type', FUNNEL_ORDER_TYPES, 'ordered');
+  const funnel: FunnelOptions = { orderType, window: windowOf(input), exclusions: exclusionsOf(input, query, orderType), vizType: vizTypeOf(input) };
+  return { ...query, funnel };
+}
+
+/**
+ * `funnel_step` (1-based; negative: dropped off right before that step, so -1 means nothing) or
+ * `funnel_custom_steps` (a JSON list of exact step counts), and the page.
+ */
+export function funnelActorsSelection(query: InsightQuery, input: FilterInput): FunnelActorsSelection {
+  const steps = query.series.length;
+  const page = {
+    limit: integerValue(input, 'limit', DEFAULT_ACTORS_LIMIT, 1, 1000),
+    offset: integerValue(input, 'offset', 0, 0, 10_000_000),
+    search: textValue(input, 'search') ?? undefined,
+  };
+  if (present(input, 'funnel_custom_steps')) {
+    const list = jsonValue(input, 'funnel_custom_steps');
+    if (!Array.isArray(list) || list.length === 0 || list.some((s) => !Number.isInteger(s) || s < 1 || s > steps)) {
+      throw ApiError.validation(`funnel_custom_steps must be a JSON list of step numbers from 1 to ${steps}, e.g. [1, 3].`, 'funnel_custom_steps');
+    }
+    return { customSteps: list as number[], ...page };
+  }
+  const step = integerValue(input, 'funnel_step', 1, -steps, steps);
+  if (step === 0) throw ApiError.validation(`funnel_step counts from 1 (reached at least that step) or from -2 (dropped off right before that step).`, 'funnel_step');
+  if (step === -1) throw ApiError.validation('Nobody drops off before the first step: to request drop-off of the first step use funnel_step=-2.', 'funnel_step');
+  return { step, ...page };
+}

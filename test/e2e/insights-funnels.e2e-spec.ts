@@ -1,0 +1,227 @@
+import { ingestBatch } from '../support/ingestion';
+import { startTestApp, TestApp } from '../support/test-app';
+
+/**
+ * Funnels over events ingested through /batch/, every number computed by hand from these journeys
+ * (UTC project, January 2026; steps $pageview → signed_up → purchase, default window 14 days):
+ *
+ *   alice      pv 1st 10:00, signed_up 10:05 (+300 s), purchase 11:05 (+3600 s)             → 3 steps
+ *   bob        pv 2nd 09:00, logout 09:10, purchase 09:30, signed_up 10:00 (+3600 s)        → 2 (ordered)
+ *   carol      pv 3rd 12:00, signed_up 20th 12:00 (17 days: outside the window), logout 18th → 1
+ *   dave-anon  pv 4th 08:00; $identify as dave 08:10; dave signed_up 08:20 (+1200 s), purchase 09:20 (+3600 s) → 3
+ *   erin       signed_up 5th only                                                         → not in an ordered funnel
+ *   frank      pv 6th 10:00 and 10:10, signed_up 10:20, purchase 10:30: two best runs (1200 + 600 s, 600 + 600 s) → 3
+ */
+describe('Insights: funnels', () => {
+  let t: TestApp;
+  let base: string;
+  const STEPS = [{ id: '$pageview', order: 0 }, { id: 'signed_up', order: 1 }, { id: 'purchase', order: 2 }];
+  const at = (event: string, distinct_id: string, timestamp: string, properties: Record<string, unknown> = {}) => ({ event, distinct_id, timestamp, properties });
+  const q = (params: Record<string, unknown>) =>
+    new URLSearchParams(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)] as [string, string])).toString();
+  const filter = (params: Record<string, unknown> = {}) => q({ events: STEPS, date_from: '2026-01-01', date_to: '2026-01-31', ...params });
+  const funnel = async (params: Record<string, unknown> = {}) => {
+    const res = await t.http.get(`${base}/insights/funnel/?${filter(params)}`);
+    expect(res.status).toBe(200);
+    return res.body;
+  };
+  const counts = (body: { result: Array<{ count: number }> }) => body.result.map((s) => s.count);
+  const get = async (path: string) => {
+    const relative = path.replace(/^https?:\/\/[^/]+/, '');
+    const res = await t.http.get(relative.startsWith('/') ? relative : `/${relative}`);
+    expect(res.status).toBe(200);
+    return res.body;
+  };
+  const emails = (body: { results: Array<{ people: Array<{ properties: { email: string } }> }> }) => body.results[0].people.map((p) => p.properties.email).sort();
+  const persons = (params: Record<string, unknown>) => get(`${base}/persons/funnel/?${filter(params)}`);
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { ROLE: 'all' } });
+    base = `/api/projects/${t.keys.projectId}`;
+    const who = (name: string) => ({ $set: { email: `${name}@example.com` } });
+    await ingestBatch(t, t.keys.projectApiKey, [
+      at('$pageview', 'alice', '2026-01-01T10:00:00Z', who('alice')),
+      at('signed_up', 'alice', '2026-01-01T10:05:00Z'),
+      at('purchase', 'alice', '2026-01-01T11:05:00Z'),
+      at('$pageview', 'bob', '2026-01-02T09:00:00Z', who('bob')),
+      at('logout', 'bob', '2026-01-02T09:10:00Z'),
+      at('purchase', 'bob', '2026-01-02T09:30:00Z'),
+      at('signed_up', 'bob', '2026-01-02T10:00:00Z'),
+      at('$pageview', 'carol', '2026-01-03T12:00:00Z', who('carol')),
+      at('logout', 'carol', '2026-01-18T12:00:00Z'),
+      at('signed_up', 'carol', '2026-01-20T12:00:00Z'),
+      at('$pageview', 'dave-anon', '2026-01-04T08:00:00Z'),
+    ]);
+    await ingestBatch(t, t.keys.projectApiKey, [
+      at('$identify', 'dave', '2026-01-04T08:10:00Z', { $anon_distinct_id: 'dave-anon', ...who('dave') }),
+      at('signed_up', 'dave', '2026-01-04T08:20:00Z'),
+      at('purchase', 'dave', '2026-01-04T09:20:00Z'),
+      at('signed_up', 'erin', '2026-01-05T10:00:00Z', who('erin')),
+      at('$pageview', 'frank', '2026-01-06T10:00:00Z', who('frank')),
+      at('$pageview', 'frank', '2026-01-06T10:10:00Z'),
+      at('signed_up', 'frank', '2026-01-06T10:20:00Z'),
+      at('purchase', 'frank', '2026-01-06T10:30:00Z'),
+    ]);
+  });
+  afterAll(() => t.close());
+
+  describe('steps', () => {
+    it('counts ordered steps with their conversion times, names and people URLs', async () => {
+      const body = await funnel();
+      expect(Object.keys(body).sort()).toEqual(['is_cached', 'last_refresh', 'result', 'timezone']);
+      expect(counts(body)).toEqual([5, 4, 3]);
+      const [first, second, third] = body.result;
+      expect(first).toMatchObject({ action_id: '$pageview', name: '$pageview', custom_name: null, order: 0, people: [], type: 'events', average_conversion_time: null, median_conversion_time: null, dropped_people_url: null });
+      // signed_up: alice 300, bob 3600, dave 1200, frank (1200 + 600) / 2 = 900.
+      expect(second).toMatchObject({ action_id: 'signed_up', average_conversion_time: 1500, median_conversion_time: 1050 });
+      // purchase: alice 3600, dave 3600, frank 600.
+      expect(third).toMatchObject({ action_id: 'purchase', average_conversion_time: 2600, median_conversion_time: 3600 });
+      expect(third.converted_people_url).toMatch(new RegExp(`^api/projects/${t.keys.projectId}/persons/funnel/\\?.*funnel_step=3`));
+    });
+
+    it('counts strict funnels, where any other event between two steps breaks the sequence', async () => {
+      const body = await funnel({ funnel_order_type: 'strict' });
+      // bob: purchase follows the page view; dave: $identify does; carol: outside the window.
+      expect(counts(body)).toEqual([5, 2, 2]);
+      expect(body.result[1]).toMatchObject({ average_conversion_time: 450, median_conversion_time: 450 });
+      expect(body.result[2]).toMatchObject({ average_conversion_time: 2100, median_conversion_time: 2100 });
+    });
+
+    it('counts unordered funnels, where any step may come first', async () => {
+      const body = await funnel({ funnel_order_type: 'unordered' });
+      // erin's signed_up starts a run of one step; bob's three steps all fall inside one window.
+      expect(counts(body)).toEqual([6, 4, 4]);
+      expect(body.result.map((s: { name: string }) => s.name)).toEqual(['Completed 1 step', 'Completed 2 steps', 'Completed 3 steps']);
+      expect(body.result[0].action_id).toBeNull();
+      // Times between the sorted steps: alice 300/3600, bob 1800/1800, dave 1200/3600, frank 900/600.
+      expect(body.result[1]).toMatchObject({ average_conversion_time: 1050, median_conversion_time: 1050 });
+      expect(body.result[2]).toMatchObject({ average_conversion_time: 2400, median_conversion_time: 2700 });
+    });
+
+    it('honours windows in seconds, hours and days (and the legacy funnel_window_days)', async () => {
+      expect(counts(await funnel({ funnel_window_interval: 600, funnel_window_interval_unit: 'second' }))).toEqual([5, 2, 0]);
+      expect(counts(await funnel({ funnel_window_interval: 1, funnel_window_interval_unit: 'hour' }))).toEqual([5, 4, 1]);
+      expect(counts(await funnel({ funnel_window_interval: 20, funnel_window_interval_unit: 'day' }))).toEqual([5, 5, 3]);
+      expect(counts(await funnel({ funnel_window_days: 20 }))).toEqual([5, 5, 3]);
+    });
+
+    it('drops runs with an exclusion event between its steps, but not one outside the window', async () => {
+      const body = await funnel({ exclusions: [{ id: 'logout', type: 'events', funnel_from_step: 0, funnel_to_step: 1 }] });
+      // bob logged out between page view and sign-up; carol's logout comes after her window ended.
+      expect(counts(body)).toEqual([4, 3, 3]);
+    });
+
+    it('reads the dates in the project timezone', async () => {
+      await t.http.patch(`${base}/`, { timezone: 'Asia/Tokyo' });
+      try {
+        // 2 January in Tokyo starts at 1 January 15:00 UTC, after alice's journey.
+        const body = await funnel({ date_from: '2026-01-02', refresh: true });
+        expect(body.timezone).toBe('Asia/Tokyo');
+        expect(counts(body)).toEqual([4, 3, 2]);
+      } finally {
+        await t.http.patch(`${base}/`, { timezone: 'UTC' });
+      }
+    });
+
+    it('serves the same funnel from a JSON body and from the cache', async () => {
+      const res = await t.http.post(`${base}/insights/funnel/`, { events: STEPS, date_from: '2026-01-01', date_to: '2026-01-31', funnel_order_type: 'strict' });
+      expect(res.status).toBe(200);
+      expect(counts(res.body)).toEqual([5, 2, 2]);
+      expect(res.body.is_cached).toBe(true);
+    });
+  });
+
+  describe('persons', () => {
+    it('lists who reached a step, through the insight\'s own URLs', async () => {
+      const body = await funnel();
+      expect(emails(await get(body.result[2].converted_people_url))).toEqual(['alice@example.com', 'dave@example.com', 'frank@example.com']);
+      expect(emails(await get(body.result[1].dropped_people_url))).toEqual(['carol@example.com']);
+      expect(emails(await get(body.result[2].dropped_people_url))).toEqual(['bob@example.com']);
+    });
+
+    it('counts a merged person\'s steps under both distinct ids as one journey', async () => {
+      const reply = await persons({ funnel_step: 3, search: 'dave' });
+      expect(reply.results[0].people).toHaveLength(1);
+      expect(reply.results[0].people[0].distinct_ids.sort()).toEqual(['dave', 'dave-anon']);
+    });
+
+    it('selects exact step counts with funnel_custom_steps', async () => {
+      expect(emails(await persons({ funnel_custom_steps: [1, 3] }))).toEqual(['alice@example.com', 'carol@example.com', 'dave@example.com', 'frank@example.com']);
+    });
+
+    it('pages with limit and a next link', async () => {
+      const first = await persons({ funnel_step: 1, limit: 3 });
+      expect(first.results[0].people).toHaveLength(3);
+      expect(first.next).toContain('offset=3');
+      const second = await get(first.next);
+      expect(second.results[0].people).toHaveLength(2);
+      expect(second.next).toBeNull();
+      expect([...emails(first), ...emails(second)].sort()).toEqual(['alice', 'bob', 'carol', 'dave', 'frank'].map((n) => `${n}@example.com`));
+    });
+  });
+
+  describe('query API', () => {
+    const funnelsQuery = (funnelsFilter: Record<string, unknown> = {}) => ({
+      kind: 'FunnelsQuery',
+      series: STEPS.map((s) => ({ kind: 'EventsNode', event: s.id })),
+      dateRange: { date_from: '2026-01-01', date_to: '2026-01-31' },
+      funnelsFilter,
+    });
+
+    it('gives the same steps as the legacy route', async () => {
+      const res = await t.http.post(`${base}/query/`, { query: funnelsQuery({ funnelOrderType: 'unordered' }) });
+      expect(res.status).toBe(200);
+      expect(res.body.results.map((s: { count: number }) => s.count)).toEqual([6, 4, 4]);
+      expect(res.body.results[2]).toMatchObject({ average_conversion_time: 2400, median_conversion_time: 2700 });
+      expect(res.body.results[0].converted_people_url).toBeUndefined();
+    });
+
+    it('applies exclusions given as EventsNodes', async () => {
+      const exclusions = [{ kind: 'EventsNode', event: 'logout', funnelFromStep: 0, funnelToStep: 1 }];
+      const res = await t.http.post(`${base}/query/`, { query: funnelsQuery({ exclusions }) });
+      expect(res.body.results.map((s: { count: number }) => s.count)).toEqual([4, 3, 3]);
+    });
+
+    it('lists the actors of a step through FunnelsActorsQuery', async () => {
+      const res = await t.http.post(`${base}/query/`, { query: { kind: 'ActorsQuery', source: { kind: 'FunnelsActorsQuery', source: funnelsQuery(), funnelStep: -3 } } });
+      expect(res.status).toBe(200);
+      expect(res.body.columns).toEqual(['actor']);
+      expect(res.body.results.map((row: Array<{ properties: { email: string } }>) => row[0].properties.email)).toEqual(['bob@example.com']);
+    });
+  });
+
+  describe('bad input', () => {
+    const invalid = (detail: string, attr: string) => ({ type: 'validation_error', code: 'invalid_input', detail, attr });
+    const cases: Array<[string, Record<string, unknown>, ReturnType<typeof invalid>]> = [
+      ['one step', { events: [{ id: '$pageview' }] }, invalid('A funnel needs at least two steps in events (got 1): e.g. events=[{"id": "$pageview", "order": 0}, {"id": "signed_up", "order": 1}].', 'events')],
+      ['an unknown order type', { funnel_order_type: 'sideways' }, invalid('funnel_order_type "sideways" is not supported: use one of ordered, strict, unordered.', 'funnel_order_type')],
+      ['an unknown window unit', { funnel_window_interval_unit: 'fortnight' }, invalid('funnel_window_interval_unit "fortnight" is not supported: use one of second, minute, hour, day, week, month.', 'funnel_window_interval_unit')],
+      ['a zero window', { funnel_window_interval: 0 }, invalid('funnel_window_interval must be an integer from 1 to 3650 (got "0").', 'funnel_window_interval')],
+      ['an unknown viz type', { funnel_viz_type: 'pie' }, invalid('funnel_viz_type "pie" is not supported: use one of steps, time_to_convert, trends.', 'funnel_viz_type')],
+      ['an exclusion outside the funnel', { exclusions: [{ id: 'logout', funnel_from_step: 1, funnel_to_step: 3 }] }, invalid('Exclusion steps must lie inside the funnel: 0 ≤ funnel_from_step < funnel_to_step ≤ 2 (got 1 and 3).', 'exclusions')],
+      ['an exclusion of its own step', { exclusions: [{ id: 'signed_up', funnel_from_step: 0, funnel_to_step: 1 }] }, invalid('Exclusion "signed_up" would exclude a step of its own range: exclude another event, or narrow it with properties.', 'exclusions')],
+      ['a partial exclusion in an unordered funnel', { funnel_order_type: 'unordered', exclusions: [{ id: 'logout', funnel_from_step: 0, funnel_to_step: 1 }] }, invalid('Partial exclusions are not allowed in unordered funnels: use funnel_from_step 0 and funnel_to_step 2.', 'exclusions')],
+      ['malformed exclusions', { exclusions: '[{' }, invalid('exclusions is not valid JSON: send a URL-encoded JSON value, e.g. exclusions=[{"id":"$pageview"}].', 'exclusions')],
+      ['a breakdown', { breakdown: '$browser' }, invalid('Funnel breakdowns are not available on this server yet: remove breakdown.', 'breakdown')],
+      ['an actions step', { actions: [{ id: 1 }] }, invalid('Actions are not supported by this server: describe each series with events (`events=[{"id": "<event name>"}]`).', 'actions')],
+    ];
+    it.each(cases)('refuses %s with a 400 naming the parameter', async (_, params, expected) => {
+      const res = await t.http.get(`${base}/insights/funnel/?${filter(params)}`);
+      expect([res.status, res.body]).toEqual([400, expected]);
+    });
+
+    it.each([
+      ['-1', invalid('Nobody drops off before the first step: to request drop-off of the first step use funnel_step=-2.', 'funnel_step')],
+      ['0', invalid('funnel_step counts from 1 (reached at least that step) or from -2 (dropped off right before that step).', 'funnel_step')],
+      ['4', invalid('funnel_step must be an integer from -3 to 3 (got "4").', 'funnel_step')],
+    ])('refuses funnel_step=%s', async (step, expected) => {
+      const res = await t.http.get(`${base}/persons/funnel/?${filter({ funnel_step: step })}`);
+      expect([res.status, res.body]).toEqual([400, expected]);
+    });
+
+    it('refuses funnel_custom_steps outside the funnel', async () => {
+      const res = await t.http.get(`${base}/persons/funnel/?${filter({ funnel_custom_steps: [0, 4] })}`);
+      expect([res.status, res.body]).toEqual([400, invalid('funnel_custom_steps must be a JSON list of step numbers from 1 to 3, e.g. [1, 3].', 'funnel_custom_steps')]);
+    });
+  });
+});
