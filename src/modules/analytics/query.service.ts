@@ -116,6 +116,7 @@ export class QueryService {
   }
 
   private async options(project: ProjectEntity, source: Json) {
+    if (source.kind !== 'InsightActorsQuery') throw ApiError.validation('InsightActorsQueryOptions lists the options of an InsightActorsQuery over a trends, stickiness or lifecycle query.', 'source');
     const query = await this.insight(project, source.source as Json);
     const { result } = await this.insights.compute(project, query, false);
     return actorOptions(query, result.value, bucketStarts(query.range, query.interval, query.weekStartDay));
