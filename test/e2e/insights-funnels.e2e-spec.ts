@@ -3,14 +3,18 @@ import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * Funnels over events ingested through /batch/, every number computed by hand from these journeys
- * (UTC project, January 2026; steps $pageview → signed_up → purchase, default window 14 days):
+ * (UTC project, January 2026; steps $pageview → signed_up → purchase, default window 14 days; browsers in
+ * brackets, plan and company where set):
  *
- *   alice      pv 1st 10:00, signed_up 10:05 (+300 s), purchase 11:05 (+3600 s)             → 3 steps
- *   bob        pv 2nd 09:00, logout 09:10, purchase 09:30, signed_up 10:00 (+3600 s)        → 2 (ordered)
- *   carol      pv 3rd 12:00, signed_up 20th 12:00 (17 days: outside the window), logout 18th → 1
- *   dave-anon  pv 4th 08:00; $identify as dave 08:10; dave signed_up 08:20 (+1200 s), purchase 09:20 (+3600 s) → 3
- *   erin       signed_up 5th only                                                         → not in an ordered funnel
- *   frank      pv 6th 10:00 and 10:10, signed_up 10:20, purchase 10:30: two best runs (1200 + 600 s, 600 + 600 s) → 3
+ *   alice (pro, acme)  pv 1st 10:00 [Chrome], signed_up 10:05 (+300 s) [Safari], purchase 11:05 (+3600 s)  → 3 steps
+ *   bob (free)         pv 2nd 09:00 [Firefox], logout 09:10, purchase 09:30, signed_up 10:00 (+3600 s) [Firefox] → 2 (ordered)
+ *   carol              pv 3rd 12:00 [Chrome], signed_up 20th 12:00 (17 days: outside the window), logout 18th → 1
+ *   dave-anon          pv 4th 08:00 [Safari]; $identify as dave 08:10; dave signed_up 08:20 (+1200 s, acme),
+ *                      purchase 09:20 (+3600 s) [Chrome] (acme)                                               → 3
+ *   erin               signed_up 5th only [Edge]                                                              → not in an ordered funnel
+ *   frank (beta)       pv 6th 10:00 [Firefox] and 10:10 [Chrome], signed_up 10:20 [Chrome], purchase 10:30 [Chrome]:
+ *                      two best runs (1200 + 600 s, 600 + 600 s)                                              → 3
+ *   admin              $groupidentify of acme and beta (personless, in no funnel)
  */
 describe('Insights: funnels', () => {
   let t: TestApp;
@@ -38,29 +42,33 @@ describe('Insights: funnels', () => {
   beforeAll(async () => {
     t = await startTestApp({ env: { ROLE: 'all' } });
     base = `/api/projects/${t.keys.projectId}`;
-    const who = (name: string) => ({ $set: { email: `${name}@example.com` } });
+    const who = (name: string, extra: Record<string, unknown> = {}) => ({ $set: { email: `${name}@example.com`, ...extra } });
+    const browser = (name: string) => ({ $browser: name });
+    const company = (key: string) => ({ $groups: { company: key } });
     await ingestBatch(t, t.keys.projectApiKey, [
-      at('$pageview', 'alice', '2026-01-01T10:00:00Z', who('alice')),
-      at('signed_up', 'alice', '2026-01-01T10:05:00Z'),
+      at('$groupidentify', 'admin', '2025-12-31T00:00:00Z', { $group_type: 'company', $group_key: 'acme', $group_set: { name: 'Acme' } }),
+      at('$groupidentify', 'admin', '2025-12-31T00:00:01Z', { $group_type: 'company', $group_key: 'beta', $group_set: { name: 'Beta' } }),
+      at('$pageview', 'alice', '2026-01-01T10:00:00Z', { ...who('alice', { plan: 'pro' }), ...browser('Chrome'), ...company('acme') }),
+      at('signed_up', 'alice', '2026-01-01T10:05:00Z', { ...browser('Safari'), ...company('acme') }),
       at('purchase', 'alice', '2026-01-01T11:05:00Z'),
-      at('$pageview', 'bob', '2026-01-02T09:00:00Z', who('bob')),
+      at('$pageview', 'bob', '2026-01-02T09:00:00Z', { ...who('bob', { plan: 'free' }), ...browser('Firefox') }),
       at('logout', 'bob', '2026-01-02T09:10:00Z'),
       at('purchase', 'bob', '2026-01-02T09:30:00Z'),
-      at('signed_up', 'bob', '2026-01-02T10:00:00Z'),
-      at('$pageview', 'carol', '2026-01-03T12:00:00Z', who('carol')),
+      at('signed_up', 'bob', '2026-01-02T10:00:00Z', browser('Firefox')),
+      at('$pageview', 'carol', '2026-01-03T12:00:00Z', { ...who('carol'), ...browser('Chrome') }),
       at('logout', 'carol', '2026-01-18T12:00:00Z'),
       at('signed_up', 'carol', '2026-01-20T12:00:00Z'),
-      at('$pageview', 'dave-anon', '2026-01-04T08:00:00Z'),
+      at('$pageview', 'dave-anon', '2026-01-04T08:00:00Z', browser('Safari')),
     ]);
     await ingestBatch(t, t.keys.projectApiKey, [
       at('$identify', 'dave', '2026-01-04T08:10:00Z', { $anon_distinct_id: 'dave-anon', ...who('dave') }),
-      at('signed_up', 'dave', '2026-01-04T08:20:00Z'),
-      at('purchase', 'dave', '2026-01-04T09:20:00Z'),
-      at('signed_up', 'erin', '2026-01-05T10:00:00Z', who('erin')),
-      at('$pageview', 'frank', '2026-01-06T10:00:00Z', who('frank')),
-      at('$pageview', 'frank', '2026-01-06T10:10:00Z'),
-      at('signed_up', 'frank', '2026-01-06T10:20:00Z'),
-      at('purchase', 'frank', '2026-01-06T10:30:00Z'),
+      at('signed_up', 'dave', '2026-01-04T08:20:00Z', company('acme')),
+      at('purchase', 'dave', '2026-01-04T09:20:00Z', { ...browser('Chrome'), ...company('acme') }),
+      at('signed_up', 'erin', '2026-01-05T10:00:00Z', { ...who('erin'), ...browser('Edge') }),
+      at('$pageview', 'frank', '2026-01-06T10:00:00Z', { ...who('frank'), ...browser('Firefox'), ...company('beta') }),
+      at('$pageview', 'frank', '2026-01-06T10:10:00Z', { ...browser('Chrome'), ...company('beta') }),
+      at('signed_up', 'frank', '2026-01-06T10:20:00Z', { ...browser('Chrome'), ...company('beta') }),
+      at('purchase', 'frank', '2026-01-06T10:30:00Z', { ...browser('Chrome'), ...company('beta') }),
     ]);
   });
   afterAll(() => t.close());
@@ -160,6 +168,85 @@ describe('Insights: funnels', () => {
     });
   });
 
+  describe('breakdowns', () => {
+    /** Each line as [breakdown_value, counts]. */
+    const lines = (body: { result: Array<Array<{ count: number; breakdown_value: unknown }>> }) => body.result.map((steps) => [steps[0].breakdown_value, steps.map((s) => s.count)]);
+    const NULL = '$$_posthog_breakdown_null_$$';
+
+    it('breaks down by the first step\'s event property (first touch, the default)', async () => {
+      const body = await funnel({ breakdown: '$browser' });
+      expect(lines(body)).toEqual([['Chrome', [2, 1, 1]], ['Firefox', [2, 2, 1]], ['Safari', [1, 1, 1]]]);
+      expect(body.result[1][2]).toMatchObject({ breakdown: 'Firefox', breakdown_value: 'Firefox', average_conversion_time: 600 });
+      expect(emails(await get(body.result[1][1].converted_people_url))).toEqual(['bob@example.com', 'frank@example.com']);
+    });
+
+    it('attributes to the last step event (last touch)', async () => {
+      expect(lines(await funnel({ breakdown: '$browser', breakdown_attribution_type: 'last_touch' }))).toEqual([[NULL, [2, 1, 1]], ['Chrome', [2, 2, 2]], ['Firefox', [1, 1, 0]]]);
+    });
+
+    it('attributes to a chosen step (step attribution)', async () => {
+      const body = await funnel({ breakdown: '$browser', breakdown_attribution_type: 'step', breakdown_attribution_value: 1 });
+      expect(lines(body)).toEqual([[NULL, [2, 1, 1]], ['Chrome', [1, 1, 1]], ['Firefox', [1, 1, 0]], ['Safari', [1, 1, 1]]]);
+    });
+
+    it('runs the funnel per value over the events carrying it (all events)', async () => {
+      expect(lines(await funnel({ breakdown: '$browser', breakdown_attribution_type: 'all_events' }))).toEqual([['Chrome', [3, 1, 1]], ['Firefox', [2, 1, 0]], ['Safari', [1, 0, 0]]]);
+    });
+
+    it('breaks down by a person property and by several properties', async () => {
+      expect(lines(await funnel({ breakdown: 'plan', breakdown_type: 'person' }))).toEqual([[NULL, [3, 2, 2]], ['free', [1, 1, 0]], ['pro', [1, 1, 1]]]);
+      const body = await funnel({ breakdowns: [{ property: '$browser', type: 'event' }, { property: 'plan', type: 'person' }] });
+      expect(lines(body)).toContainEqual([['Chrome', 'pro'], [1, 1, 1]]);
+      expect(body.result).toHaveLength(5);
+      const bob = body.result.find((steps: Array<{ breakdown_value: string[] }>) => steps[0].breakdown_value[1] === 'free');
+      expect(emails(await get(bob[1].converted_people_url))).toEqual(['bob@example.com']);
+    });
+
+    it('breaks down by group property and by cohort', async () => {
+      expect(lines(await funnel({ breakdown: 'name', breakdown_type: 'group', breakdown_group_type_index: 0 }))).toEqual([
+        [NULL, [3, 2, 1]], ['Acme', [1, 1, 1]], ['Beta', [1, 1, 1]],
+      ]);
+      const cohort = await t.http.post(`${base}/cohorts/`, { name: 'Pro', filters: { properties: { type: 'AND', values: [{ type: 'AND', values: [{ key: 'plan', type: 'person', value: 'pro', operator: 'exact' }] }] } } });
+      expect(cohort.status).toBe(201);
+      const body = await funnel({ breakdown: [cohort.body.id, 'all'], breakdown_type: 'cohort' });
+      expect(lines(body)).toEqual([[cohort.body.id, [1, 1, 1]], ['all', [5, 4, 3]]]);
+      expect(body.result[0][0].breakdown).toBe('Pro');
+      expect(emails(await get(body.result[0][2].converted_people_url))).toEqual(['alice@example.com']);
+    });
+  });
+
+  describe('groups, trends and time to convert', () => {
+    it('aggregates by group: every member\'s events form the group\'s journey', async () => {
+      const body = await funnel({ aggregation_group_type_index: 0 });
+      // acme: alice's page view and sign-up, then dave's purchase three days later; beta: frank.
+      expect(counts(body)).toEqual([2, 2, 2]);
+      const groups = await get(body.result[2].converted_people_url);
+      expect(groups.results[0].people.map((g: { group_key: string }) => g.group_key).sort()).toEqual(['acme', 'beta']);
+    });
+
+    it('shows the conversion rate per entrance day (funnel trends) and its persons', async () => {
+      const body = await funnel({ funnel_viz_type: 'trends', date_to: '2026-01-07' });
+      expect(body.result).toHaveLength(1);
+      expect(body.result[0]).toMatchObject({ count: 7, data: [100, 0, 0, 100, 0, 100, 0] });
+      expect(body.result[0].days).toEqual(['2026-01-01', '2026-01-02', '2026-01-03', '2026-01-04', '2026-01-05', '2026-01-06', '2026-01-07']);
+      expect(body.result[0].labels[0]).toBe('1-Jan-2026');
+      const toSignUp = await funnel({ funnel_viz_type: 'trends', date_to: '2026-01-07', funnel_to_step: 1 });
+      expect(toSignUp.result[0].data).toEqual([100, 100, 0, 100, 0, 100, 0]);
+      const trendPersons = (params: Record<string, unknown>) => persons({ funnel_viz_type: 'trends', date_to: '2026-01-07', ...params });
+      expect(emails(await trendPersons({ entrance_period_start: '2026-01-02', drop_off: true }))).toEqual(['bob@example.com']);
+      expect(emails(await trendPersons({ entrance_period_start: '2026-01-02', drop_off: false }))).toEqual([]);
+      expect(emails(await trendPersons({ entrance_period_start: '2026-01-06' }))).toEqual(['frank@example.com']);
+    });
+
+    it('bins the time to convert', async () => {
+      // From the first to the last step: frank 1500 s, alice 3900 s, dave 4800 s; three bins of 1100 s by default.
+      expect((await funnel({ funnel_viz_type: 'time_to_convert' })).result).toEqual({ bins: [[1500, 1], [2600, 0], [3700, 1], [4800, 1]], average_conversion_time: 3400 });
+      expect((await funnel({ funnel_viz_type: 'time_to_convert', bin_count: 2 })).result.bins).toEqual([[1500, 1], [3150, 1], [4800, 1]]);
+      const fromSignUp = await funnel({ funnel_viz_type: 'time_to_convert', funnel_from_step: 1 });
+      expect(fromSignUp.result).toEqual({ bins: [[600, 1], [1600, 0], [2600, 0], [3600, 2]], average_conversion_time: 2600 });
+    });
+  });
+
   describe('query API', () => {
     const funnelsQuery = (funnelsFilter: Record<string, unknown> = {}) => ({
       kind: 'FunnelsQuery',
@@ -182,6 +269,13 @@ describe('Insights: funnels', () => {
       expect(res.body.results.map((s: { count: number }) => s.count)).toEqual([4, 3, 3]);
     });
 
+    it('answers time to convert and breakdowns as the legacy route does', async () => {
+      const ttc = await t.http.post(`${base}/query/`, { query: funnelsQuery({ funnelVizType: 'time_to_convert', binCount: 2 }) });
+      expect(ttc.body.results).toEqual({ bins: [[1500, 1], [3150, 1], [4800, 1]], average_conversion_time: 3400 });
+      const broken = await t.http.post(`${base}/query/`, { query: { ...funnelsQuery({ breakdownAttributionType: 'last_touch' }), breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' } } });
+      expect(broken.body.results.map((steps: Array<{ count: number }>) => steps.map((s) => s.count))).toEqual([[2, 1, 1], [2, 2, 2], [1, 1, 0]]);
+    });
+
     it('lists the actors of a step through FunnelsActorsQuery', async () => {
       const res = await t.http.post(`${base}/query/`, { query: { kind: 'ActorsQuery', source: { kind: 'FunnelsActorsQuery', source: funnelsQuery(), funnelStep: -3 } } });
       expect(res.status).toBe(200);
@@ -202,7 +296,11 @@ describe('Insights: funnels', () => {
       ['an exclusion of its own step', { exclusions: [{ id: 'signed_up', funnel_from_step: 0, funnel_to_step: 1 }] }, invalid('Exclusion "signed_up" would exclude a step of its own range: exclude another event, or narrow it with properties.', 'exclusions')],
       ['a partial exclusion in an unordered funnel', { funnel_order_type: 'unordered', exclusions: [{ id: 'logout', funnel_from_step: 0, funnel_to_step: 1 }] }, invalid('Partial exclusions are not allowed in unordered funnels: use funnel_from_step 0 and funnel_to_step 2.', 'exclusions')],
       ['malformed exclusions', { exclusions: '[{' }, invalid('exclusions is not valid JSON: send a URL-encoded JSON value, e.g. exclusions=[{"id":"$pageview"}].', 'exclusions')],
-      ['a breakdown', { breakdown: '$browser' }, invalid('Funnel breakdowns are not available on this server yet: remove breakdown.', 'breakdown')],
+      ['a breakdown of time to convert', { breakdown: '$browser', funnel_viz_type: 'time_to_convert' }, invalid('Time to convert is one histogram for the whole funnel: remove breakdown, or use funnel_viz_type=steps or trends.', 'breakdown')],
+      ['step attribution without its step', { breakdown: '$browser', breakdown_attribution_type: 'step' }, invalid('breakdown_attribution_type=step needs breakdown_attribution_value: the 0-based step whose value counts.', 'breakdown_attribution_value')],
+      ['an unknown attribution', { breakdown: '$browser', breakdown_attribution_type: 'middle_touch' }, invalid('breakdown_attribution_type "middle_touch" is not supported: use one of first_touch, last_touch, all_events, step.', 'breakdown_attribution_type')],
+      ['funnel_to_step before funnel_from_step', { funnel_from_step: 1, funnel_to_step: 1 }, invalid('funnel_to_step (1) must come after funnel_from_step (1).', 'funnel_to_step')],
+      ['a bin count past 90', { funnel_viz_type: 'time_to_convert', bin_count: 91 }, invalid('bin_count must be an integer from 1 to 90 (got "91").', 'bin_count')],
       ['an actions step', { actions: [{ id: 1 }] }, invalid('Actions are not supported by this server: describe each series with events (`events=[{"id": "<event name>"}]`).', 'actions')],
     ];
     it.each(cases)('refuses %s with a 400 naming the parameter', async (_, params, expected) => {

@@ -1,41 +1,104 @@
 import { Injectable } from '@nestjs/common';
+import { DateTime } from 'luxon';
 import { AnalyticsRepository } from './analytics.repository';
-import { ActorOutcome, evaluateActor, funnelSpecOf, StepSummary, StepTally, stepSelector } from './model/funnel-evaluation';
+import { ActorEventsWithValues, runsByBreakdown } from './model/funnel-breakdown';
+import { conversionHistogram, conversionSeconds, ConversionTrendTally, Histogram, stepsByEntrancePeriod, trendsActorSelected } from './model/funnel-conversion';
+import { ActorEvents, FunnelSpec, funnelSpecOf, KeptRun, keptRuns, outcomeOf, StepSummary, StepTally, stepSelector } from './model/funnel-evaluation';
+import { bucketKey, bucketStarts, intervalStart } from './model/insight-dates';
 import type { FunnelActorsSelection, InsightQuery } from './model/insight-query';
-import type { ActorPage } from './model/insight-result';
+import type { ActorPage, BreakdownValue } from './model/insight-result';
 import type { SqlContext } from './sql/event-scope.sql';
 import { funnelEventsSql } from './sql/funnel.sql';
 
 /** Actors read from the cursor at a time: each row holds one actor's events. */
 const BATCH_ROWS = 2000;
 
-interface ActorEventsRow {
-  actor: string;
-  times: number[];
-  masks: number[];
+type ActorEventsRow = ActorEvents & { actor: string; values?: string[] };
+
+/** One breakdown line of a funnel (or the only one): its value as replies show it and its label. */
+export interface FunnelLineKey {
+  value: BreakdownValue | null;
+  label: string | null;
 }
 
-export interface FunnelResult {
-  steps: StepSummary[];
+export type FunnelResult =
+  | { vizType: 'steps'; lines: Array<FunnelLineKey & { steps: StepSummary[] }> }
+  | { vizType: 'trends'; periods: string[]; lines: Array<FunnelLineKey & { data: number[] }> }
+  | { vizType: 'time_to_convert'; histogram: Histogram };
+
+/** One pass over the events: all actors, or one cohort's (cohort breakdowns read each cohort apart). */
+interface Pass {
+  cohort: number | 'all' | null;
+  key: FunnelLineKey | null;
 }
 
-/** Funnels: every actor's events evaluated as they stream in, tallied into steps or selected as persons. */
+/** Funnels: every actor's events evaluated as they stream in, then tallied per line, or selected as persons. */
 @Injectable()
 export class FunnelsService {
   constructor(private readonly repository: AnalyticsRepository) {}
 
-  async steps(query: InsightQuery, ctx: SqlContext): Promise<FunnelResult> {
-    const tally = new StepTally(query.series.length);
-    await this.forEachActor(query, ctx, (_, outcome) => tally.add(outcome));
-    return { steps: tally.steps() };
+  async compute(query: InsightQuery, ctx: SqlContext, cohortNames: ReadonlyMap<number, string>): Promise<FunnelResult> {
+    const options = query.funnel!;
+    const spec = funnelSpecOf(query);
+    if (options.vizType === 'time_to_convert') {
+      const samples: number[] = [];
+      await this.forEachActor(query, ctx, null, (row) => {
+        const seconds = conversionSeconds(outcomeOf(keptRuns(row, spec)), options.fromStep, options.toStep);
+        if (seconds !== null) samples.push(seconds);
+      });
+      return { vizType: 'time_to_convert', histogram: conversionHistogram(samples, options.binCount) };
+    }
+    const trends = options.vizType === 'trends';
+    const periodOf = this.periodOf(query);
+    const tallies = new Map<string, { key: FunnelLineKey; steps: StepTally; trend: ConversionTrendTally; actors: number }>();
+    const tallyOf = (key: FunnelLineKey) => {
+      const id = JSON.stringify(key.value);
+      const tally = tallies.get(id) ?? { key, steps: new StepTally(spec.stepCount), trend: new ConversionTrendTally(options.fromStep, options.toStep), actors: 0 };
+      tallies.set(id, tally);
+      return tally;
+    };
+    const passes = this.passes(query, cohortNames);
+    // Lines that exist whatever the data (no breakdown, each cohort) are shown even when nobody entered them.
+    for (const pass of passes) if (pass.key) tallyOf(pass.key);
+    for (const pass of passes) {
+      await this.forEachActor(query, ctx, pass.cohort, (row) => {
+        for (const { key, runs } of this.attributed(query, spec, row, pass)) {
+          const outcome = outcomeOf(runs);
+          if (outcome.steps === 0) continue;
+          const tally = tallyOf(key);
+          tally.actors++;
+          if (trends) tally.trend.add(stepsByEntrancePeriod(runs, periodOf));
+          else tally.steps.add(outcome);
+        }
+      });
+    }
+    const ranked = this.ranked(query, [...tallies.values()]);
+    if (!trends) return { vizType: 'steps', lines: ranked.map((t) => ({ ...t.key, steps: t.steps.steps() })) };
+    const periods = bucketStarts(query.range, query.interval, query.weekStartDay).map(bucketKey);
+    return { vizType: 'trends', periods, lines: ranked.map((t) => ({ ...t.key, data: t.trend.rates(periods) })) };
   }
 
   /** The actors a persons request selects, in actor order (persons by id, groups by key), one page. */
   async actors(query: InsightQuery, selection: FunnelActorsSelection, ctx: SqlContext): Promise<ActorPage> {
+    const spec = funnelSpecOf(query);
+    const options = query.funnel!;
     const selected = stepSelector(selection);
+    const periodOf = this.periodOf(query);
+    const period = selection.entrancePeriod ? bucketKey(selection.entrancePeriod.start) : null;
+    const wanted = selection.breakdownValue === undefined ? undefined : JSON.stringify(this.shown(query, selection.breakdownValue));
+    const pass = this.personsPass(query, selection);
     let ids: string[] = [];
-    await this.forEachActor(query, ctx, (actor, outcome) => {
-      if (outcome.steps > 0 && selected(outcome.steps)) ids.push(actor);
+    await this.forEachActor(query, ctx, pass.cohort, (row) => {
+      const matches = this.attributed(query, spec, row, pass).some(({ key, runs }) => {
+        if (wanted !== undefined && query.breakdown?.kind === 'property' && JSON.stringify(key.value) !== wanted) return false;
+        if (period !== null) {
+          const steps = stepsByEntrancePeriod(runs, periodOf).get(period) ?? 0;
+          return steps > 0 && trendsActorSelected(steps, options.fromStep, options.toStep, selection.entrancePeriod!.dropOff);
+        }
+        const { steps } = outcomeOf(runs);
+        return steps > 0 && selected(steps);
+      });
+      if (matches) ids.push(row.actor);
     });
     const groupTypeIndex = query.aggregationGroupTypeIndex;
     ids = groupTypeIndex === null ? ids.sort((a, b) => Number(a) - Number(b)) : ids.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
@@ -44,18 +107,52 @@ export class FunnelsService {
       ids = ids.filter((id) => matching.has(id));
     }
     const page = ids.slice(selection.offset, selection.offset + selection.limit);
-    return {
-      actors: page.map((id) => ({ id, value: null })),
-      full: page.length >= selection.limit,
-      kind: groupTypeIndex === null ? 'person' : 'group',
-      groupTypeIndex,
-    };
+    return { actors: page.map((id) => ({ id, value: null })), full: page.length >= selection.limit, kind: groupTypeIndex === null ? 'person' : 'group', groupTypeIndex };
   }
 
-  private forEachActor(query: InsightQuery, ctx: SqlContext, visit: (actor: string, outcome: ActorOutcome) => void): Promise<void> {
-    const spec = funnelSpecOf(query);
-    return this.repository.forEachBatch<ActorEventsRow>(funnelEventsSql(query, ctx), BATCH_ROWS, (rows) => {
-      for (const row of rows) visit(row.actor, evaluateActor(row, spec));
-    });
+  /** Persons of a cohort line read that cohort; of a property line, every actor (then filtered by value). */
+  private personsPass(query: InsightQuery, selection: FunnelActorsSelection): Pass {
+    if (query.breakdown?.kind === 'property') return { cohort: null, key: null };
+    if (query.breakdown?.kind !== 'cohort') return { cohort: null, key: { value: null, label: null } };
+    const cohort = (selection.breakdownValue as number | 'all' | undefined) ?? 'all';
+    return { cohort, key: { value: cohort, label: null } };
+  }
+
+  private passes(query: InsightQuery, cohortNames: ReadonlyMap<number, string>): Pass[] {
+    if (query.breakdown?.kind !== 'cohort') return [{ cohort: null, key: query.breakdown ? null : { value: null, label: null } }];
+    return query.breakdown.cohorts.map((cohort) => ({ cohort, key: { value: cohort, label: cohort === 'all' ? 'all users' : (cohortNames.get(cohort) ?? String(cohort)) } }));
+  }
+
+  /** The runs an actor counts under each line: the pass's own line, or one per attributed breakdown value. */
+  private attributed(query: InsightQuery, spec: FunnelSpec, row: ActorEventsRow, pass: Pass): Array<{ key: FunnelLineKey; runs: KeptRun[] }> {
+    if (pass.key) return [{ key: pass.key, runs: keptRuns(row, spec) }];
+    return runsByBreakdown(row as ActorEventsWithValues, spec, query.funnel!.attribution).map(({ value, runs }) => ({ key: { value: this.shown(query, value), label: this.label(query, value) }, runs }));
+  }
+
+  /** Several breakdown properties come back as JSON text of a list and are shown as the list. */
+  private shown(query: InsightQuery, value: string | number | 'all'): BreakdownValue {
+    const multi = query.breakdown?.kind === 'property' && query.breakdown.properties.length > 1;
+    // An actor with no attributed event (the null marker) has no list to show.
+    return multi && typeof value === 'string' && value.startsWith('[') ? (JSON.parse(value) as string[]) : value;
+  }
+
+  private label(query: InsightQuery, value: string): string {
+    const shown = this.shown(query, value);
+    return Array.isArray(shown) ? shown.join('::') : String(shown);
+  }
+
+  /** Property breakdown lines by how many actors entered them (ties in byte order), cut to the limit. */
+  private ranked<T extends { key: FunnelLineKey; actors: number }>(query: InsightQuery, tallies: T[]): T[] {
+    if (query.breakdown?.kind !== 'property') return tallies;
+    const byText = (t: T) => Buffer.from(JSON.stringify(t.key.value));
+    return tallies.sort((a, b) => b.actors - a.actors || Buffer.compare(byText(a), byText(b))).slice(0, query.breakdown.limit);
+  }
+
+  private periodOf(query: InsightQuery): (at: number) => string {
+    return (at) => bucketKey(intervalStart(DateTime.fromMillis(at, { zone: query.timezone }), query.interval, query.weekStartDay));
+  }
+
+  private forEachActor(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null, visit: (row: ActorEventsRow) => void): Promise<void> {
+    return this.repository.forEachBatch<ActorEventsRow>(funnelEventsSql(query, ctx, cohort), BATCH_ROWS, (rows) => rows.forEach(visit));
   }
 }

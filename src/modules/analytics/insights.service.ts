@@ -62,7 +62,10 @@ export class InsightsService {
   }
 
   async computeFunnel(project: ProjectEntity, query: InsightQuery, refresh: boolean): Promise<Cached<FunnelResult>> {
-    return this.cache.through(project.id, query, refresh, async () => this.funnels.steps(query, (await this.sqlContext(project, query)).sql));
+    return this.cache.through(project.id, query, refresh, async () => {
+      const { sql, cohortNames } = await this.sqlContext(project, query);
+      return this.funnels.compute(query, sql, cohortNames);
+    });
   }
 
   /** The persons (or groups) of one funnel step, serialized. */

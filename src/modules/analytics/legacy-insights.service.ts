@@ -7,7 +7,7 @@ import { lifecycleSelection, stickinessSelection, targetSeries, trendsSelection 
 import { booleanValue, FilterInput } from './parsers/filter-values';
 import { actorsReply, paginatedUrl, plainActorsReply } from './presenters/actors-page.presenter';
 import { funnelActorsSelection } from './parsers/funnel-filter.parser';
-import { legacyFunnelSteps } from './presenters/funnel.presenter';
+import { legacyFunnelResult } from './presenters/funnel.presenter';
 import { legacyResult } from './presenters/legacy-insight.presenter';
 
 /** The legacy door: `/insights/trend/` and the persons endpoints, with PostHog's reply envelopes. */
@@ -32,7 +32,7 @@ export class LegacyInsightsService {
     const query = await this.insights.parseFunnel(project, input);
     const result = await this.insights.computeFunnel(project, query, booleanValue(input, 'refresh'));
     return {
-      result: legacyFunnelSteps(query, result.value, { projectId: project.id, input }),
+      result: legacyFunnelResult(query, result.value, { projectId: project.id, input }),
       timezone: project.timezone,
       last_refresh: result.lastRefresh.toISOString(),
       is_cached: result.isCached,
@@ -42,7 +42,7 @@ export class LegacyInsightsService {
   /** The persons of one funnel step: reached it (`funnel_step` > 0) or dropped off right before it (< 0). */
   async funnelPersons(project: ProjectEntity, input: FilterInput, url: URL) {
     const query = await this.insights.parseFunnel(project, input);
-    const selection = funnelActorsSelection(query, input);
+    const selection = funnelActorsSelection(query, input, DateTime.now());
     const { page, people } = await this.insights.funnelActorsOf(project, query, selection);
     return actorsReply({ people, rawCount: page.actors.length, full: page.full, url, offset: selection.offset, limit: selection.limit }, new Date());
   }

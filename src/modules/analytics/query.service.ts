@@ -8,7 +8,7 @@ import { bucketStarts, nextInterval, previousRange } from './model/insight-dates
 import { ActorsSelection, AGGREGATE_DISPLAYS, InsightQuery, LIFECYCLE_STATUSES, LifecycleStatus } from './model/insight-query';
 import { periodStart } from './parsers/actors-request.parser';
 import { funnelActorsSelection } from './parsers/funnel-filter.parser';
-import { legacyFunnelSteps } from './presenters/funnel.presenter';
+import { legacyFunnelResult } from './presenters/funnel.presenter';
 import { FilterInput } from './parsers/filter-values';
 import { nodeToFilter, withNodeNames } from './parsers/query-node.parser';
 import { actorColumns, actorOptions, actorRows, queryResult } from './presenters/query.presenter';
@@ -32,7 +32,7 @@ export class QueryService {
     if (query.kind === 'funnels') {
       const funnel = await this.insights.computeFunnel(project, query, refresh);
       const envelope = { is_cached: funnel.isCached, last_refresh: funnel.lastRefresh.toISOString(), timezone: project.timezone };
-      return { results: legacyFunnelSteps(query, funnel.value, null), ...envelope };
+      return { results: legacyFunnelResult(query, funnel.value, null), ...envelope };
     }
     const { result } = await this.insights.compute(project, query, refresh);
     return { ...queryResult(query, result.value), is_cached: result.isCached, last_refresh: result.lastRefresh.toISOString(), timezone: project.timezone };
@@ -77,8 +77,11 @@ export class QueryService {
   private actorsPage(project: ProjectEntity, query: InsightQuery, source: Json, page: { limit: number; offset: number; search?: string }) {
     if (query.kind === 'funnels') {
       if (source.kind !== 'FunnelsActorsQuery') throw ApiError.validation('The actors of a funnel come from a FunnelsActorsQuery source.', 'source');
-      const input = { funnel_step: source.funnelStep ?? undefined, funnel_custom_steps: source.funnelCustomSteps ?? undefined };
-      return this.insights.funnelActorsOf(project, query, { ...funnelActorsSelection(query, input), ...page });
+      const input = {
+        funnel_step: source.funnelStep ?? undefined, funnel_custom_steps: source.funnelCustomSteps ?? undefined, funnel_step_breakdown: source.funnelStepBreakdown ?? undefined,
+        entrance_period_start: source.funnelTrendsEntrancePeriodStart ?? undefined, drop_off: source.funnelTrendsDropOff === true,
+      };
+      return this.insights.funnelActorsOf(project, query, { ...funnelActorsSelection(query, input, DateTime.now()), ...page });
     }
     if (source.kind === 'FunnelsActorsQuery') throw ApiError.validation('A FunnelsActorsQuery lists the actors of a FunnelsQuery.', 'source');
     const { focused, selection } = this.selection(query, source, page);

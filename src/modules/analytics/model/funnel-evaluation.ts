@@ -154,8 +154,18 @@ export function mean(values: number[]): number | null {
   return values.length === 0 ? null : values.reduce((sum, v) => sum + v, 0) / values.length;
 }
 
-export function evaluateActor(events: ActorEvents, spec: FunnelSpec): ActorOutcome {
-  const kept = runs(events, spec).filter((run) => !excluded(events, spec, run));
+/** A run that counts: the instants of the steps it reached, in step order. */
+export interface KeptRun {
+  reached: number[];
+}
+
+/** Every run of the actor that no exclusion throws away. */
+export function keptRuns(events: ActorEvents, spec: FunnelSpec): KeptRun[] {
+  return runs(events, spec).filter((run) => !excluded(events, spec, run));
+}
+
+/** The best of some runs: how many steps, and the conversion times of the runs that got that far. */
+export function outcomeOf(kept: KeptRun[]): ActorOutcome {
   const steps = kept.reduce((best, run) => Math.max(best, run.reached.length), 0);
   const best = kept.filter((run) => run.reached.length === steps);
   const averageSeconds: Array<number | null> = [null];
@@ -166,6 +176,10 @@ export function evaluateActor(events: ActorEvents, spec: FunnelSpec): ActorOutco
     medianSeconds.push(median(seconds));
   }
   return { steps, averageSeconds, medianSeconds };
+}
+
+export function evaluateActor(events: ActorEvents, spec: FunnelSpec): ActorOutcome {
+  return outcomeOf(keptRuns(events, spec));
 }
 
 /** One step of the insight: actors who reached at least it, and their conversion times from the step before. */

@@ -45,12 +45,20 @@ export interface FunnelExclusion {
   raw: unknown;
 }
 
-/** What a funnel adds to the query: its steps are the query's series, in order. */
+export const FUNNEL_ATTRIBUTION_TYPES = ['first_touch', 'last_touch', 'all_events', 'step'] as const;
+
+/** What a funnel adds to the query: its steps are the query's series, in order; a breakdown is the query's. */
 export interface FunnelOptions {
   orderType: (typeof FUNNEL_ORDER_TYPES)[number];
   window: { interval: number; unit: FunnelWindowUnit };
   exclusions: FunnelExclusion[];
   vizType: FunnelVizType;
+  /** 0-based steps between which time to convert and funnel trends measure conversion. */
+  fromStep: number;
+  toStep: number;
+  /** Time to convert: histogram bins asked for (null: chosen from the number of actors). */
+  binCount: number | null;
+  attribution: { type: (typeof FUNNEL_ATTRIBUTION_TYPES)[number]; step: number | null };
 }
 
 /** One series (`events[i]`): which events, and what a data point computes over them. */
@@ -130,6 +138,10 @@ export interface InsightQuery {
 export interface FunnelActorsSelection {
   step?: number;
   customSteps?: number[];
+  /** A breakdown line: its value (text, JSON text of a list for several properties) or a cohort id / "all". */
+  breakdownValue?: string | number | 'all';
+  /** Funnel trends: the entrance period, and whether to list those who dropped off instead of converting. */
+  entrancePeriod?: { start: DateTime; dropOff: boolean };
   search?: string;
   limit: number;
   offset: number;

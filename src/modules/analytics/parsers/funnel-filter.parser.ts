@@ -1,11 +1,14 @@
 import { ApiError } from '../../../common/errors/api-error';
 import { isJsonObject } from '../../../common/json/json-object';
+import type { DateTime } from 'luxon';
+import { intervalStart, parseInsightDate } from '../model/insight-dates';
 import {
-  FUNNEL_ORDER_TYPES, FUNNEL_VIZ_TYPES, FUNNEL_WINDOW_UNITS, FunnelActorsSelection, FunnelExclusion, FunnelOptions, FunnelWindowUnit, InsightQuery,
+  FUNNEL_ATTRIBUTION_TYPES, FUNNEL_ORDER_TYPES, FUNNEL_VIZ_TYPES, FUNNEL_WINDOW_UNITS, FunnelActorsSelection, FunnelExclusion, FunnelOptions, FunnelWindowUnit,
+  InsightQuery,
 } from '../model/insight-query';
 import { DEFAULT_ACTORS_LIMIT } from './actors-request.parser';
-import { enumValue, FilterInput, integerValue, jsonValue, present, propertyFilterValue, textValue } from './filter-values';
-import { ParseContext, parseLegacyFilter } from './legacy-filter.parser';
+import { booleanValue, enumValue, FilterInput, integerValue, jsonValue, present, propertyFilterValue, textValue } from './filter-values';
+import { legacyBreakdown, ParseContext, parseLegacyFilter } from './legacy-filter.parser';
 
 /**
  * The funnel parts of PostHog's legacy filter: order type, conversion window, exclusions and the viz
@@ -65,39 +68,94 @@ function exclusionsOf(input: FilterInput, query: InsightQuery, orderType: Funnel
 
 /** The viz type; the legacy `display=ActionsLineGraph` on a funnel means funnel trends. */
 function vizTypeOf(input: FilterInput): FunnelOptions['vizType'] {
-  const display = textValue(input, 'display');
-  const fallback = display === 'ActionsLineGraph' ? 'trends' : 'steps';
-  const vizType = enumValue(input, 'funnel_viz_type', FUNNEL_VIZ_TYPES, fallback);
-  if (vizType !== 'steps') {
-    throw ApiError.validation(`funnel_viz_type "${vizType}" is not available on this server yet: use funnel_viz_type=steps.`, 'funnel_viz_type');
+  const fallback = textValue(input, 'display') === 'ActionsLineGraph' ? 'trends' : 'steps';
+  return enumValue(input, 'funnel_viz_type', FUNNEL_VIZ_TYPES, fallback);
+}
+
+/** `funnel_from_step` / `funnel_to_step`: the 0-based steps time to convert and funnel trends measure between. */
+function conversionSteps(input: FilterInput, stepCount: number): { fromStep: number; toStep: number } {
+  const last = stepCount - 1;
+  const fromStep = integerValue(input, 'funnel_from_step', 0, 0, last - 1);
+  const toStep = integerValue(input, 'funnel_to_step', last, 1, last);
+  if (toStep <= fromStep) throw ApiError.validation(`funnel_to_step (${toStep}) must come after funnel_from_step (${fromStep}).`, 'funnel_to_step');
+  return { fromStep, toStep };
+}
+
+function attributionOf(input: FilterInput, stepCount: number): FunnelOptions['attribution'] {
+  const type = enumValue(input, 'breakdown_attribution_type', FUNNEL_ATTRIBUTION_TYPES, 'first_touch');
+  if (type !== 'step') return { type, step: null };
+  if (!present(input, 'breakdown_attribution_value')) {
+    throw ApiError.validation('breakdown_attribution_type=step needs breakdown_attribution_value: the 0-based step whose value counts.', 'breakdown_attribution_value');
   }
-  return vizType;
+  return { type, step: integerValue(input, 'breakdown_attribution_value', 0, 0, stepCount - 1) };
 }
 
 /** A legacy funnel filter as one insight query with its funnel options. */
 export function parseFunnelFilter(input: FilterInput, context: ParseContext): InsightQuery {
   const query = parseLegacyFilter(input, context, 'funnels');
-  if (query.series.length < 2) {
-    throw ApiError.validation(`A funnel needs at least two steps in events (got ${query.series.length}): e.g. events=[{"id": "$pageview", "order": 0}, {"id": "signed_up", "order": 1}].`, 'events');
-  }
-  if (present(input, 'breakdown') || present(input, 'breakdowns')) {
-    throw ApiError.validation('Funnel breakdowns are not available on this server yet: remove breakdown.', 'breakdown');
+  const stepCount = query.series.length;
+  if (stepCount < 2) {
+    throw ApiError.validation(`A funnel needs at least two steps in events (got ${stepCount}): e.g. events=[{"id": "$pageview", "order": 0}, {"id": "signed_up", "order": 1}].`, 'events');
   }
   const orderType = enumValue(input, 'funnel_order_type', FUNNEL_ORDER_TYPES, 'ordered');
-  const funnel: FunnelOptions = { orderType, window: windowOf(input), exclusions: exclusionsOf(input, query, orderType), vizType: vizTypeOf(input) };
-  return { ...query, funnel };
+  const vizType = vizTypeOf(input);
+  const breakdown = legacyBreakdown(input, 'ActionsLineGraph');
+  if (breakdown && vizType === 'time_to_convert') {
+    throw ApiError.validation('Time to convert is one histogram for the whole funnel: remove breakdown, or use funnel_viz_type=steps or trends.', 'breakdown');
+  }
+  const funnel: FunnelOptions = {
+    orderType,
+    window: windowOf(input),
+    exclusions: exclusionsOf(input, query, orderType),
+    vizType,
+    ...conversionSteps(input, stepCount),
+    binCount: present(input, 'bin_count') ? integerValue(input, 'bin_count', 1, 1, 90) : null,
+    attribution: attributionOf(input, stepCount),
+  };
+  return { ...query, breakdown, funnel };
+}
+
+/** `funnel_step_breakdown`: one line's value, as JSON or text; a one-item list means its item. */
+function breakdownSelection(query: InsightQuery, input: FilterInput): FunnelActorsSelection['breakdownValue'] {
+  if (!query.breakdown || !present(input, 'funnel_step_breakdown')) return undefined;
+  const raw = input.funnel_step_breakdown;
+  let value: unknown = raw;
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      value = raw;
+    }
+  }
+  if (query.breakdown.kind === 'cohort') return value === 'all' || value === 0 ? 'all' : integerValue({ v: value as number }, 'v', 0, 1, 2_147_483_647);
+  const list = Array.isArray(value) ? value.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))) : [typeof value === 'string' ? value : JSON.stringify(value)];
+  if (list.length !== query.breakdown.properties.length) {
+    throw ApiError.validation(`funnel_step_breakdown must give ${query.breakdown.properties.length} value(s), one per breakdown property.`, 'funnel_step_breakdown');
+  }
+  return list.length === 1 ? list[0] : JSON.stringify(list);
+}
+
+/** Funnel trends persons: `entrance_period_start` (required) and `drop_off`. */
+function entrancePeriodOf(query: InsightQuery, input: FilterInput, now: DateTime): FunnelActorsSelection['entrancePeriod'] {
+  if (query.funnel?.vizType !== 'trends') return undefined;
+  const raw = textValue(input, 'entrance_period_start');
+  if (raw === null) throw ApiError.validation('Funnel trends persons need entrance_period_start: the start of the period whose entrants to list.', 'entrance_period_start');
+  const start = intervalStart(parseInsightDate(raw, 'entrance_period_start', query.timezone, now).at.setZone(query.timezone), query.interval, query.weekStartDay);
+  return { start, dropOff: booleanValue(input, 'drop_off') };
 }
 
 /**
  * `funnel_step` (1-based; negative: dropped off right before that step, so -1 means nothing) or
  * `funnel_custom_steps` (a JSON list of exact step counts), and the page.
  */
-export function funnelActorsSelection(query: InsightQuery, input: FilterInput): FunnelActorsSelection {
+export function funnelActorsSelection(query: InsightQuery, input: FilterInput, now: DateTime): FunnelActorsSelection {
   const steps = query.series.length;
   const page = {
     limit: integerValue(input, 'limit', DEFAULT_ACTORS_LIMIT, 1, 1000),
     offset: integerValue(input, 'offset', 0, 0, 10_000_000),
     search: textValue(input, 'search') ?? undefined,
+    breakdownValue: breakdownSelection(query, input),
+    entrancePeriod: entrancePeriodOf(query, input, now),
   };
   if (present(input, 'funnel_custom_steps')) {
     const list = jsonValue(input, 'funnel_custom_steps');

@@ -44,6 +44,8 @@ function funnelInput(filter: Json): FilterInput {
   const input: FilterInput = {};
   const names: Record<string, string> = {
     funnelOrderType: 'funnel_order_type', funnelVizType: 'funnel_viz_type', funnelWindowInterval: 'funnel_window_interval', funnelWindowIntervalUnit: 'funnel_window_interval_unit',
+    funnelFromStep: 'funnel_from_step', funnelToStep: 'funnel_to_step', binCount: 'bin_count', breakdownAttributionType: 'breakdown_attribution_type',
+    breakdownAttributionValue: 'breakdown_attribution_value',
   };
   for (const [node, legacy] of Object.entries(names)) if (filter[node] !== undefined && filter[node] !== null) input[legacy] = filter[node];
   if (filter.exclusions !== undefined && filter.exclusions !== null) {

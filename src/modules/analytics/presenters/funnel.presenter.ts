@@ -1,22 +1,47 @@
-import type { FunnelResult } from '../funnels.service';
+import type { FunnelLineKey, FunnelResult } from '../funnels.service';
+import { bucketDay, bucketLabel } from '../model/insight-dates';
+import type { StepSummary } from '../model/funnel-evaluation';
 import type { InsightQuery } from '../model/insight-query';
+import { DateTime } from 'luxon';
 import { personsUrl, PresentContext } from './legacy-insight.presenter';
 
 /**
- * PostHog's funnel steps: per step its event, how many actors reached at least it, their conversion
- * times from the step before (seconds; null for the first step), and the URLs of the persons who
- * converted to it and of those who dropped off right before it.
+ * PostHog's funnel replies. Steps: per step its event, how many actors reached at least it, their
+ * conversion times from the step before (seconds; null for the first step), and (legacy door only) the
+ * URLs of the persons who converted to it and of those who dropped off right before it; with a
+ * breakdown, one such list per line. Funnel trends: one conversion-rate series per line. Time to
+ * convert: `{bins, average_conversion_time}`.
  */
-export function legacyFunnelSteps(query: InsightQuery, result: FunnelResult, ctx: PresentContext | null) {
+export function legacyFunnelResult(query: InsightQuery, result: FunnelResult, ctx: PresentContext | null): unknown {
+  if (result.vizType === 'time_to_convert') return { bins: result.histogram.bins, average_conversion_time: result.histogram.averageConversionTime };
+  if (result.vizType === 'trends') {
+    return result.lines.map((line) => {
+      const starts = result.periods.map((key) => DateTime.fromISO(key, { zone: query.timezone }));
+      const days = starts.map((start) => bucketDay(start, query.interval));
+      return { count: starts.length, data: line.data, days, labels: starts.map((start) => bucketLabel(start, query.interval)), ...breakdownFields(line) };
+    });
+  }
+  const lists = result.lines.map((line) => stepsOf(query, line, ctx));
+  return query.breakdown ? lists : (lists[0] ?? []);
+}
+
+function breakdownFields(line: FunnelLineKey): Record<string, unknown> {
+  return line.value === null ? {} : { breakdown: typeof line.value === 'number' ? line.label : line.value, breakdown_value: line.value };
+}
+
+function stepsOf(query: InsightQuery, line: FunnelLineKey & { steps: StepSummary[] }, ctx: PresentContext | null) {
   const unordered = query.funnel?.orderType === 'unordered';
   // The persons URLs carry the insight's range as exact instants, so they list the same actors later.
-  const range = { date_from: query.range.from.toISO() ?? '', date_to: query.range.to.toISO() ?? '', explicit_date: 'true' };
+  const point = {
+    date_from: query.range.from.toISO() ?? '', date_to: query.range.to.toISO() ?? '', explicit_date: 'true',
+    ...(line.value === null ? {} : { funnel_step_breakdown: JSON.stringify(line.value) }),
+  };
   return query.series.map((step, index) => {
-    const summary = result.steps[index];
+    const summary = line.steps[index];
     const urls = ctx
       ? {
-          converted_people_url: personsUrl(ctx, 'funnel', { ...range, funnel_step: index + 1 }).url,
-          dropped_people_url: index === 0 ? null : personsUrl(ctx, 'funnel', { ...range, funnel_step: -(index + 1) }).url,
+          converted_people_url: personsUrl(ctx, 'funnel', { ...point, funnel_step: index + 1 }).url,
+          dropped_people_url: index === 0 ? null : personsUrl(ctx, 'funnel', { ...point, funnel_step: -(index + 1) }).url,
         }
       : {};
     return {
@@ -30,6 +55,7 @@ export function legacyFunnelSteps(query: InsightQuery, result: FunnelResult, ctx
       average_conversion_time: summary?.averageConversionTime ?? null,
       median_conversion_time: summary?.medianConversionTime ?? null,
       ...urls,
+      ...breakdownFields(line),
     };
   });
 }

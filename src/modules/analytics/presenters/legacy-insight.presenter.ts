@@ -15,7 +15,7 @@ import type { FilterInput } from '../parsers/filter-values';
 const POINT_PARAMS = new Set([
   'date_from', 'date_to', 'explicit_date', 'refresh', 'offset', 'limit', 'breakdown_value', 'entity_id', 'entityId', 'entity_type', 'type',
   'entity_math', 'entity_order', 'stickiness_days', 'target_date', 'lifecycle_type', 'cache_invalidation_key', 'search', 'format', 'client_query_id',
-  'funnel_step', 'funnel_custom_steps',
+  'funnel_step', 'funnel_custom_steps', 'funnel_step_breakdown', 'entrance_period_start', 'drop_off',
 ]);
 
 export interface PresentContext {
