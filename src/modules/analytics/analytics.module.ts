@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { PersonsModule } from '../persons/persons.module';
 import { AnalyticsRepository } from './analytics.repository';
+import { FunnelCorrelationService } from './funnel-correlation.service';
 import { FunnelsService } from './funnels.service';
 import { InsightActorsService } from './insight-actors.service';
 import { InsightCache } from './insight-cache';
@@ -20,7 +21,7 @@ import { TrendsService } from './trends.service';
 @Module({
   imports: [PersonsModule],
   controllers: [InsightsController, InsightPersonsController, QueryController],
-  providers: [AnalyticsRepository, InsightCache, TrendsService, StickinessLifecycleService, FunnelsService, InsightActorsService, InsightsService, LegacyInsightsService, QueryService],
+  providers: [AnalyticsRepository, InsightCache, TrendsService, StickinessLifecycleService, FunnelsService, FunnelCorrelationService, InsightActorsService, InsightsService, LegacyInsightsService, QueryService],
   exports: [InsightsService],
 })
 export class AnalyticsModule {}

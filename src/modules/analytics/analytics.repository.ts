@@ -141,6 +141,17 @@ export class AnalyticsRepository implements OnApplicationShutdown {
     return rows.map((row) => row.id);
   }
 
+  /** The properties of persons (by id) or of groups of one type (by key). */
+  async actorProperties(projectId: number, groupTypeIndex: number | null, ids: string[]): Promise<Map<string, Record<string, unknown>>> {
+    if (ids.length === 0) return new Map();
+    const sql =
+      groupTypeIndex === null
+        ? { text: 'SELECT id::text AS id, properties FROM person WHERE project_id = $1 AND id = ANY($2::bigint[])', values: [projectId, ids] }
+        : { text: 'SELECT group_key AS id, properties FROM "group" WHERE project_id = $1 AND group_type_index = $3 AND group_key = ANY($2::text[])', values: [projectId, ids, groupTypeIndex] };
+    const rows = await this.run<{ id: string; properties: Record<string, unknown> }>(sql);
+    return new Map(rows.map((row) => [row.id, row.properties]));
+  }
+
   async groups(projectId: number, groupTypeIndex: number, keys: string[]): Promise<GroupActor[]> {
     if (keys.length === 0) return [];
     const rows = await this.run<{ group_key: string; properties: Record<string, unknown>; created_at: Date }>({

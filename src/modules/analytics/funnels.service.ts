@@ -153,6 +153,6 @@ export class FunnelsService {
   }
 
   private forEachActor(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null, visit: (row: ActorEventsRow) => void): Promise<void> {
-    return this.repository.forEachBatch<ActorEventsRow>(funnelEventsSql(query, ctx, cohort), BATCH_ROWS, (rows) => rows.forEach(visit));
+    return this.repository.forEachBatch<ActorEventsRow>(funnelEventsSql(query, ctx, { cohort }), BATCH_ROWS, (rows) => rows.forEach(visit));
   }
 }

@@ -4,7 +4,7 @@ import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
 import { CurrentProject } from '../../common/auth/principal';
 import { RequestUrl } from '../../common/http/request-url';
 import type { ProjectEntity } from '../projects/project.entity';
-import { ActorsReplyDto, ApiFunnelPersonsQuery, ApiLifecyclePersonsQuery, ApiStickinessPersonsQuery, ApiTrendPersonsQuery, PlainActorsReplyDto } from './dto/insight.dto';
+import { ActorsReplyDto, ApiCorrelationPersonsQuery, ApiFunnelPersonsQuery, ApiLifecyclePersonsQuery, ApiStickinessPersonsQuery, ApiTrendPersonsQuery, PlainActorsReplyDto } from './dto/insight.dto';
 import { LegacyInsightsService } from './legacy-insights.service';
 import { mergeFilterInput } from './parsers/filter-values';
 
@@ -61,5 +61,24 @@ export class InsightPersonsController {
   @ApiOkResponse({ type: ActorsReplyDto })
   funnelPost(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @Body() body: unknown, @RequestUrl() url: URL) {
     return this.legacy.funnelPersons(project, mergeFilterInput(query, body), url);
+  }
+
+  @Get('funnel/correlation')
+  @PersonalKeyAuth('person:read', PROJECT)
+  @ApiOperation({ summary: 'Persons behind one funnel correlation row, converted or not' })
+  @ApiCorrelationPersonsQuery()
+  @ApiOkResponse({ type: ActorsReplyDto })
+  correlation(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @RequestUrl() url: URL) {
+    return this.legacy.correlationPersons(project, mergeFilterInput(query, undefined), url);
+  }
+
+  @Post('funnel/correlation')
+  @HttpCode(200)
+  @PersonalKeyAuth('person:read', PROJECT)
+  @ApiOperation({ summary: 'The same correlation persons with the filter keys in a JSON body' })
+  @ApiCorrelationPersonsQuery()
+  @ApiOkResponse({ type: ActorsReplyDto })
+  correlationPost(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @Body() body: unknown, @RequestUrl() url: URL) {
+    return this.legacy.correlationPersons(project, mergeFilterInput(query, body), url);
   }
 }

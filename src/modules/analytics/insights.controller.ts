@@ -4,7 +4,7 @@ import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
 import { CurrentProject } from '../../common/auth/principal';
 import { RequestUrl } from '../../common/http/request-url';
 import type { ProjectEntity } from '../projects/project.entity';
-import { ApiFunnelFilterQuery, ApiInsightFilterQuery, FunnelReplyDto, InsightReplyDto } from './dto/insight.dto';
+import { ApiCorrelationQuery, ApiFunnelFilterQuery, ApiInsightFilterQuery, CorrelationReplyDto, FunnelReplyDto, InsightReplyDto } from './dto/insight.dto';
 import { LegacyInsightsService } from './legacy-insights.service';
 import { mergeFilterInput } from './parsers/filter-values';
 
@@ -53,5 +53,24 @@ export class InsightsController {
   @ApiOkResponse({ type: FunnelReplyDto })
   funnelPost(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @Body() body: unknown) {
     return this.legacy.funnel(project, mergeFilterInput(query, body));
+  }
+
+  @Get('funnel/correlation')
+  @PersonalKeyAuth('insight:read', PROJECT)
+  @ApiOperation({ summary: 'Funnel correlation: events or property values that go with converting, with odds ratios' })
+  @ApiCorrelationQuery()
+  @ApiOkResponse({ type: CorrelationReplyDto })
+  correlation(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>) {
+    return this.legacy.correlation(project, mergeFilterInput(query, undefined));
+  }
+
+  @Post('funnel/correlation')
+  @HttpCode(200)
+  @PersonalKeyAuth('insight:read', PROJECT)
+  @ApiOperation({ summary: 'The same correlation with the filter keys in a JSON body' })
+  @ApiCorrelationQuery()
+  @ApiOkResponse({ type: CorrelationReplyDto })
+  correlationPost(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @Body() body: unknown) {
+    return this.legacy.correlation(project, mergeFilterInput(query, body));
   }
 }

@@ -7,7 +7,10 @@ import { Cached, InsightCache } from './insight-cache';
 import { nextInterval } from './model/insight-dates';
 import type { ActorsSelection, InsightKind, InsightQuery } from './model/insight-query';
 import type { ActorPage, InsightResult } from './model/insight-result';
+import { FunnelCorrelationService } from './funnel-correlation.service';
 import { FunnelResult, FunnelsService } from './funnels.service';
+import type { CorrelationResult } from './model/funnel-correlation';
+import type { CorrelationActorsSelection, CorrelationOptions } from './parsers/funnel-correlation.parser';
 import type { FunnelActorsSelection } from './model/insight-query';
 import { parseFunnelFilter } from './parsers/funnel-filter.parser';
 import { checkInsight, usesCohorts } from './parsers/insight-checks';
@@ -41,6 +44,7 @@ export class InsightsService {
     private readonly stickinessLifecycle: StickinessLifecycleService,
     private readonly actors: InsightActorsService,
     private readonly funnels: FunnelsService,
+    private readonly correlation: FunnelCorrelationService,
     private readonly cache: InsightCache,
   ) {}
 
@@ -66,6 +70,17 @@ export class InsightsService {
       const { sql, cohortNames } = await this.sqlContext(project, query);
       return this.funnels.compute(query, sql, cohortNames);
     });
+  }
+
+  async computeCorrelation(project: ProjectEntity, query: InsightQuery, options: CorrelationOptions, refresh: boolean): Promise<Cached<CorrelationResult>> {
+    return this.cache.through(project.id, { correlation: options, query }, refresh, async () => this.correlation.correlate(query, options, (await this.sqlContext(project, query)).sql));
+  }
+
+  /** The persons (or groups) behind one correlation row, serialized. */
+  async correlationActorsOf(project: ProjectEntity, query: InsightQuery, selection: CorrelationActorsSelection): Promise<ActorsAnswer> {
+    const { sql } = await this.sqlContext(project, query);
+    const page = await this.correlation.actors(query, selection, sql);
+    return { page, people: await this.actors.serialize(project.id, page, false) };
   }
 
   /** The persons (or groups) of one funnel step, serialized. */

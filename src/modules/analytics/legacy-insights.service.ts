@@ -6,7 +6,9 @@ import { DEFAULT_BREAKDOWN_LIMIT } from './model/insight-query';
 import { lifecycleSelection, stickinessSelection, targetSeries, trendsSelection } from './parsers/actors-request.parser';
 import { booleanValue, FilterInput } from './parsers/filter-values';
 import { actorsReply, paginatedUrl, plainActorsReply } from './presenters/actors-page.presenter';
+import { correlationActorsSelection, correlationOptions, isCorrelationRequest } from './parsers/funnel-correlation.parser';
 import { funnelActorsSelection } from './parsers/funnel-filter.parser';
+import { correlationNextUrl, correlationResult } from './presenters/correlation.presenter';
 import { legacyFunnelResult } from './presenters/funnel.presenter';
 import { legacyResult } from './presenters/legacy-insight.presenter';
 
@@ -39,8 +41,25 @@ export class LegacyInsightsService {
     };
   }
 
+  async correlation(project: ProjectEntity, input: FilterInput) {
+    const query = await this.insights.parseFunnel(project, input);
+    const options = correlationOptions(input);
+    const result = await this.insights.computeCorrelation(project, query, options, booleanValue(input, 'refresh'));
+    return { result: correlationResult(query, result.value, options, { projectId: project.id, input }), last_refresh: result.lastRefresh.toISOString(), is_cached: result.isCached };
+  }
+
+  /** The persons behind one correlation row (also reached through `persons/funnel/` with a row's parameters). */
+  async correlationPersons(project: ProjectEntity, input: FilterInput, url: URL) {
+    const query = await this.insights.parseFunnel(project, input);
+    const selection = correlationActorsSelection(input);
+    const { page, people } = await this.insights.correlationActorsOf(project, query, selection);
+    const reply = actorsReply({ people, rawCount: page.actors.length, full: page.full, url, offset: selection.offset, limit: selection.limit }, new Date());
+    return { ...reply, next: page.full ? correlationNextUrl(url, selection.offset, selection.limit) : null };
+  }
+
   /** The persons of one funnel step: reached it (`funnel_step` > 0) or dropped off right before it (< 0). */
   async funnelPersons(project: ProjectEntity, input: FilterInput, url: URL) {
+    if (isCorrelationRequest(input)) return this.correlationPersons(project, input, url);
     const query = await this.insights.parseFunnel(project, input);
     const selection = funnelActorsSelection(query, input, DateTime.now());
     const { page, people } = await this.insights.funnelActorsOf(project, query, selection);

@@ -10,7 +10,9 @@ import { periodStart } from './parsers/actors-request.parser';
 import { funnelActorsSelection } from './parsers/funnel-filter.parser';
 import { legacyFunnelResult } from './presenters/funnel.presenter';
 import { FilterInput } from './parsers/filter-values';
-import { nodeToFilter, withNodeNames } from './parsers/query-node.parser';
+import { correlationActorsSelection, correlationOptions } from './parsers/funnel-correlation.parser';
+import { correlationActorsInput, correlationNode, nodeToFilter, withNodeNames } from './parsers/query-node.parser';
+import { correlationResult } from './presenters/correlation.presenter';
 import { actorColumns, actorOptions, actorRows, queryResult } from './presenters/query.presenter';
 
 type Json = Record<string, unknown>;
@@ -28,6 +30,7 @@ export class QueryService {
     if (node.kind === 'ActorsQuery') return this.actors(project, node);
     if (node.kind === 'InsightActorsQuery') return this.actors(project, { kind: 'ActorsQuery', source: node });
     if (node.kind === 'InsightActorsQueryOptions') return this.options(project, this.insightActorsSource(node));
+    if (node.kind === 'FunnelCorrelationQuery') return this.correlation(project, node, refresh);
     const query = await this.insight(project, node);
     if (query.kind === 'funnels') {
       const funnel = await this.insights.computeFunnel(project, query, refresh);
@@ -38,6 +41,14 @@ export class QueryService {
     return { ...queryResult(query, result.value), is_cached: result.isCached, last_refresh: result.lastRefresh.toISOString(), timezone: project.timezone };
   }
 
+  private async correlation(project: ProjectEntity, node: Json, refresh: boolean) {
+    const { funnel, input } = correlationNode(node);
+    const query = await this.insight(project, funnel);
+    const options = correlationOptions(input);
+    const result = await this.insights.computeCorrelation(project, query, options, refresh);
+    return { results: correlationResult(query, result.value, options, null), is_cached: result.isCached, last_refresh: result.lastRefresh.toISOString(), timezone: project.timezone };
+  }
+
   private async insight(project: ProjectEntity, node: Json): Promise<InsightQuery> {
     const { kind, input } = withNodeNames(() => nodeToFilter(node));
     if (kind === 'funnels') return withNodeNames(() => this.insights.parseFunnel(project, input as FilterInput));
@@ -46,16 +57,17 @@ export class QueryService {
 
   private insightActorsSource(node: Json): Json {
     const source = node.source;
-    if (isJsonObject(source) && source.kind === 'FunnelsActorsQuery' && isJsonObject(source.source)) return source;
+    if (isJsonObject(source) && ['FunnelsActorsQuery', 'FunnelCorrelationActorsQuery'].includes(String(source.kind)) && isJsonObject(source.source)) return source;
     if (!isJsonObject(source) || source.kind !== 'InsightActorsQuery' || !isJsonObject(source.source)) {
-      throw ApiError.validation('source must be an InsightActorsQuery over a TrendsQuery, StickinessQuery or LifecycleQuery, or a FunnelsActorsQuery over a FunnelsQuery.', 'source');
+      throw ApiError.validation('source must be an InsightActorsQuery over a TrendsQuery, StickinessQuery or LifecycleQuery, a FunnelsActorsQuery over a FunnelsQuery, or a FunnelCorrelationActorsQuery.', 'source');
     }
     return source;
   }
 
   private async actors(project: ProjectEntity, node: Json) {
     const source = this.insightActorsSource(node);
-    const query = await this.insight(project, source.source as Json);
+    const correlation = source.kind === 'FunnelCorrelationActorsQuery';
+    const query = await this.insight(project, correlation ? correlationNode(source.source as Json).funnel : (source.source as Json));
     const limit = integerField(node, 'limit', 100, 1, MAX_ACTORS_LIMIT);
     const offset = integerField(node, 'offset', 0, 0, 10_000_000);
     const search = typeof node.search === 'string' && node.search !== '' ? node.search : undefined;
@@ -75,6 +87,9 @@ export class QueryService {
   }
 
   private actorsPage(project: ProjectEntity, query: InsightQuery, source: Json, page: { limit: number; offset: number; search?: string }) {
+    if (source.kind === 'FunnelCorrelationActorsQuery') {
+      return this.insights.correlationActorsOf(project, query, { ...correlationActorsSelection(correlationActorsInput(source)), limit: page.limit, offset: page.offset });
+    }
     if (query.kind === 'funnels') {
       if (source.kind !== 'FunnelsActorsQuery') throw ApiError.validation('The actors of a funnel come from a FunnelsActorsQuery source.', 'source');
       const input = {

@@ -64,7 +64,18 @@ const FUNNEL_FILTER: ApiQueryOptions[] = [
   { name: 'funnel_window_interval_unit', required: false, enum: ['second', 'minute', 'hour', 'day', 'week', 'month'], description: 'Default day.' },
   { name: 'funnel_window_days', required: false, type: Number, description: 'Legacy window in days (when funnel_window_interval is not given).' },
   text('exclusions', 'JSON list of {id (event), funnel_from_step, funnel_to_step, properties}: a run with that event between those steps does not count.'),
-  { name: 'funnel_viz_type', required: false, enum: ['steps'], description: 'Default steps.' },
+  { name: 'funnel_viz_type', required: false, enum: ['steps', 'trends', 'time_to_convert'], description: 'Default steps (display=ActionsLineGraph: trends).' },
+  { name: 'interval', required: false, enum: ['hour', 'day', 'week', 'month'], description: 'Funnel trends: the entrance periods. Default day.' },
+  { name: 'funnel_from_step', required: false, type: Number, description: 'Trends and time to convert: the 0-based step conversion is measured from. Default 0.' },
+  { name: 'funnel_to_step', required: false, type: Number, description: 'Trends and time to convert: the 0-based step conversion is measured to. Default the last.' },
+  { name: 'bin_count', required: false, type: Number, description: 'Time to convert: bins (1–90). Default from the number of actors.' },
+  text('breakdown', 'Property name (or JSON list of names), or cohort ids with breakdown_type=cohort.'),
+  { name: 'breakdown_type', required: false, enum: ['event', 'person', 'group', 'cohort'] },
+  text('breakdowns', 'JSON list of up to 3 {property, type, group_type_index}.'),
+  { name: 'breakdown_group_type_index', required: false, type: Number },
+  { name: 'breakdown_limit', required: false, type: Number, description: 'Breakdown lines (default 25, at most 1000), most actors first.' },
+  { name: 'breakdown_attribution_type', required: false, enum: ['first_touch', 'last_touch', 'all_events', 'step'], description: 'Which event\'s value an actor counts under. Default first_touch.' },
+  { name: 'breakdown_attribution_value', required: false, type: Number, description: 'With breakdown_attribution_type=step: the 0-based step.' },
 ];
 
 export const ApiFunnelFilterQuery = () => applyDecorators(...FUNNEL_FILTER.map((o) => ApiQuery(o)));
@@ -74,15 +85,47 @@ export const ApiFunnelPersonsQuery = () =>
       ...FUNNEL_FILTER,
       { name: 'funnel_step', required: false, type: Number, description: 'n > 0: reached at least step n; n < -1: dropped off right before step |n|. Default 1.' },
       text('funnel_custom_steps', 'JSON list of exact step counts (e.g. [1, 3]); overrides funnel_step.'),
+      text('funnel_step_breakdown', 'The breakdown line whose persons to list (its breakdown_value).'),
+      text('entrance_period_start', 'Funnel trends: the entrance period whose persons to list (required there).'),
+      { name: 'drop_off', required: false, type: Boolean, description: 'Funnel trends: list those who dropped off instead of those who converted.' },
       text('search', 'Only persons whose email, name or one of whose distinct ids contains this text.'),
       { name: 'limit', required: false, type: Number, description: 'Default 100.' },
       { name: 'offset', required: false, type: Number },
     ].map((o) => ApiQuery(o)),
   );
 
+const CORRELATION: ApiQueryOptions[] = [
+  { name: 'funnel_correlation_type', required: false, enum: ['events', 'properties', 'event_with_properties'], description: 'Default events.' },
+  text('funnel_correlation_exclude_event_names', 'JSON list of event names left out of event correlation.'),
+  text('funnel_correlation_event_names', 'event_with_properties: JSON list of the events whose properties are correlated (required).'),
+  text('funnel_correlation_event_exclude_property_names', 'event_with_properties: JSON list of property names left out.'),
+  text('funnel_correlation_names', 'properties: JSON list of person (or group) property names, or ["$all"] (required).'),
+  text('funnel_correlation_exclude_names', 'properties: JSON list of property names left out.'),
+];
+
+const CORRELATION_PERSONS: ApiQueryOptions[] = [
+  text('funnel_correlation_person_entity', 'The row\'s event: {"id": "<event>", "type": "events", "properties": [...]}.'),
+  text('funnel_correlation_property_values', 'The row\'s property values: [{"key", "value", "type": "person", "operator": "exact"}].'),
+  text('funnel_correlation_person_converted', 'true: converted persons; false: those who dropped off; absent: both.'),
+  { name: 'funnel_correlation_person_limit', required: false, type: Number, description: 'Default 100.' },
+  { name: 'funnel_correlation_person_offset', required: false, type: Number },
+];
+
+export const ApiCorrelationQuery = () => applyDecorators(...[...FUNNEL_FILTER, ...CORRELATION].map((o) => ApiQuery(o)));
+export const ApiCorrelationPersonsQuery = () => applyDecorators(...[...FUNNEL_FILTER, ...CORRELATION_PERSONS].map((o) => ApiQuery(o)));
+
+export class CorrelationReplyDto {
+  @ApiProperty({ description: '{events: [{event, success_count, success_people_url, failure_count, failure_people_url, odds_ratio, correlation_type}], skewed}.' })
+  result: Record<string, unknown>;
+  @ApiProperty()
+  last_refresh: string;
+  @ApiProperty()
+  is_cached: boolean;
+}
+
 export class FunnelReplyDto {
-  @ApiProperty({ description: 'Steps: action_id, name, custom_name, order, count, type, average_conversion_time, median_conversion_time, converted_people_url, dropped_people_url.', type: 'array', items: { type: 'object' } })
-  result: Array<Record<string, unknown>>;
+  @ApiProperty({ description: 'Steps (action_id, name, custom_name, order, count, type, average_conversion_time, median_conversion_time, converted_people_url, dropped_people_url; a list of them per line with a breakdown), funnel trends lines {count, data, days, labels}, or time to convert {bins, average_conversion_time}.' })
+  result: unknown;
   @ApiProperty()
   timezone: string;
   @ApiProperty()

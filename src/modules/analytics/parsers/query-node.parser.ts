@@ -96,3 +96,30 @@ export function withNodeNames<T>(parse: () => T): T {
     throw error;
   }
 }
+
+const CORRELATION_KEYS: Record<string, string> = {
+  funnelCorrelationType: 'funnel_correlation_type', funnelCorrelationExcludeEventNames: 'funnel_correlation_exclude_event_names',
+  funnelCorrelationEventNames: 'funnel_correlation_event_names', funnelCorrelationEventExcludePropertyNames: 'funnel_correlation_event_exclude_property_names',
+  funnelCorrelationNames: 'funnel_correlation_names', funnelCorrelationExcludeNames: 'funnel_correlation_exclude_names',
+};
+
+/** A FunnelCorrelationQuery: its funnel (source.source) and its own keys under their legacy names. */
+export function correlationNode(node: Json): { funnel: Json; input: FilterInput } {
+  const actors = node.source;
+  if (!isJsonObject(actors) || actors.kind !== 'FunnelsActorsQuery' || !isJsonObject(actors.source)) {
+    throw ApiError.validation('A FunnelCorrelationQuery\'s source must be a FunnelsActorsQuery over a FunnelsQuery.', 'source');
+  }
+  const input: FilterInput = {};
+  for (const [key, legacy] of Object.entries(CORRELATION_KEYS)) if (node[key] !== undefined && node[key] !== null) input[legacy] = node[key];
+  return { funnel: actors.source, input };
+}
+
+/** FunnelCorrelationActorsQuery's row selection under its legacy names. */
+export function correlationActorsInput(node: Json): FilterInput {
+  const input: FilterInput = {};
+  if (typeof node.funnelCorrelationPersonConverted === 'boolean') input.funnel_correlation_person_converted = String(node.funnelCorrelationPersonConverted);
+  const entity = node.funnelCorrelationPersonEntity;
+  if (isJsonObject(entity)) input.funnel_correlation_person_entity = { id: entity.event ?? entity.id, type: 'events', properties: entity.properties };
+  if (node.funnelCorrelationPropertyValues !== undefined && node.funnelCorrelationPropertyValues !== null) input.funnel_correlation_property_values = node.funnelCorrelationPropertyValues;
+  return input;
+}

@@ -29,11 +29,15 @@ function breakdownFields(line: FunnelLineKey): Record<string, unknown> {
   return line.value === null ? {} : { breakdown: typeof line.value === 'number' ? line.label : line.value, breakdown_value: line.value };
 }
 
+/** A persons URL's range: the insight's own as exact instants, so the URL lists the same actors later. */
+export function exactRangeParams(query: InsightQuery): Record<string, string> {
+  return { date_from: query.range.from.toISO() ?? '', date_to: query.range.to.toISO() ?? '', explicit_date: 'true' };
+}
+
 function stepsOf(query: InsightQuery, line: FunnelLineKey & { steps: StepSummary[] }, ctx: PresentContext | null) {
   const unordered = query.funnel?.orderType === 'unordered';
-  // The persons URLs carry the insight's range as exact instants, so they list the same actors later.
   const point = {
-    date_from: query.range.from.toISO() ?? '', date_to: query.range.to.toISO() ?? '', explicit_date: 'true',
+    ...exactRangeParams(query),
     ...(line.value === null ? {} : { funnel_step_breakdown: JSON.stringify(line.value) }),
   };
   return query.series.map((step, index) => {

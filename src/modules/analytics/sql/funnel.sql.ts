@@ -31,11 +31,22 @@ export function funnelNeedsPersonProperties(query: InsightQuery, ctx: SqlContext
   return breakdownByPerson || nodes.some(needsPerson);
 }
 
-/**
- * With a property breakdown each event also carries its breakdown value (`breakdown_values`); a cohort
- * breakdown reads one cohort's members at a time (`cohort`, or every actor for "all").
- */
-export function funnelEventsSql(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null = null): BuiltSql {
+/** What a funnel read adds for correlation: every event of the range with its name, and some events' properties. */
+export interface FunnelReadOptions {
+  /** A cohort breakdown reads one cohort's members at a time (or every actor for "all"). */
+  cohort?: number | 'all' | null;
+  /** Every event of the range with its name (`names`), not only step and exclusion events. */
+  withNames?: boolean;
+  /** The properties (`properties`) of events with these names; null for every other event. */
+  propertiesOf?: string[];
+  /** Filters ANDed into the query's own (a correlation row's property values). */
+  extraFilter?: PropertyNode | null;
+  /** Marks (`marks`) the events of this event name and filters: a correlation row's persons have one. */
+  marked?: { event: string; properties: PropertyNode | null };
+}
+
+/** With a property breakdown each event also carries its breakdown value (`values`). */
+export function funnelEventsSql(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions = {}): BuiltSql {
   const p = new SqlParams();
   const conditions = entities(query).map((entity) => entitySql(entity.event, entity.properties, ctx, p));
   const mask = conditions.map((condition, bit) => `(CASE WHEN ${condition} THEN ${2 ** bit} ELSE 0 END)`).join(' + ');
@@ -44,18 +55,24 @@ export function funnelEventsSql(query: InsightQuery, ctx: SqlContext, cohort: nu
     `e.timestamp >= ${p.add(query.range.from.toISO())}::timestamptz`,
     `e.timestamp <= ${p.add(query.range.to.toISO())}::timestamptz`,
   ];
-  if (query.funnel?.orderType !== 'strict') where.push(`(${conditions.join(' OR ')})`);
-  if (query.properties) where.push(filterSql(query.properties, ctx, p));
+  const marked = options.marked ? `(${entitySql(options.marked.event, options.marked.properties, ctx, p)})` : null;
+  if (query.funnel?.orderType !== 'strict' && !options.withNames) where.push(`(${[...conditions, ...(marked ? [marked] : [])].join(' OR ')})`);
+  for (const node of [query.properties, options.extraFilter ?? null]) if (node) where.push(filterSql(node, ctx, p));
   if (query.filterTestAccounts && ctx.testAccountFilters) where.push(filterSql(ctx.testAccountFilters, ctx, p));
-  if (typeof cohort === 'number') where.push(filterSql({ kind: 'leaf', key: 'id', value: cohort, operator: 'exact', type: 'cohort', negation: false }, ctx, p));
+  if (typeof options.cohort === 'number') where.push(filterSql({ kind: 'leaf', key: 'id', value: options.cohort, operator: 'exact', type: 'cohort', negation: false }, ctx, p));
   const values = query.breakdown?.kind === 'property' ? breakdownValueSql(query, ctx, p) : null;
-  const personProperties = funnelNeedsPersonProperties(query, ctx);
+  const personProperties = funnelNeedsPersonProperties(query, ctx) || needsPerson(options.extraFilter ?? null);
   const joins = joinsSql({ actor: usesPersonActor(query) || personProperties, personProperties });
   const actor = actorSql(query, ctx, p);
-  const valuesColumn = values === null ? '' : ', array_agg(breakdown_value ORDER BY at, uuid) AS "values"';
-  const text = `SELECT actor, array_agg(at ORDER BY at, uuid) AS times, array_agg(mask ORDER BY at, uuid) AS masks${valuesColumn} FROM (
-      SELECT (${actor})::text AS actor, e.uuid, (extract(epoch FROM e.timestamp) * 1000)::float8 AS at, (${mask})::int AS mask,
-        ${values ?? 'NULL::text'} AS breakdown_value
+  const extra: Array<[string, string]> = [];
+  if (values !== null) extra.push(['values', values]);
+  if (options.withNames) extra.push(['names', 'e.event']);
+  if (marked) extra.push(['marks', marked]);
+  if (options.propertiesOf) extra.push(['properties', `CASE WHEN e.event = ANY(${p.add(options.propertiesOf)}::text[]) THEN e.properties END`]);
+  const inner = extra.map(([name, sql]) => `, ${sql} AS extra_${name}`).join('');
+  const outer = extra.map(([name]) => `, array_agg(extra_${name} ORDER BY at, uuid) AS "${name}"`).join('');
+  const text = `SELECT actor, array_agg(at ORDER BY at, uuid) AS times, array_agg(mask ORDER BY at, uuid) AS masks${outer} FROM (
+      SELECT (${actor})::text AS actor, e.uuid, (extract(epoch FROM e.timestamp) * 1000)::float8 AS at, (${mask})::int AS mask${inner}
         FROM event e ${joins} WHERE ${where.join(' AND ')}) matched
     WHERE actor IS NOT NULL GROUP BY actor`;
   return { text, values: p.values };
