@@ -114,6 +114,10 @@ describe('Operational endpoints', () => {
         [`${project}/persons/trends`]: ['get'],
         [`${project}/persons/stickiness`]: ['get'],
         [`${project}/persons/lifecycle`]: ['get'],
+        [`${project}/insights/funnel`]: ['get', 'post'],
+        [`${project}/insights/funnel/correlation`]: ['get', 'post'],
+        [`${project}/persons/funnel`]: ['get', 'post'],
+        [`${project}/persons/funnel/correlation`]: ['get', 'post'],
         [`${project}/query`]: ['post'],
       };
       for (const [path, methods] of Object.entries(expected)) expect(Object.keys(body.paths[path] ?? {}).sort()).toEqual([...methods].sort());
@@ -122,6 +126,18 @@ describe('Operational endpoints', () => {
       expect(names(`${project}/persons/trends`)).toEqual(expect.arrayContaining(['entity_id', 'entity_math', 'entity_order', 'breakdown_value', 'search', 'limit', 'offset']));
       expect(names(`${project}/persons/stickiness`)).toContain('stickiness_days');
       expect(names(`${project}/persons/lifecycle`)).toEqual(expect.arrayContaining(['target_date', 'lifecycle_type']));
+      expect(names(`${project}/insights/funnel`)).toEqual(expect.arrayContaining([
+        'events', 'funnel_order_type', 'funnel_window_interval', 'funnel_window_interval_unit', 'funnel_window_days', 'exclusions', 'funnel_viz_type',
+        'funnel_from_step', 'funnel_to_step', 'bin_count', 'breakdown', 'breakdown_type', 'breakdowns', 'breakdown_attribution_type', 'breakdown_attribution_value',
+      ]));
+      expect(names(`${project}/persons/funnel`)).toEqual(expect.arrayContaining(['funnel_step', 'funnel_custom_steps', 'funnel_step_breakdown', 'entrance_period_start', 'drop_off', 'search', 'limit', 'offset']));
+      expect(names(`${project}/insights/funnel/correlation`)).toEqual(expect.arrayContaining([
+        'funnel_correlation_type', 'funnel_correlation_exclude_event_names', 'funnel_correlation_event_names', 'funnel_correlation_event_exclude_property_names',
+        'funnel_correlation_names', 'funnel_correlation_exclude_names',
+      ]));
+      expect(names(`${project}/persons/funnel/correlation`)).toEqual(expect.arrayContaining([
+        'funnel_correlation_person_entity', 'funnel_correlation_property_values', 'funnel_correlation_person_converted', 'funnel_correlation_person_limit', 'funnel_correlation_person_offset',
+      ]));
       expect(body.paths[`${project}/query`].post.requestBody.content['application/json'].schema.required).toEqual(['query']);
     });
 

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { Attribution, runsByBreakdown } from '../../../src/modules/analytics/model/funnel-breakdown';
 import { ActorEvents, evaluateActor, FunnelOrderType, FunnelSpec, StepTally, stepSelector } from '../../../src/modules/analytics/model/funnel-evaluation';
 
 const MINUTE = 60_000;
@@ -113,5 +114,23 @@ describe('funnel properties over generated journeys', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('runsByBreakdown', () => {
+  const withValues = (list: Array<[number, number, string]>) => ({ ...events(...list.map(([m, mask]) => [m, mask] as [number, number])), values: list.map(([, , v]) => v) });
+  const journey = withValues([[0, A, 'x'], [5, A, 'y'], [10, B, 'y'], [20, C, 'z']]);
+  const attributed = (type: Attribution['type'], step: number | null = null) =>
+    runsByBreakdown(journey, spec('ordered'), { type, step }).map(({ value, runs }) => [value, Math.max(0, ...runs.map((r) => r.reached.length))]);
+
+  it('attributes the first step\'s first event, the last step event, or a chosen step', () => {
+    expect(attributed('first_touch')).toEqual([['x', 3]]);
+    expect(attributed('last_touch')).toEqual([['z', 3]]);
+    expect(attributed('step', 1)).toEqual([['y', 3]]);
+    expect(runsByBreakdown(withValues([[0, A, 'x']]), spec('ordered'), { type: 'step', step: 2 })[0].value).toBe('$$_posthog_breakdown_null_$$');
+  });
+
+  it('runs the funnel per value over the events carrying it (all events)', () => {
+    expect(attributed('all_events')).toEqual([['x', 1], ['y', 2], ['z', 0]]);
   });
 });

@@ -1,5 +1,5 @@
 import { ActorEvents, FunnelSpec, KeptRun, keptRuns } from './funnel-evaluation';
-import { BREAKDOWN_NULL } from './insight-query';
+import { BREAKDOWN_NULL, FunnelOptions } from './insight-query';
 
 /**
  * Which breakdown value an actor's funnel counts under (`breakdown_attribution_type`). first_touch: the
@@ -9,12 +9,8 @@ import { BREAKDOWN_NULL } from './insight-query';
  * carry it, so an actor may count under several values.
  */
 
-export const ATTRIBUTION_TYPES = ['first_touch', 'last_touch', 'all_events', 'step'] as const;
-export interface Attribution {
-  type: (typeof ATTRIBUTION_TYPES)[number];
-  /** The 0-based step whose value counts, for `step`. */
-  step: number | null;
-}
+/** The attribution type, and for `step` the 0-based step whose value counts. */
+export type Attribution = FunnelOptions['attribution'];
 
 /** An actor's events with the breakdown value each carries. */
 export interface ActorEventsWithValues extends ActorEvents {
