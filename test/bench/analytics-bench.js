@@ -22,6 +22,10 @@ const INSIGHTS_AT_ONCE = 2;
 const REFERENCE_SQL = `SELECT date_trunc('day', timestamp) AS d, count(*) FROM event
   WHERE project_id = 1 AND event = '$pageview' AND timestamp >= now() - interval '30 days' GROUP BY 1`;
 
+/** The rows a 3-step funnel reads (its step events over 30 days), counted raw. */
+const FUNNEL_REFERENCE_SQL = `SELECT count(*) FROM event
+  WHERE project_id = 1 AND event IN ('$pageview', 'signed_up', 'checkout') AND timestamp >= now() - interval '30 days'`;
+
 const json = (value) => encodeURIComponent(JSON.stringify(value));
 
 /** [label, path under /api/projects/1/]; every one with refresh=true so the result cache is bypassed. */
@@ -40,6 +44,7 @@ function insightCases() {
     ['funnel, 3 steps ordered, 30 days', `insights/funnel/?events=${steps}&date_from=-30d`],
     ['funnel, 3 steps unordered, 30 days', `insights/funnel/?events=${steps}&funnel_order_type=unordered&date_from=-30d`],
     ['persons of funnel step 3', `persons/funnel/?events=${steps}&funnel_step=3&date_from=-30d`],
+    ['funnel correlation, events', `insights/funnel/correlation/?events=${steps}&date_from=-30d`],
   ].map(([label, path]) => [label, `${path}&refresh=true`]);
 }
 
@@ -138,6 +143,10 @@ async function runAnalytics(row, run = Date.now().toString(36)) {
       if (label.startsWith('trend DAU')) {
         const raw = await timed(() => client.query(REFERENCE_SQL));
         reference = `; raw SQL per-day count of $pageview over 30 days: p50 ${raw.p50} / p99 ${raw.p99} ms (${raw.last.rowCount} rows)`;
+      }
+      if (label.startsWith('funnel, 3 steps ordered')) {
+        const raw = await timed(() => client.query(FUNNEL_REFERENCE_SQL));
+        reference = `; raw SQL count of the step events over 30 days: p50 ${raw.p50} / p99 ${raw.p99} ms (${raw.last.rows[0].count} rows)`;
       }
       const others = otherProcessesCpu([service.child.pid]);
       try {
