@@ -11,6 +11,7 @@ import { InsightsService } from './insights.service';
 import { LegacyInsightsService } from './legacy-insights.service';
 import { QueryController } from './query.controller';
 import { QueryService } from './query.service';
+import { RetentionService } from './retention.service';
 import { StickinessLifecycleService } from './stickiness-lifecycle.service';
 import { TrendsService } from './trends.service';
 
@@ -21,7 +22,7 @@ import { TrendsService } from './trends.service';
 @Module({
   imports: [PersonsModule],
   controllers: [InsightsController, InsightPersonsController, QueryController],
-  providers: [AnalyticsRepository, InsightCache, TrendsService, StickinessLifecycleService, FunnelsService, FunnelCorrelationService, InsightActorsService, InsightsService, LegacyInsightsService, QueryService],
+  providers: [AnalyticsRepository, InsightCache, TrendsService, StickinessLifecycleService, FunnelsService, FunnelCorrelationService, RetentionService, InsightActorsService, InsightsService, LegacyInsightsService, QueryService],
   exports: [InsightsService],
 })
 export class AnalyticsModule {}

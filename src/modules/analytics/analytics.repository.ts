@@ -95,6 +95,12 @@ export class AnalyticsRepository implements OnApplicationShutdown {
     return rows.map((row) => ({ actor: String(row.actor), value: row.value === null ? null : Number(row.value) }));
   }
 
+  /** Retention persons: each actor of a cohort with the intervals they came back in. */
+  async retainedActors(sql: BuiltSql): Promise<Array<{ actor: string; intervals: number[] }>> {
+    const rows = await this.run<{ actor: string; intervals: number[] }>(sql);
+    return rows.map((row) => ({ actor: row.actor, intervals: row.intervals.map(Number) }));
+  }
+
   /** Rows of `(key, value)` with numeric values: stickiness counts, lifecycle counts. */
   async counts<K extends string>(sql: BuiltSql, keys: K[]): Promise<Array<Record<K, string> & { value: number }>> {
     const rows = await this.run<Record<string, unknown>>(sql);

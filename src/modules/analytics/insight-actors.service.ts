@@ -43,18 +43,21 @@ export class InsightActorsService {
 
   /** The page's actors as PostHog serializes them; actors deleted since are left out (`missing_persons`). */
   async serialize(projectId: number, page: ActorPage, withValues: boolean): Promise<SerializedActor[]> {
-    const values = new Map(page.actors.map((a) => [a.id, a.value]));
-    let actors: SerializedActor[];
-    if (page.kind === 'group') {
-      const groups = await this.repository.groups(projectId, page.groupTypeIndex ?? 0, page.actors.map((a) => a.id));
-      actors = groups.map((g) => serializedGroup(g, withValues ? (values.get(g.groupKey) ?? null) : undefined));
-    } else {
-      const views = await this.persons.viewsByIds(projectId, page.actors.map((a) => Number(a.id)));
-      actors = views.map((v) => serializedPerson(v, withValues ? (values.get(String(v.id)) ?? null) : undefined));
-    }
+    const actors = (await this.serializeById(projectId, page, withValues)).map(([, actor]) => actor);
     // Trends list the largest values first; the sort is stable, so ties keep newest-first order.
     if (withValues) actors.sort((a, b) => (b.value_at_data_point ?? 0) - (a.value_at_data_point ?? 0));
     return actors;
+  }
+
+  /** The same, each with the actor id the SQL gave (person id or group key), newest first. */
+  async serializeById(projectId: number, page: ActorPage, withValues: boolean): Promise<Array<[string, SerializedActor]>> {
+    const values = new Map(page.actors.map((a) => [a.id, a.value]));
+    if (page.kind === 'group') {
+      const groups = await this.repository.groups(projectId, page.groupTypeIndex ?? 0, page.actors.map((a) => a.id));
+      return groups.map((g) => [g.groupKey, serializedGroup(g, withValues ? (values.get(g.groupKey) ?? null) : undefined)]);
+    }
+    const views = await this.persons.viewsByIds(projectId, page.actors.map((a) => Number(a.id)));
+    return views.map((v) => [String(v.id), serializedPerson(v, withValues ? (values.get(String(v.id)) ?? null) : undefined)]);
   }
 }
 

@@ -4,7 +4,7 @@ import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
 import { CurrentProject } from '../../common/auth/principal';
 import { RequestUrl } from '../../common/http/request-url';
 import type { ProjectEntity } from '../projects/project.entity';
-import { ActorsReplyDto, ApiCorrelationPersonsQuery, ApiFunnelPersonsQuery, ApiLifecyclePersonsQuery, ApiStickinessPersonsQuery, ApiTrendPersonsQuery, PlainActorsReplyDto } from './dto/insight.dto';
+import { ActorsReplyDto, ApiCorrelationPersonsQuery, ApiFunnelPersonsQuery, ApiRetentionPersonsQuery, RetentionPersonsReplyDto, ApiLifecyclePersonsQuery, ApiStickinessPersonsQuery, ApiTrendPersonsQuery, PlainActorsReplyDto } from './dto/insight.dto';
 import { LegacyInsightsService } from './legacy-insights.service';
 import { mergeFilterInput } from './parsers/filter-values';
 
@@ -80,5 +80,14 @@ export class InsightPersonsController {
   @ApiOkResponse({ type: ActorsReplyDto })
   correlationPost(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @Body() body: unknown, @RequestUrl() url: URL) {
     return this.legacy.correlationPersons(project, mergeFilterInput(query, body), url);
+  }
+
+  @Get('retention')
+  @PersonalKeyAuth('person:read', PROJECT)
+  @ApiOperation({ summary: 'Persons of one retention cohort (selected_interval) with the periods they came back in' })
+  @ApiRetentionPersonsQuery()
+  @ApiOkResponse({ type: RetentionPersonsReplyDto })
+  retention(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @RequestUrl() url: URL) {
+    return this.legacy.retentionPersons(project, mergeFilterInput(query, undefined), url);
   }
 }

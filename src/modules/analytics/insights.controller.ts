@@ -4,7 +4,9 @@ import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
 import { CurrentProject } from '../../common/auth/principal';
 import { RequestUrl } from '../../common/http/request-url';
 import type { ProjectEntity } from '../projects/project.entity';
-import { ApiCorrelationQuery, ApiFunnelFilterQuery, ApiInsightFilterQuery, CorrelationReplyDto, FunnelReplyDto, InsightReplyDto } from './dto/insight.dto';
+import {
+  ApiCorrelationQuery, ApiFunnelFilterQuery, ApiInsightFilterQuery, ApiRetentionQuery, CorrelationReplyDto, FunnelReplyDto, InsightReplyDto, RetentionReplyDto,
+} from './dto/insight.dto';
 import { LegacyInsightsService } from './legacy-insights.service';
 import { mergeFilterInput } from './parsers/filter-values';
 
@@ -72,5 +74,14 @@ export class InsightsController {
   @ApiOkResponse({ type: CorrelationReplyDto })
   correlationPost(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @Body() body: unknown) {
     return this.legacy.correlation(project, mergeFilterInput(query, body));
+  }
+
+  @Get('retention')
+  @PersonalKeyAuth('insight:read', PROJECT)
+  @ApiOperation({ summary: 'Retention: cohorts of actors by the period of their target event, and how many came back in each later period' })
+  @ApiRetentionQuery()
+  @ApiOkResponse({ type: RetentionReplyDto })
+  retention(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>) {
+    return this.legacy.retention(project, mergeFilterInput(query, undefined));
   }
 }

@@ -13,6 +13,9 @@ import type { CorrelationResult } from './model/funnel-correlation';
 import type { CorrelationActorsSelection, CorrelationOptions } from './parsers/funnel-correlation.parser';
 import type { FunnelActorsSelection } from './model/insight-query';
 import { parseFunnelFilter } from './parsers/funnel-filter.parser';
+import { parseRetentionFilter } from './parsers/retention-filter.parser';
+import { RetentionLine, RetentionService } from './retention.service';
+import type { RetentionActorsSelection } from './model/insight-query';
 import { checkInsight, usesCohorts } from './parsers/insight-checks';
 import { FilterInput, propertyFilterValue, textValue } from './parsers/filter-values';
 import { ParseContext, parseLegacyFilter } from './parsers/legacy-filter.parser';
@@ -45,6 +48,7 @@ export class InsightsService {
     private readonly actors: InsightActorsService,
     private readonly funnels: FunnelsService,
     private readonly correlation: FunnelCorrelationService,
+    private readonly retention: RetentionService,
     private readonly cache: InsightCache,
   ) {}
 
@@ -63,6 +67,22 @@ export class InsightsService {
   async parseFunnel(project: ProjectEntity, input: FilterInput): Promise<InsightQuery> {
     const context = await this.parseContext(project, textValue(input, 'date_from'));
     return parseFunnelFilter(input, context);
+  }
+
+  async parseRetention(project: ProjectEntity, input: FilterInput): Promise<InsightQuery> {
+    return parseRetentionFilter(input, await this.parseContext(project, null));
+  }
+
+  async computeRetention(project: ProjectEntity, query: InsightQuery, refresh: boolean): Promise<Cached<RetentionLine[]>> {
+    return this.cache.through(project.id, query, refresh, async () => this.retention.table(query, (await this.sqlContext(project, query)).sql));
+  }
+
+  /** The persons of one retention cohort (or line), serialized with the actor id, and their appearances. */
+  async retentionActorsOf(project: ProjectEntity, query: InsightQuery, selection: RetentionActorsSelection) {
+    const { sql } = await this.sqlContext(project, query);
+    const { page, appearances } = await this.retention.actors(query, selection, sql);
+    const people: Array<[string, SerializedActor]> = await this.actors.serializeById(project.id, page, false);
+    return { page, people, appearances };
   }
 
   async computeFunnel(project: ProjectEntity, query: InsightQuery, refresh: boolean): Promise<Cached<FunnelResult>> {

@@ -8,6 +8,8 @@ import { booleanValue, FilterInput } from './parsers/filter-values';
 import { actorsReply, paginatedUrl, plainActorsReply } from './presenters/actors-page.presenter';
 import { correlationActorsSelection, correlationOptions, isCorrelationRequest } from './parsers/funnel-correlation.parser';
 import { funnelActorsSelection } from './parsers/funnel-filter.parser';
+import { retentionActorsSelection } from './parsers/retention-filter.parser';
+import { retentionPersonsRows, retentionTable } from './presenters/retention.presenter';
 import { correlationNextUrl, correlationResult } from './presenters/correlation.presenter';
 import { legacyFunnelResult } from './presenters/funnel.presenter';
 import { legacyResult } from './presenters/legacy-insight.presenter';
@@ -38,6 +40,25 @@ export class LegacyInsightsService {
       timezone: project.timezone,
       last_refresh: result.lastRefresh.toISOString(),
       is_cached: result.isCached,
+    };
+  }
+
+  async retention(project: ProjectEntity, input: FilterInput) {
+    const query = await this.insights.parseRetention(project, input);
+    const result = await this.insights.computeRetention(project, query, booleanValue(input, 'refresh'));
+    const envelope = { timezone: project.timezone, last_refresh: result.lastRefresh.toISOString(), is_cached: result.isCached };
+    return { result: retentionTable(query, result.value, { projectId: project.id, input }), ...envelope };
+  }
+
+  /** A cohort's persons with their appearances, most appearances first (PostHog's `actors_in_period`). */
+  async retentionPersons(project: ProjectEntity, input: FilterInput, url: URL) {
+    const query = await this.insights.parseRetention(project, input);
+    const selection = retentionActorsSelection(query, input);
+    const { page, people, appearances } = await this.insights.retentionActorsOf(project, query, selection);
+    return {
+      result: retentionPersonsRows(people, appearances),
+      next: page.full ? paginatedUrl(url, selection.offset, selection.limit) : null,
+      missing_persons: page.actors.length - people.length,
     };
   }
 

@@ -13,6 +13,7 @@ import { FilterInput } from './parsers/filter-values';
 import { correlationActorsSelection, correlationOptions } from './parsers/funnel-correlation.parser';
 import { correlationActorsInput, correlationNode, nodeToFilter, withNodeNames } from './parsers/query-node.parser';
 import { correlationResult } from './presenters/correlation.presenter';
+import { retentionPersonsRows, retentionTable } from './presenters/retention.presenter';
 import { actorColumns, actorOptions, actorRows, queryResult } from './presenters/query.presenter';
 
 type Json = Record<string, unknown>;
@@ -32,6 +33,10 @@ export class QueryService {
     if (node.kind === 'InsightActorsQueryOptions') return this.options(project, this.insightActorsSource(node));
     if (node.kind === 'FunnelCorrelationQuery') return this.correlation(project, node, refresh);
     const query = await this.insight(project, node);
+    if (query.kind === 'retention') {
+      const table = await this.insights.computeRetention(project, query, refresh);
+      return { results: retentionTable(query, table.value, null), is_cached: table.isCached, last_refresh: table.lastRefresh.toISOString(), timezone: project.timezone };
+    }
     if (query.kind === 'funnels') {
       const funnel = await this.insights.computeFunnel(project, query, refresh);
       const envelope = { is_cached: funnel.isCached, last_refresh: funnel.lastRefresh.toISOString(), timezone: project.timezone };
@@ -52,6 +57,7 @@ export class QueryService {
   private async insight(project: ProjectEntity, node: Json): Promise<InsightQuery> {
     const { kind, input } = withNodeNames(() => nodeToFilter(node));
     if (kind === 'funnels') return withNodeNames(() => this.insights.parseFunnel(project, input as FilterInput));
+    if (kind === 'retention') return this.insights.parseRetention(project, input as FilterInput);
     return withNodeNames(() => this.insights.parseLegacy(project, input as FilterInput, kind));
   }
 
@@ -71,6 +77,7 @@ export class QueryService {
     const limit = integerField(node, 'limit', 100, 1, MAX_ACTORS_LIMIT);
     const offset = integerField(node, 'offset', 0, 0, 10_000_000);
     const search = typeof node.search === 'string' && node.search !== '' ? node.search : undefined;
+    if (query.kind === 'retention') return this.retentionActors(project, query, source, node.select, limit, offset);
     const columns = actorColumns(node.select, query.kind);
     const { page, people } = await this.actorsPage(project, query, source, { limit: limit + 1, offset, search });
     const hasMore = page.actors.length > limit;
@@ -80,6 +87,27 @@ export class QueryService {
       types: columns.map(() => 'String'),
       hogql: '',
       hasMore,
+      limit,
+      offset,
+      missing_actors_count: Math.min(page.actors.length, limit) - Math.min(people.length, limit),
+    };
+  }
+
+  /** A retention cohort's actors (`interval`, or `breakdown` for a line), with their appearances. */
+  private async retentionActors(project: ProjectEntity, query: InsightQuery, source: Json, select: unknown, limit: number, offset: number) {
+    const columns = select === undefined || select === null ? ['actor', 'appearances'] : actorColumns(select, query.kind);
+    const cohort = integerField(source, 'interval', 0, 0, (query.retention?.totalIntervals ?? 1) - 1);
+    const selection = query.breakdown && source.breakdown !== undefined && source.breakdown !== null
+      ? { breakdownValue: String(source.breakdown), limit: limit + 1, offset }
+      : { cohort, limit: limit + 1, offset };
+    const { page, people, appearances } = await this.insights.retentionActorsOf(project, query, selection);
+    const rows = retentionPersonsRows(people.slice(0, limit), appearances);
+    return {
+      results: rows.map((row) => columns.map((column) => (column === 'appearances' ? row.appearances : actorRows([row.person], [column])[0][0]))),
+      columns,
+      types: columns.map(() => 'String'),
+      hogql: '',
+      hasMore: page.actors.length > limit,
       limit,
       offset,
       missing_actors_count: Math.min(page.actors.length, limit) - Math.min(people.length, limit),

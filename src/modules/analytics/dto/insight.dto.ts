@@ -114,6 +114,55 @@ const CORRELATION_PERSONS: ApiQueryOptions[] = [
 export const ApiCorrelationQuery = () => applyDecorators(...[...FUNNEL_FILTER, ...CORRELATION].map((o) => ApiQuery(o)));
 export const ApiCorrelationPersonsQuery = () => applyDecorators(...[...FUNNEL_FILTER, ...CORRELATION_PERSONS].map((o) => ApiQuery(o)));
 
+const RETENTION: ApiQueryOptions[] = [
+  text('target_entity', 'The event that puts an actor in a cohort: {"id": "<event>", "type": "events", "properties": [...]}. Default $pageview.'),
+  text('returning_entity', 'The event that counts as coming back. Default the target entity.'),
+  { name: 'retention_type', required: false, enum: ['retention_recurring', 'retention_first_time'], description: 'Default retention_recurring.' },
+  { name: 'period', required: false, enum: ['Hour', 'Day', 'Week', 'Month'], description: 'Default Day.' },
+  { name: 'total_intervals', required: false, type: Number, description: 'Cohorts (and periods after each), 1–100. Default 11.' },
+  text('date_to', 'The last cohort is the period holding this date. Default now; date_from is derived.'),
+  text('properties', 'JSON list of property filters (event, person, cohort) or an AND/OR group.'),
+  { name: 'filter_test_accounts', required: false, type: Boolean },
+  text('breakdown', 'One property to break down by (one line per value).'),
+  { name: 'breakdown_type', required: false, enum: ['event', 'person', 'group'] },
+  { name: 'breakdown_group_type_index', required: false, type: Number },
+  { name: 'breakdown_limit', required: false, type: Number, description: 'Lines shown (default 25), the largest first.' },
+  { name: 'aggregation_group_type_index', required: false, type: Number, description: 'Count groups of this type instead of persons.' },
+  { name: 'refresh', required: false, type: Boolean },
+];
+
+export const ApiRetentionQuery = () => applyDecorators(...RETENTION.map((o) => ApiQuery(o)));
+export const ApiRetentionPersonsQuery = () =>
+  applyDecorators(
+    ...[
+      ...RETENTION,
+      { name: 'selected_interval', required: false, type: Number, description: 'The cohort (0-based). Default 0.' },
+      text('breakdown_values', 'JSON list: [i] for cohort i, or [value] for a breakdown line.'),
+      { name: 'limit', required: false, type: Number, description: 'Default 100.' },
+      { name: 'offset', required: false, type: Number },
+    ].map((o) => ApiQuery(o)),
+  );
+
+export class RetentionReplyDto {
+  @ApiProperty({ description: 'Rows: {values: [{count, people, people_url}], label ("Day 0"), date, people_url}; with a breakdown {values, label, breakdown_values, people_url}.', type: 'array', items: { type: 'object' } })
+  result: Array<Record<string, unknown>>;
+  @ApiProperty()
+  timezone: string;
+  @ApiProperty()
+  last_refresh: string;
+  @ApiProperty()
+  is_cached: boolean;
+}
+
+export class RetentionPersonsReplyDto {
+  @ApiProperty({ description: '[{person: SerializedPerson, appearances: [1, 0, 1, …]}], most appearances first.', type: 'array', items: { type: 'object' } })
+  result: Array<Record<string, unknown>>;
+  @ApiPropertyOptional({ nullable: true })
+  next: string | null;
+  @ApiProperty()
+  missing_persons: number;
+}
+
 export class CorrelationReplyDto {
   @ApiProperty({ description: '{events: [{event, success_count, success_people_url, failure_count, failure_people_url, odds_ratio, correlation_type}], skewed}.' })
   result: Record<string, unknown>;

@@ -26,7 +26,32 @@ export type Display = (typeof DISPLAYS)[number];
 /** Displays that show one number per series over the whole range instead of a time series. */
 export const AGGREGATE_DISPLAYS: ReadonlySet<Display> = new Set(['ActionsTable', 'ActionsPie', 'ActionsBarValue', 'BoldNumber', 'WorldMap']);
 
-export type InsightKind = 'trends' | 'stickiness' | 'lifecycle' | 'funnels';
+export type InsightKind = 'trends' | 'stickiness' | 'lifecycle' | 'funnels' | 'retention';
+
+/** A retention entity: the event that puts an actor in a cohort (target) or counts as coming back (returning). */
+export interface RetentionEntity {
+  /** null: any event. */
+  event: string | null;
+  name: string;
+  properties: PropertyNode | null;
+  raw: unknown;
+}
+
+/** What retention adds to the query: its range is the cohorts' (cohort 0's start to cohort n-1's end), its interval the period. */
+export interface RetentionOptions {
+  type: 'recurring' | 'first_time';
+  totalIntervals: number;
+  target: RetentionEntity;
+  returning: RetentionEntity;
+}
+
+/** Which actors of a retention table a persons request lists: one cohort, or one breakdown line. */
+export interface RetentionActorsSelection {
+  cohort?: number;
+  breakdownValue?: string;
+  limit: number;
+  offset: number;
+}
 
 export const FUNNEL_ORDER_TYPES = ['ordered', 'strict', 'unordered'] as const;
 export const FUNNEL_WINDOW_UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month'] as const;
@@ -132,6 +157,8 @@ export interface InsightQuery {
   aggregationGroupTypeIndex: number | null;
   /** Funnels only. */
   funnel?: FunnelOptions;
+  /** Retention only. */
+  retention?: RetentionOptions;
 }
 
 /** Which actors of a funnel a persons request lists (1-based steps; negative: dropped before that step). */

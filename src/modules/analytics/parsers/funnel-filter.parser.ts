@@ -127,7 +127,7 @@ function breakdownSelection(query: InsightQuery, input: FilterInput): FunnelActo
       value = raw;
     }
   }
-  if (query.breakdown.kind === 'cohort') return value === 'all' || value === 0 ? 'all' : integerValue({ v: value as number }, 'v', 0, 1, 2_147_483_647);
+  if (query.breakdown.kind === 'cohort') return value === 'all' || value === 0 ? 'all' : integerValue({ funnel_step_breakdown: value }, 'funnel_step_breakdown', 0, 1, 2_147_483_647);
   const list = Array.isArray(value) ? value.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))) : [typeof value === 'string' ? value : JSON.stringify(value)];
   if (list.length !== query.breakdown.properties.length) {
     throw ApiError.validation(`funnel_step_breakdown must give ${query.breakdown.properties.length} value(s), one per breakdown property.`, 'funnel_step_breakdown');

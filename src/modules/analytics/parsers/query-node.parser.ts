@@ -9,7 +9,7 @@ import type { FilterInput } from './filter-values';
  * give the same numbers. Only the node's shape is checked here; values are checked by that parser.
  */
 
-export const INSIGHT_NODES: Record<string, InsightKind> = { TrendsQuery: 'trends', StickinessQuery: 'stickiness', LifecycleQuery: 'lifecycle', FunnelsQuery: 'funnels' };
+export const INSIGHT_NODES: Record<string, InsightKind> = { TrendsQuery: 'trends', StickinessQuery: 'stickiness', LifecycleQuery: 'lifecycle', FunnelsQuery: 'funnels', RetentionQuery: 'retention' };
 
 type Json = Record<string, unknown>;
 
@@ -59,10 +59,39 @@ function funnelInput(filter: Json): FilterInput {
   return input;
 }
 
+/** A retention entity as the legacy filter has it: an EventsNode's event, or a legacy {id, type}. */
+function retentionEntity(raw: unknown, key: string): unknown {
+  if (raw === undefined || raw === null) return undefined;
+  if (!isJsonObject(raw)) throw ApiError.validation(`${key} must be an EventsNode or {"id": "<event>", "type": "events"}.`, key);
+  if (raw.kind === 'ActionsNode' || raw.type === 'actions') return { id: raw.id, type: 'actions' };
+  return { id: raw.event ?? raw.id ?? null, type: 'events', name: raw.name, properties: raw.properties };
+}
+
+/** A RetentionQuery as the legacy retention filter: retentionFilter's keys, dateRange.date_to, filters, breakdown. */
+function retentionInput(node: Json): FilterInput {
+  const filter = objectField(node, 'retentionFilter');
+  const dateRange = objectField(node, 'dateRange');
+  const input: FilterInput = {
+    properties: node.properties ?? [],
+    filter_test_accounts: node.filterTestAccounts === true,
+    ...breakdownInput(node),
+    ...(node.aggregation_group_type_index !== undefined ? { aggregation_group_type_index: node.aggregation_group_type_index } : {}),
+    ...(dateRange.date_to !== undefined && dateRange.date_to !== null ? { date_to: dateRange.date_to } : {}),
+  };
+  const names: Record<string, string> = { retentionType: 'retention_type', totalIntervals: 'total_intervals', period: 'period' };
+  for (const [key, legacy] of Object.entries(names)) if (filter[key] !== undefined && filter[key] !== null) input[legacy] = filter[key];
+  const target = retentionEntity(filter.targetEntity, 'target_entity');
+  const returning = retentionEntity(filter.returningEntity, 'returning_entity');
+  if (target !== undefined) input.target_entity = target;
+  if (returning !== undefined) input.returning_entity = returning;
+  return input;
+}
+
 /** The legacy filter equivalent to an insight node. */
 export function nodeToFilter(node: Json): { kind: InsightKind; input: FilterInput } {
   const kind = INSIGHT_NODES[String(node.kind)];
-  if (!kind) throw ApiError.validation(`Query kind "${String(node.kind)}" is not supported here: use TrendsQuery, StickinessQuery, LifecycleQuery or FunnelsQuery.`, 'kind');
+  if (!kind) throw ApiError.validation(`Query kind "${String(node.kind)}" is not supported here: use TrendsQuery, StickinessQuery, LifecycleQuery, FunnelsQuery or RetentionQuery.`, 'kind');
+  if (kind === 'retention') return { kind, input: retentionInput(node) };
   if (!Array.isArray(node.series)) throw ApiError.validation('series must be a list of EventsNode.', 'series');
   const dateRange = objectField(node, 'dateRange');
   const trendsFilter = objectField(node, 'trendsFilter');

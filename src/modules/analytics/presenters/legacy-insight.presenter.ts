@@ -17,7 +17,7 @@ const POINT_PARAMS = new Set([
   'entity_math', 'entity_order', 'stickiness_days', 'target_date', 'lifecycle_type', 'cache_invalidation_key', 'search', 'format', 'client_query_id',
   'funnel_step', 'funnel_custom_steps', 'funnel_step_breakdown', 'entrance_period_start', 'drop_off',
   'funnel_correlation_person_entity', 'funnel_correlation_property_values', 'funnel_correlation_person_converted', 'funnel_correlation_person_limit',
-  'funnel_correlation_person_offset',
+  'funnel_correlation_person_offset', 'selected_interval', 'breakdown_values',
 ]);
 
 export interface PresentContext {

@@ -19,7 +19,7 @@ export function queryResult(query: InsightQuery, result: InsightResult) {
   return { results, hasMore: result.hasMore };
 }
 
-const COLUMNS = ['actor', 'person', 'id', 'created_at', 'event_count', 'value_at_data_point'];
+const COLUMNS = ['actor', 'person', 'id', 'created_at', 'event_count', 'value_at_data_point', 'appearances'];
 
 /** ActorsQuery's `select`: the actor object, its id, its creation time, and its value at the point. */
 export function actorColumns(select: unknown, kind: InsightKind): string[] {
@@ -36,6 +36,7 @@ export function actorRows(people: SerializedActor[], columns: string[]): unknown
       if (column === 'actor' || column === 'person') return actor;
       if (column === 'id') return actor.id;
       if (column === 'created_at') return actor.created_at;
+      if (column === 'appearances') return null;
       return actor.value_at_data_point ?? null;
     }),
   );

@@ -1,0 +1,63 @@
+import { Injectable } from '@nestjs/common';
+import type { DateTime } from 'luxon';
+import { AnalyticsRepository } from './analytics.repository';
+import type { InsightQuery, RetentionActorsSelection } from './model/insight-query';
+import type { ActorPage } from './model/insight-result';
+import type { SqlContext } from './sql/event-scope.sql';
+import { retentionActorsSql, retentionCountsSql } from './sql/retention.sql';
+
+/** One line of the table: a cohort (its start) or a breakdown value, and its actors per interval after. */
+export interface RetentionLine {
+  cohortStart: DateTime | null;
+  breakdownValue: string | null;
+  values: number[];
+}
+
+/** A retention persons page: the actors, and for each the intervals they were there (1) or not (0). */
+export interface RetentionActorsPage {
+  page: ActorPage;
+  appearances: Map<string, number[]>;
+}
+
+/**
+ * Retention: the cohort table (row i holds cohort i's actors retained 0 … n-1-i periods later) or, with
+ * a breakdown, one row per value (its actors retained 0 … n-1 periods after their cohort).
+ */
+@Injectable()
+export class RetentionService {
+  constructor(private readonly repository: AnalyticsRepository) {}
+
+  async table(query: InsightQuery, ctx: SqlContext): Promise<RetentionLine[]> {
+    const total = query.retention!.totalIntervals;
+    const rows = await this.repository.counts(retentionCountsSql(query, ctx), ['line', 'interval']);
+    const value = new Map(rows.map((row) => [`${row.line}/${row.interval}`, row.value]));
+    if (!query.breakdown) {
+      return Array.from({ length: total }, (_, i) => ({
+        cohortStart: query.range.from.plus({ [`${query.interval}s`]: i }),
+        breakdownValue: null,
+        values: Array.from({ length: total - i }, (__, k) => value.get(`${i}/${k}`) ?? 0),
+      }));
+    }
+    const sizes = rows.filter((row) => Number(row.interval) === 0);
+    const bytes = (text: string) => Buffer.from(text);
+    const lines = sizes.sort((a, b) => b.value - a.value || Buffer.compare(bytes(a.line), bytes(b.line))).slice(0, query.breakdown.kind === 'property' ? query.breakdown.limit : sizes.length);
+    return lines.map((line) => ({ cohortStart: null, breakdownValue: line.line, values: Array.from({ length: total }, (_, k) => value.get(`${line.line}/${k}`) ?? 0) }));
+  }
+
+  /** One page of a cohort's actors: most appearances first, then by actor. */
+  async actors(query: InsightQuery, selection: RetentionActorsSelection, ctx: SqlContext): Promise<RetentionActorsPage> {
+    const total = query.retention!.totalIntervals;
+    const length = selection.breakdownValue !== undefined ? total : total - (selection.cohort ?? 0);
+    const rows = await this.repository.retainedActors(retentionActorsSql(query, selection, ctx));
+    const appearances = new Map(rows.map((row) => [row.actor, Array.from({ length }, (_, k): number => (k === 0 || row.intervals.includes(k) ? 1 : 0))]));
+    const count = (actor: string) => (appearances.get(actor) ?? []).reduce((sum, v) => sum + v, 0);
+    const groups = query.aggregationGroupTypeIndex !== null;
+    const byActor = (a: string, b: string) => (groups ? Buffer.compare(Buffer.from(a), Buffer.from(b)) : Number(a) - Number(b));
+    const ordered = rows.map((row) => row.actor).sort((a, b) => count(b) - count(a) || byActor(a, b));
+    const page = ordered.slice(selection.offset, selection.offset + selection.limit);
+    return {
+      page: { actors: page.map((id) => ({ id, value: null })), full: page.length >= selection.limit, kind: groups ? 'group' : 'person', groupTypeIndex: query.aggregationGroupTypeIndex },
+      appearances,
+    };
+  }
+}
