@@ -5,7 +5,8 @@ import { startTestApp, TestApp } from '../support/test-app';
  * Properties that hold for any event set, checked on generated ones written straight into a fresh
  * database (ingestion has its own suites): breakdown lines of `total` sum to the unbroken total, a `dau`
  * point lists exactly as many persons as its value, and lifecycle new + returning + resurrecting equals
- * the period's distinct active persons.
+ * the period's distinct active persons; a retention cohort's period 0 is its size, recurring retention of
+ * the same event never rises above it, and the cohort's persons number exactly that size.
  */
 describe('Insight properties', () => {
   let t: TestApp;
@@ -64,6 +65,25 @@ describe('Insight properties', () => {
         const lifecycle = (await get(`${base}/insights/trend/?${q({ events: [{ id: '$pageview' }], shown_as: 'Lifecycle' })}`)).result as Array<{ data: number[] }>;
         const active = DAYS.map((_, i) => lifecycle[0].data[i] + lifecycle[1].data[i] + lifecycle[2].data[i]);
         expect(active).toEqual(dau.data);
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it('keeps retention cohorts within their size for any events', async () => {
+    const retention = (params: Record<string, unknown>) =>
+      get(`${base}/insights/retention/?${new URLSearchParams({ date_to: DAYS[DAYS.length - 1], period: 'Day', total_intervals: String(DAYS.length), refresh: 'true', ...params })}`);
+    await fc.assert(
+      fc.asyncProperty(fc.array(event, { minLength: 1, maxLength: 25 }), async (events) => {
+        await load(events);
+        for (const type of ['retention_recurring', 'retention_first_time']) {
+          const rows = (await retention({ retention_type: type })).result as Array<{ values: Array<{ count: number }>; people_url: string }>;
+          for (const row of rows) {
+            const [size, ...later] = row.values.map((v) => v.count);
+            for (const count of later) expect(count).toBeLessThanOrEqual(size);
+            expect((await get(row.people_url)).result).toHaveLength(size);
+          }
+        }
       }),
       { numRuns: 15 },
     );

@@ -118,6 +118,8 @@ describe('Operational endpoints', () => {
         [`${project}/insights/funnel/correlation`]: ['get', 'post'],
         [`${project}/persons/funnel`]: ['get', 'post'],
         [`${project}/persons/funnel/correlation`]: ['get', 'post'],
+        [`${project}/insights/retention`]: ['get'],
+        [`${project}/persons/retention`]: ['get'],
         [`${project}/query`]: ['post'],
       };
       for (const [path, methods] of Object.entries(expected)) expect(Object.keys(body.paths[path] ?? {}).sort()).toEqual([...methods].sort());
@@ -138,6 +140,8 @@ describe('Operational endpoints', () => {
       expect(names(`${project}/persons/funnel/correlation`)).toEqual(expect.arrayContaining([
         'funnel_correlation_person_entity', 'funnel_correlation_property_values', 'funnel_correlation_person_converted', 'funnel_correlation_person_limit', 'funnel_correlation_person_offset',
       ]));
+      expect(names(`${project}/insights/retention`)).toEqual(expect.arrayContaining(['target_entity', 'returning_entity', 'retention_type', 'period', 'total_intervals', 'date_to', 'breakdown']));
+      expect(names(`${project}/persons/retention`)).toEqual(expect.arrayContaining(['selected_interval', 'breakdown_values', 'limit', 'offset']));
       expect(body.paths[`${project}/query`].post.requestBody.content['application/json'].schema.required).toEqual(['query']);
     });
 
