@@ -10,6 +10,7 @@ import { InsightsController } from './insights.controller';
 import { InsightsService } from './insights.service';
 import { LegacyInsightsService } from './legacy-insights.service';
 import { QueryController } from './query.controller';
+import { PathsService } from './paths.service';
 import { QueryService } from './query.service';
 import { RetentionService } from './retention.service';
 import { StickinessLifecycleService } from './stickiness-lifecycle.service';
@@ -22,7 +23,7 @@ import { TrendsService } from './trends.service';
 @Module({
   imports: [PersonsModule],
   controllers: [InsightsController, InsightPersonsController, QueryController],
-  providers: [AnalyticsRepository, InsightCache, TrendsService, StickinessLifecycleService, FunnelsService, FunnelCorrelationService, RetentionService, InsightActorsService, InsightsService, LegacyInsightsService, QueryService],
+  providers: [AnalyticsRepository, InsightCache, TrendsService, StickinessLifecycleService, FunnelsService, FunnelCorrelationService, RetentionService, PathsService, InsightActorsService, InsightsService, LegacyInsightsService, QueryService],
   exports: [InsightsService],
 })
 export class AnalyticsModule {}

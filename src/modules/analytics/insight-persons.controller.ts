@@ -4,7 +4,7 @@ import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
 import { CurrentProject } from '../../common/auth/principal';
 import { RequestUrl } from '../../common/http/request-url';
 import type { ProjectEntity } from '../projects/project.entity';
-import { ActorsReplyDto, ApiCorrelationPersonsQuery, ApiFunnelPersonsQuery, ApiRetentionPersonsQuery, RetentionPersonsReplyDto, ApiLifecyclePersonsQuery, ApiStickinessPersonsQuery, ApiTrendPersonsQuery, PlainActorsReplyDto } from './dto/insight.dto';
+import { ActorsReplyDto, ApiCorrelationPersonsQuery, ApiFunnelPersonsQuery, ApiPathPersonsQuery, ApiRetentionPersonsQuery, RetentionPersonsReplyDto, ApiLifecyclePersonsQuery, ApiStickinessPersonsQuery, ApiTrendPersonsQuery, PlainActorsReplyDto } from './dto/insight.dto';
 import { LegacyInsightsService } from './legacy-insights.service';
 import { mergeFilterInput } from './parsers/filter-values';
 
@@ -89,5 +89,24 @@ export class InsightPersonsController {
   @ApiOkResponse({ type: RetentionPersonsReplyDto })
   retention(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @RequestUrl() url: URL) {
     return this.legacy.retentionPersons(project, mergeFilterInput(query, undefined), url);
+  }
+
+  @Get('path')
+  @PersonalKeyAuth('person:read', PROJECT)
+  @ApiOperation({ summary: 'Persons whose paths start at (path_start_key), reach (path_end_key) or end at (path_dropoff_key) a step' })
+  @ApiPathPersonsQuery()
+  @ApiOkResponse({ type: ActorsReplyDto })
+  paths(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @RequestUrl() url: URL) {
+    return this.legacy.pathPersons(project, mergeFilterInput(query, undefined), url);
+  }
+
+  @Post('path')
+  @HttpCode(200)
+  @PersonalKeyAuth('person:read', PROJECT)
+  @ApiOperation({ summary: 'The same path persons with the filter keys in a JSON body' })
+  @ApiPathPersonsQuery()
+  @ApiOkResponse({ type: ActorsReplyDto })
+  pathsPost(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @Body() body: unknown, @RequestUrl() url: URL) {
+    return this.legacy.pathPersons(project, mergeFilterInput(query, body), url);
   }
 }

@@ -5,7 +5,8 @@ import { CurrentProject } from '../../common/auth/principal';
 import { RequestUrl } from '../../common/http/request-url';
 import type { ProjectEntity } from '../projects/project.entity';
 import {
-  ApiCorrelationQuery, ApiFunnelFilterQuery, ApiInsightFilterQuery, ApiRetentionQuery, CorrelationReplyDto, FunnelReplyDto, InsightReplyDto, RetentionReplyDto,
+  ApiCorrelationQuery, ApiFunnelFilterQuery, ApiInsightFilterQuery, ApiPathsQuery, ApiRetentionQuery, CorrelationReplyDto, FunnelReplyDto, InsightReplyDto, PathsReplyDto,
+  RetentionReplyDto,
 } from './dto/insight.dto';
 import { LegacyInsightsService } from './legacy-insights.service';
 import { mergeFilterInput } from './parsers/filter-values';
@@ -83,5 +84,24 @@ export class InsightsController {
   @ApiOkResponse({ type: RetentionReplyDto })
   retention(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>) {
     return this.legacy.retention(project, mergeFilterInput(query, undefined));
+  }
+
+  @Get('path')
+  @PersonalKeyAuth('insight:read', PROJECT)
+  @ApiOperation({ summary: 'Paths: the most travelled steps between page views, screens or events, as weighted edges' })
+  @ApiPathsQuery()
+  @ApiOkResponse({ type: PathsReplyDto })
+  paths(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>) {
+    return this.legacy.paths(project, mergeFilterInput(query, undefined));
+  }
+
+  @Post('path')
+  @HttpCode(200)
+  @PersonalKeyAuth('insight:read', PROJECT)
+  @ApiOperation({ summary: 'The same paths with the filter keys in a JSON body' })
+  @ApiPathsQuery()
+  @ApiOkResponse({ type: PathsReplyDto })
+  pathsPost(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @Body() body: unknown) {
+    return this.legacy.paths(project, mergeFilterInput(query, body));
   }
 }

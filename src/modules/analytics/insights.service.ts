@@ -14,6 +14,10 @@ import type { CorrelationActorsSelection, CorrelationOptions } from './parsers/f
 import type { FunnelActorsSelection } from './model/insight-query';
 import { parseFunnelFilter } from './parsers/funnel-filter.parser';
 import { parseRetentionFilter } from './parsers/retention-filter.parser';
+import { parsePathFilter } from './parsers/path-filter.parser';
+import { PathsService } from './paths.service';
+import type { PathEdge } from './model/path-building';
+import type { PathActorsSelection } from './model/insight-query';
 import { RetentionLine, RetentionService } from './retention.service';
 import type { RetentionActorsSelection } from './model/insight-query';
 import { checkInsight, usesCohorts } from './parsers/insight-checks';
@@ -49,6 +53,7 @@ export class InsightsService {
     private readonly funnels: FunnelsService,
     private readonly correlation: FunnelCorrelationService,
     private readonly retention: RetentionService,
+    private readonly paths: PathsService,
     private readonly cache: InsightCache,
   ) {}
 
@@ -67,6 +72,21 @@ export class InsightsService {
   async parseFunnel(project: ProjectEntity, input: FilterInput): Promise<InsightQuery> {
     const context = await this.parseContext(project, textValue(input, 'date_from'));
     return parseFunnelFilter(input, context);
+  }
+
+  async parsePaths(project: ProjectEntity, input: FilterInput): Promise<InsightQuery> {
+    return parsePathFilter(input, await this.parseContext(project, textValue(input, 'date_from')), project.pathCleaningFilters ?? []);
+  }
+
+  async computePaths(project: ProjectEntity, query: InsightQuery, refresh: boolean): Promise<Cached<PathEdge[]>> {
+    return this.cache.through(project.id, query, refresh, async () => this.paths.edges(query, (await this.sqlContext(project, query)).sql));
+  }
+
+  /** The persons (or groups) whose paths hold the selected keys, serialized. */
+  async pathActorsOf(project: ProjectEntity, query: InsightQuery, selection: PathActorsSelection): Promise<ActorsAnswer> {
+    const { sql } = await this.sqlContext(project, query);
+    const page = await this.paths.actors(query, selection, sql);
+    return { page, people: await this.actors.serialize(project.id, page, false) };
   }
 
   async parseRetention(project: ProjectEntity, input: FilterInput): Promise<InsightQuery> {

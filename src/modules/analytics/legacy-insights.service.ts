@@ -8,7 +8,9 @@ import { booleanValue, FilterInput } from './parsers/filter-values';
 import { actorsReply, paginatedUrl, plainActorsReply } from './presenters/actors-page.presenter';
 import { correlationActorsSelection, correlationOptions, isCorrelationRequest } from './parsers/funnel-correlation.parser';
 import { funnelActorsSelection } from './parsers/funnel-filter.parser';
+import { pathActorsSelection } from './parsers/path-filter.parser';
 import { retentionActorsSelection } from './parsers/retention-filter.parser';
+import { pathEdges } from './presenters/path.presenter';
 import { retentionPersonsRows, retentionTable } from './presenters/retention.presenter';
 import { correlationNextUrl, correlationResult } from './presenters/correlation.presenter';
 import { legacyFunnelResult } from './presenters/funnel.presenter';
@@ -41,6 +43,20 @@ export class LegacyInsightsService {
       last_refresh: result.lastRefresh.toISOString(),
       is_cached: result.isCached,
     };
+  }
+
+  async paths(project: ProjectEntity, input: FilterInput) {
+    const query = await this.insights.parsePaths(project, input);
+    const result = await this.insights.computePaths(project, query, booleanValue(input, 'refresh'));
+    return { result: pathEdges(result.value), timezone: project.timezone, last_refresh: result.lastRefresh.toISOString(), is_cached: result.isCached };
+  }
+
+  /** The persons whose paths start at, end at, pass through (an edge) or drop off at the given keys. */
+  async pathPersons(project: ProjectEntity, input: FilterInput, url: URL) {
+    const query = await this.insights.parsePaths(project, input);
+    const selection = pathActorsSelection(input);
+    const { page, people } = await this.insights.pathActorsOf(project, query, selection);
+    return actorsReply({ people, rawCount: page.actors.length, full: page.full, url, offset: selection.offset, limit: selection.limit }, new Date());
   }
 
   async retention(project: ProjectEntity, input: FilterInput) {

@@ -13,6 +13,8 @@ import { FilterInput } from './parsers/filter-values';
 import { correlationActorsSelection, correlationOptions } from './parsers/funnel-correlation.parser';
 import { correlationActorsInput, correlationNode, nodeToFilter, withNodeNames } from './parsers/query-node.parser';
 import { correlationResult } from './presenters/correlation.presenter';
+import { pathActorsSelection } from './parsers/path-filter.parser';
+import { pathEdges } from './presenters/path.presenter';
 import { retentionPersonsRows, retentionTable } from './presenters/retention.presenter';
 import { actorColumns, actorOptions, actorRows, queryResult } from './presenters/query.presenter';
 
@@ -33,6 +35,10 @@ export class QueryService {
     if (node.kind === 'InsightActorsQueryOptions') return this.options(project, this.insightActorsSource(node));
     if (node.kind === 'FunnelCorrelationQuery') return this.correlation(project, node, refresh);
     const query = await this.insight(project, node);
+    if (query.kind === 'paths') {
+      const edges = await this.insights.computePaths(project, query, refresh);
+      return { results: pathEdges(edges.value), is_cached: edges.isCached, last_refresh: edges.lastRefresh.toISOString(), timezone: project.timezone };
+    }
     if (query.kind === 'retention') {
       const table = await this.insights.computeRetention(project, query, refresh);
       return { results: retentionTable(query, table.value, null), is_cached: table.isCached, last_refresh: table.lastRefresh.toISOString(), timezone: project.timezone };
@@ -58,6 +64,7 @@ export class QueryService {
     const { kind, input } = withNodeNames(() => nodeToFilter(node));
     if (kind === 'funnels') return withNodeNames(() => this.insights.parseFunnel(project, input as FilterInput));
     if (kind === 'retention') return this.insights.parseRetention(project, input as FilterInput);
+    if (kind === 'paths') return this.insights.parsePaths(project, input as FilterInput);
     return withNodeNames(() => this.insights.parseLegacy(project, input as FilterInput, kind));
   }
 
@@ -117,6 +124,10 @@ export class QueryService {
   private actorsPage(project: ProjectEntity, query: InsightQuery, source: Json, page: { limit: number; offset: number; search?: string }) {
     if (source.kind === 'FunnelCorrelationActorsQuery') {
       return this.insights.correlationActorsOf(project, query, { ...correlationActorsSelection(correlationActorsInput(source)), limit: page.limit, offset: page.offset });
+    }
+    if (query.kind === 'paths') {
+      const keys = nodeToFilter(source.source as Json).input;
+      return this.insights.pathActorsOf(project, query, { ...pathActorsSelection(keys), limit: page.limit, offset: page.offset });
     }
     if (query.kind === 'funnels') {
       if (source.kind !== 'FunnelsActorsQuery') throw ApiError.validation('The actors of a funnel come from a FunnelsActorsQuery source.', 'source');

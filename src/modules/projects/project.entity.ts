@@ -29,6 +29,10 @@ export class ProjectEntity {
   @Column('jsonb', { name: 'test_account_filters' })
   testAccountFilters: Array<Record<string, unknown>>;
 
+  /** Regex rules that paths with `path_replacements=true` apply to path items (PostHog's path_cleaning_filters). */
+  @Column('jsonb', { name: 'path_cleaning_filters' })
+  pathCleaningFilters: Array<Record<string, unknown>>;
+
   @Column('boolean', { name: 'ingested_event' })
   ingestedEvent: boolean;
 

@@ -23,6 +23,7 @@ export function projectJson(project: ProjectEntity, membershipLevel: number | nu
     ...teamBasicJson(project),
     app_urls: project.appUrls,
     test_account_filters: project.testAccountFilters,
+    path_cleaning_filters: project.pathCleaningFilters,
     created_at: project.createdAt.toISOString(),
     updated_at: project.updatedAt.toISOString(),
     effective_membership_level: membershipLevel,

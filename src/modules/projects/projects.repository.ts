@@ -9,6 +9,7 @@ export interface ProjectChanges {
   timezone?: string;
   appUrls?: string[];
   testAccountFilters?: Array<Record<string, unknown>>;
+  pathCleaningFilters?: Array<Record<string, unknown>>;
 }
 
 @Injectable()
@@ -58,6 +59,7 @@ export class ProjectsRepository {
       timezone: settings.timezone ?? 'UTC',
       appUrls: settings.appUrls ?? [],
       testAccountFilters: [],
+      pathCleaningFilters: [],
       ingestedEvent: false,
     });
     return em.save(project);
@@ -69,7 +71,10 @@ export class ProjectsRepository {
     if (changes.timezone !== undefined) set.timezone = changes.timezone;
     if (changes.appUrls !== undefined) set.appUrls = changes.appUrls;
     if (Object.keys(set).length > 0) await this.dataSource.getRepository(ProjectEntity).update({ id }, set);
-    // A jsonb list of objects, written as JSON (TypeORM's partial-entity types do not take it).
+    // jsonb lists of objects, written as JSON (TypeORM's partial-entity types do not take them).
+    if (changes.pathCleaningFilters !== undefined) {
+      await this.dataSource.query('UPDATE project SET path_cleaning_filters = $2::jsonb, updated_at = now() WHERE id = $1', [id, JSON.stringify(changes.pathCleaningFilters)]);
+    }
     if (changes.testAccountFilters !== undefined) {
       await this.dataSource.query('UPDATE project SET test_account_filters = $2::jsonb, updated_at = now() WHERE id = $1', [id, JSON.stringify(changes.testAccountFilters)]);
     }

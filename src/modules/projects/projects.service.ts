@@ -1,3 +1,4 @@
+import { parsePathCleaningRules, PathCleaningError } from '../../common/validation/path-cleaning';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -86,7 +87,10 @@ export class ProjectsService {
   async updateForUser(principal: UserPrincipal, project: ProjectEntity, dto: UpdateProjectDto): Promise<ProjectDto> {
     const level = await this.requireAdmin(principal, project.organizationId);
     if (dto.test_account_filters !== undefined) checkTestAccountFilters(dto.test_account_filters);
-    const updated = await this.projects.update(project.id, { name: dto.name, timezone: dto.timezone, appUrls: dto.app_urls, testAccountFilters: dto.test_account_filters });
+    if (dto.path_cleaning_filters !== undefined) checkPathCleaningFilters(dto.path_cleaning_filters);
+    const updated = await this.projects.update(project.id, {
+      name: dto.name, timezone: dto.timezone, appUrls: dto.app_urls, testAccountFilters: dto.test_account_filters, pathCleaningFilters: dto.path_cleaning_filters,
+    });
     if (!updated) throw ApiError.notFound();
     return projectJson(updated, level);
   }
@@ -161,6 +165,16 @@ function checkTestAccountFilters(filters: unknown[]): void {
     parsePropertyFilters(JSON.stringify(filters), 'event');
   } catch (error) {
     if (error instanceof PropertyFilterError) throw ApiError.validation(`test_account_filters: ${error.detail}`, 'test_account_filters');
+    throw error;
+  }
+}
+
+/** Path cleaning rules must compile, so that no path insight fails on them later. */
+function checkPathCleaningFilters(rules: unknown[]): void {
+  try {
+    parsePathCleaningRules(rules);
+  } catch (error) {
+    if (error instanceof PathCleaningError) throw ApiError.validation(`path_cleaning_filters ${error.message}.`, 'path_cleaning_filters');
     throw error;
   }
 }

@@ -143,6 +143,53 @@ export const ApiRetentionPersonsQuery = () =>
     ].map((o) => ApiQuery(o)),
   );
 
+const PATHS: ApiQueryOptions[] = [
+  { name: 'path_type', required: false, enum: ['$pageview', '$screen', 'custom_event'], description: 'Which events make the path (when include_event_types is not given). Default $pageview.' },
+  text('include_event_types', 'JSON list of $pageview, $screen, custom_event (every event not starting with $).'),
+  text('include_custom_events', 'JSON list of event names to include as path items.'),
+  text('exclude_events', 'JSON list of path items (URLs, screens, events or grouping patterns) to leave out.'),
+  text('start_point', 'Paths start at this item.'),
+  text('end_point', 'Paths end at this item.'),
+  { name: 'step_limit', required: false, type: Number, description: 'Steps per path, 1–20. Default 5.' },
+  { name: 'edge_limit', required: false, type: Number, description: 'Edges shown, 1–10000. Default 50 (every edge with both a start and an end point).' },
+  { name: 'min_edge_weight', required: false, type: Number },
+  { name: 'max_edge_weight', required: false, type: Number },
+  text('path_groupings', 'JSON list of patterns with * wildcards: matching items become the pattern.'),
+  { name: 'path_replacements', required: false, type: Boolean, description: 'Apply the project\'s path_cleaning_filters.' },
+  text('local_path_cleaning_filters', 'JSON list of {regex, alias}: each regex (RE2) replaces what it matches by the alias, in order.'),
+  { name: 'funnel_paths', required: false, enum: ['funnel_path_after_step', 'funnel_path_before_step', 'funnel_path_between_steps'] },
+  text('funnel_filter', 'With funnel_paths: the funnel (events, funnel_step, window, …) as a JSON object.'),
+  text('date_from', 'Default -7d.'),
+  text('date_to', 'Default now.'),
+  text('properties', 'JSON list of property filters or an AND/OR group.'),
+  { name: 'filter_test_accounts', required: false, type: Boolean },
+  { name: 'refresh', required: false, type: Boolean },
+];
+
+export const ApiPathsQuery = () => applyDecorators(...PATHS.map((o) => ApiQuery(o)));
+export const ApiPathPersonsQuery = () =>
+  applyDecorators(
+    ...[
+      ...PATHS,
+      text('path_start_key', 'Persons with an edge from this key (e.g. 1_/home).'),
+      text('path_end_key', 'Persons with a step at this key (with path_start_key: the edge between them).'),
+      text('path_dropoff_key', 'Persons whose path ended at this key.'),
+      { name: 'limit', required: false, type: Number, description: 'Default 100.' },
+      { name: 'offset', required: false, type: Number },
+    ].map((o) => ApiQuery(o)),
+  );
+
+export class PathsReplyDto {
+  @ApiProperty({ description: 'Edges: {source, target, value, average_conversion_time (ms)}, heaviest first.', type: 'array', items: { type: 'object' } })
+  result: Array<Record<string, unknown>>;
+  @ApiProperty()
+  timezone: string;
+  @ApiProperty()
+  last_refresh: string;
+  @ApiProperty()
+  is_cached: boolean;
+}
+
 export class RetentionReplyDto {
   @ApiProperty({ description: 'Rows: {values: [{count, people, people_url}], label ("Day 0"), date, people_url}; with a breakdown {values, label, breakdown_values, people_url}.', type: 'array', items: { type: 'object' } })
   result: Array<Record<string, unknown>>;

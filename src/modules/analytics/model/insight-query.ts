@@ -26,7 +26,38 @@ export type Display = (typeof DISPLAYS)[number];
 /** Displays that show one number per series over the whole range instead of a time series. */
 export const AGGREGATE_DISPLAYS: ReadonlySet<Display> = new Set(['ActionsTable', 'ActionsPie', 'ActionsBarValue', 'BoldNumber', 'WorldMap']);
 
-export type InsightKind = 'trends' | 'stickiness' | 'lifecycle' | 'funnels' | 'retention';
+export type InsightKind = 'trends' | 'stickiness' | 'lifecycle' | 'funnels' | 'retention' | 'paths';
+
+export const PATH_EVENT_TYPES = ['$pageview', '$screen', 'custom_event'] as const;
+export const FUNNEL_PATH_TYPES = ['funnel_path_after_step', 'funnel_path_before_step', 'funnel_path_between_steps'] as const;
+
+/** What paths add to the query (kept as given, so it can key the cache; cleaning rules are compiled when used). */
+export interface PathOptions {
+  eventTypes: Array<(typeof PATH_EVENT_TYPES)[number]>;
+  customEvents: string[];
+  excludeEvents: string[];
+  startPoint: string | null;
+  endPoint: string | null;
+  stepLimit: number;
+  /** null: every edge. */
+  edgeLimit: number | null;
+  minEdgeWeight: number | null;
+  maxEdgeWeight: number | null;
+  groupings: string[];
+  /** The project's rules (with path_replacements) then the request's own, in order. */
+  cleaningRules: Array<{ regex: string; alias: string }>;
+  /** Paths of a funnel's actors, relative to one of its steps. */
+  funnel: { type: (typeof FUNNEL_PATH_TYPES)[number]; step: number; query: InsightQuery } | null;
+}
+
+/** Which actors of a paths insight a persons request lists (keys like `2_/pricing`). */
+export interface PathActorsSelection {
+  start: string | null;
+  end: string | null;
+  dropoff: string | null;
+  limit: number;
+  offset: number;
+}
 
 /** A retention entity: the event that puts an actor in a cohort (target) or counts as coming back (returning). */
 export interface RetentionEntity {
@@ -159,6 +190,8 @@ export interface InsightQuery {
   funnel?: FunnelOptions;
   /** Retention only. */
   retention?: RetentionOptions;
+  /** Paths only. */
+  paths?: PathOptions;
 }
 
 /** Which actors of a funnel a persons request lists (1-based steps; negative: dropped before that step). */

@@ -116,8 +116,8 @@ const normalizeInterval = (value: string) => (value.toLowerCase() === 'minute' ?
 /** The legacy filter (query string and/or JSON body) as one insight query. */
 export function parseLegacyFilter(input: FilterInput, context: ParseContext, kind: InsightKind = insightKindOf(input)): InsightQuery {
   const interval: Interval = enumValue(input, 'interval', INTERVALS, 'day', normalizeInterval);
-  // A funnel's `display` (FunnelViz, ActionsLineGraph) only chooses its viz type, read by the funnel parser.
-  const display: Display = kind === 'funnels' ? 'ActionsLineGraph' : enumValue(input, 'display', DISPLAYS, 'ActionsLineGraph');
+  // A funnel's `display` (FunnelViz, ActionsLineGraph) only chooses its viz type, read by the funnel parser; paths have none.
+  const display: Display = kind === 'funnels' || kind === 'paths' ? 'ActionsLineGraph' : enumValue(input, 'display', DISPLAYS, 'ActionsLineGraph');
   const series = legacySeries(input);
   const range = resolveRange(
     { dateFrom: textValue(input, 'date_from'), dateTo: textValue(input, 'date_to'), interval, zone: context.timezone, now: context.now, explicit: booleanValue(input, 'explicit_date'), earliest: context.earliest },

@@ -9,7 +9,7 @@ import type { FilterInput } from './filter-values';
  * give the same numbers. Only the node's shape is checked here; values are checked by that parser.
  */
 
-export const INSIGHT_NODES: Record<string, InsightKind> = { TrendsQuery: 'trends', StickinessQuery: 'stickiness', LifecycleQuery: 'lifecycle', FunnelsQuery: 'funnels', RetentionQuery: 'retention' };
+export const INSIGHT_NODES: Record<string, InsightKind> = { TrendsQuery: 'trends', StickinessQuery: 'stickiness', LifecycleQuery: 'lifecycle', FunnelsQuery: 'funnels', RetentionQuery: 'retention', PathsQuery: 'paths' };
 
 type Json = Record<string, unknown>;
 
@@ -87,11 +87,40 @@ function retentionInput(node: Json): FilterInput {
   return input;
 }
 
+const PATHS_KEYS: Record<string, string> = {
+  includeEventTypes: 'include_event_types', includeCustomEvents: 'include_custom_events', excludeEvents: 'exclude_events', startPoint: 'start_point',
+  endPoint: 'end_point', stepLimit: 'step_limit', edgeLimit: 'edge_limit', minEdgeWeight: 'min_edge_weight', maxEdgeWeight: 'max_edge_weight',
+  pathGroupings: 'path_groupings', pathReplacements: 'path_replacements', localPathCleaningFilters: 'local_path_cleaning_filters',
+  pathStartKey: 'path_start_key', pathEndKey: 'path_end_key', pathDropoffKey: 'path_dropoff_key',
+};
+
+/** A PathsQuery as the legacy paths filter; funnelPathsFilter's funnel becomes `funnel_filter`. */
+function pathsInput(node: Json): FilterInput {
+  const filter = objectField(node, 'pathsFilter');
+  const dateRange = objectField(node, 'dateRange');
+  const input: FilterInput = {
+    properties: node.properties ?? [],
+    filter_test_accounts: node.filterTestAccounts === true,
+    ...(dateRange.date_from !== undefined && dateRange.date_from !== null ? { date_from: dateRange.date_from } : {}),
+    ...(dateRange.date_to !== undefined && dateRange.date_to !== null ? { date_to: dateRange.date_to } : {}),
+  };
+  for (const [key, legacy] of Object.entries(PATHS_KEYS)) if (filter[key] !== undefined && filter[key] !== null) input[legacy] = filter[key];
+  const funnel = objectField(node, 'funnelPathsFilter');
+  if (funnel.funnelPathType !== undefined && funnel.funnelPathType !== null) {
+    if (!isJsonObject(funnel.funnelSource)) throw ApiError.validation('funnelPathsFilter needs funnelSource: the FunnelsQuery the paths follow.', 'funnelPathsFilter');
+    const source = nodeToFilter(funnel.funnelSource);
+    input.funnel_paths = funnel.funnelPathType;
+    input.funnel_filter = { ...source.input, funnel_step: funnel.funnelStep };
+  }
+  return input;
+}
+
 /** The legacy filter equivalent to an insight node. */
 export function nodeToFilter(node: Json): { kind: InsightKind; input: FilterInput } {
   const kind = INSIGHT_NODES[String(node.kind)];
-  if (!kind) throw ApiError.validation(`Query kind "${String(node.kind)}" is not supported here: use TrendsQuery, StickinessQuery, LifecycleQuery, FunnelsQuery or RetentionQuery.`, 'kind');
+  if (!kind) throw ApiError.validation(`Query kind "${String(node.kind)}" is not supported here: use TrendsQuery, StickinessQuery, LifecycleQuery, FunnelsQuery, RetentionQuery or PathsQuery.`, 'kind');
   if (kind === 'retention') return { kind, input: retentionInput(node) };
+  if (kind === 'paths') return { kind, input: pathsInput(node) };
   if (!Array.isArray(node.series)) throw ApiError.validation('series must be a list of EventsNode.', 'series');
   const dateRange = objectField(node, 'dateRange');
   const trendsFilter = objectField(node, 'trendsFilter');

@@ -38,6 +38,12 @@ export class UpdateProjectDto {
   @IsArray()
   @IsObject({ each: true })
   test_account_filters?: Array<Record<string, unknown>>;
+
+  /** Path cleaning rules (`[{regex, alias}]`) that paths with `path_replacements=true` apply, in order. */
+  @OptionalNonNull()
+  @IsArray()
+  @IsObject({ each: true })
+  path_cleaning_filters?: Array<Record<string, unknown>>;
 }
 
 /** PostHog's TeamBasic serializer: what `@me`, organizations and the project list embed. */
@@ -60,6 +66,7 @@ export class TeamBasicDto {
 export class ProjectDto extends TeamBasicDto {
   app_urls: string[];
   test_account_filters: Array<Record<string, unknown>>;
+  path_cleaning_filters: Array<Record<string, unknown>>;
   created_at: string;
   updated_at: string;
   /** 1 member, 8 admin, 15 owner. */
