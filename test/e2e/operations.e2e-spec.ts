@@ -120,6 +120,8 @@ describe('Operational endpoints', () => {
         [`${project}/persons/funnel/correlation`]: ['get', 'post'],
         [`${project}/insights/retention`]: ['get'],
         [`${project}/persons/retention`]: ['get'],
+        [`${project}/insights/path`]: ['get', 'post'],
+        [`${project}/persons/path`]: ['get', 'post'],
         [`${project}/query`]: ['post'],
       };
       for (const [path, methods] of Object.entries(expected)) expect(Object.keys(body.paths[path] ?? {}).sort()).toEqual([...methods].sort());
@@ -142,6 +144,11 @@ describe('Operational endpoints', () => {
       ]));
       expect(names(`${project}/insights/retention`)).toEqual(expect.arrayContaining(['target_entity', 'returning_entity', 'retention_type', 'period', 'total_intervals', 'date_to', 'breakdown']));
       expect(names(`${project}/persons/retention`)).toEqual(expect.arrayContaining(['selected_interval', 'breakdown_values', 'limit', 'offset']));
+      expect(names(`${project}/insights/path`)).toEqual(expect.arrayContaining([
+        'path_type', 'include_event_types', 'include_custom_events', 'exclude_events', 'start_point', 'end_point', 'step_limit', 'edge_limit', 'min_edge_weight',
+        'max_edge_weight', 'path_groupings', 'path_replacements', 'local_path_cleaning_filters', 'funnel_paths', 'funnel_filter',
+      ]));
+      expect(names(`${project}/persons/path`)).toEqual(expect.arrayContaining(['path_start_key', 'path_end_key', 'path_dropoff_key', 'limit', 'offset']));
       expect(body.paths[`${project}/query`].post.requestBody.content['application/json'].schema.required).toEqual(['query']);
     });
 

@@ -32,6 +32,7 @@ describe('Projects API', () => {
       access_control: false,
       app_urls: ['https://example.com'],
       test_account_filters: [],
+      path_cleaning_filters: [],
       created_at: expect.any(String),
       updated_at: expect.any(String),
       effective_membership_level: MembershipLevel.Owner,
