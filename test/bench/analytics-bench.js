@@ -45,6 +45,12 @@ function insightCases() {
     ['funnel, 3 steps unordered, 30 days', `insights/funnel/?events=${steps}&funnel_order_type=unordered&date_from=-30d`],
     ['persons of funnel step 3', `persons/funnel/?events=${steps}&funnel_step=3&date_from=-30d`],
     ['funnel correlation, events', `insights/funnel/correlation/?events=${steps}&date_from=-30d`],
+    ['retention, 11 days, first time', 'insights/retention/?period=Day&total_intervals=11&retention_type=retention_first_time'],
+    ['retention, 11 days, recurring', 'insights/retention/?period=Day&total_intervals=11'],
+    ['retention, weekly', 'insights/retention/?period=Week&total_intervals=4'],
+    ['persons of retention cohort 0', 'persons/retention/?period=Day&total_intervals=11&selected_interval=0'],
+    ['paths from $pageview, step limit 5', 'insights/path/?path_type=%24pageview&step_limit=5&date_from=-30d'],
+    ['persons of a path step', `persons/path/?path_type=%24pageview&step_limit=5&date_from=-30d&path_end_key=${encodeURIComponent('1_https://example.com/p/1')}`],
   ].map(([label, path]) => [label, `${path}&refresh=true`]);
 }
 
