@@ -5,7 +5,7 @@ import { InsightsService } from './insights.service';
 import { DEFAULT_BREAKDOWN_LIMIT } from './model/insight-query';
 import { lifecycleSelection, stickinessSelection, targetSeries, trendsSelection } from './parsers/actors-request.parser';
 import { booleanValue, FilterInput } from './parsers/filter-values';
-import { actorsReply, paginatedUrl, plainActorsReply } from './presenters/actors-page.presenter';
+import { actorsReply, cachedEnvelope, paginatedUrl, plainActorsReply } from './presenters/actors-page.presenter';
 import { correlationActorsSelection, correlationOptions, isCorrelationRequest } from './parsers/funnel-correlation.parser';
 import { funnelActorsSelection } from './parsers/funnel-filter.parser';
 import { pathActorsSelection } from './parsers/path-filter.parser';
@@ -28,27 +28,20 @@ export class LegacyInsightsService {
     return {
       result: legacyResult(query, result.value, { projectId: project.id, input }),
       next: result.value.hasMore ? paginatedUrl(url, query.breakdownOffset, limit) : null,
-      timezone: project.timezone,
-      last_refresh: result.lastRefresh.toISOString(),
-      is_cached: result.isCached,
+      ...cachedEnvelope(project, result),
     };
   }
 
   async funnel(project: ProjectEntity, input: FilterInput) {
     const query = await this.insights.parseFunnel(project, input);
     const result = await this.insights.computeFunnel(project, query, booleanValue(input, 'refresh'));
-    return {
-      result: legacyFunnelResult(query, result.value, { projectId: project.id, input }),
-      timezone: project.timezone,
-      last_refresh: result.lastRefresh.toISOString(),
-      is_cached: result.isCached,
-    };
+    return { result: legacyFunnelResult(query, result.value, { projectId: project.id, input }), ...cachedEnvelope(project, result) };
   }
 
   async paths(project: ProjectEntity, input: FilterInput) {
     const query = await this.insights.parsePaths(project, input);
     const result = await this.insights.computePaths(project, query, booleanValue(input, 'refresh'));
-    return { result: pathEdges(result.value), timezone: project.timezone, last_refresh: result.lastRefresh.toISOString(), is_cached: result.isCached };
+    return { result: pathEdges(result.value), ...cachedEnvelope(project, result) };
   }
 
   /** The persons whose paths start at, end at, pass through (an edge) or drop off at the given keys. */
@@ -62,8 +55,7 @@ export class LegacyInsightsService {
   async retention(project: ProjectEntity, input: FilterInput) {
     const query = await this.insights.parseRetention(project, input);
     const result = await this.insights.computeRetention(project, query, booleanValue(input, 'refresh'));
-    const envelope = { timezone: project.timezone, last_refresh: result.lastRefresh.toISOString(), is_cached: result.isCached };
-    return { result: retentionTable(query, result.value, { projectId: project.id, input }), ...envelope };
+    return { result: retentionTable(query, result.value, { projectId: project.id, input }), ...cachedEnvelope(project, result) };
   }
 
   /** A cohort's persons with their appearances, most appearances first (PostHog's `actors_in_period`). */

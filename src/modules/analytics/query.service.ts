@@ -14,6 +14,7 @@ import { correlationActorsSelection, correlationOptions } from './parsers/funnel
 import { correlationActorsInput, correlationNode, nodeToFilter, withNodeNames } from './parsers/query-node.parser';
 import { correlationResult } from './presenters/correlation.presenter';
 import { pathActorsSelection } from './parsers/path-filter.parser';
+import { cachedEnvelope } from './presenters/actors-page.presenter';
 import { pathEdges } from './presenters/path.presenter';
 import { retentionPersonsRows, retentionTable } from './presenters/retention.presenter';
 import { actorColumns, actorOptions, actorRows, queryResult } from './presenters/query.presenter';
@@ -37,19 +38,18 @@ export class QueryService {
     const query = await this.insight(project, node);
     if (query.kind === 'paths') {
       const edges = await this.insights.computePaths(project, query, refresh);
-      return { results: pathEdges(edges.value), is_cached: edges.isCached, last_refresh: edges.lastRefresh.toISOString(), timezone: project.timezone };
+      return { results: pathEdges(edges.value), ...cachedEnvelope(project, edges) };
     }
     if (query.kind === 'retention') {
       const table = await this.insights.computeRetention(project, query, refresh);
-      return { results: retentionTable(query, table.value, null), is_cached: table.isCached, last_refresh: table.lastRefresh.toISOString(), timezone: project.timezone };
+      return { results: retentionTable(query, table.value, null), ...cachedEnvelope(project, table) };
     }
     if (query.kind === 'funnels') {
       const funnel = await this.insights.computeFunnel(project, query, refresh);
-      const envelope = { is_cached: funnel.isCached, last_refresh: funnel.lastRefresh.toISOString(), timezone: project.timezone };
-      return { results: legacyFunnelResult(query, funnel.value, null), ...envelope };
+      return { results: legacyFunnelResult(query, funnel.value, null), ...cachedEnvelope(project, funnel) };
     }
     const { result } = await this.insights.compute(project, query, refresh);
-    return { ...queryResult(query, result.value), is_cached: result.isCached, last_refresh: result.lastRefresh.toISOString(), timezone: project.timezone };
+    return { ...queryResult(query, result.value), ...cachedEnvelope(project, result) };
   }
 
   private async correlation(project: ProjectEntity, node: Json, refresh: boolean) {
@@ -57,7 +57,7 @@ export class QueryService {
     const query = await this.insight(project, funnel);
     const options = correlationOptions(input);
     const result = await this.insights.computeCorrelation(project, query, options, refresh);
-    return { results: correlationResult(query, result.value, options, null), is_cached: result.isCached, last_refresh: result.lastRefresh.toISOString(), timezone: project.timezone };
+    return { results: correlationResult(query, result.value, options, null), ...cachedEnvelope(project, result) };
   }
 
   private async insight(project: ProjectEntity, node: Json): Promise<InsightQuery> {

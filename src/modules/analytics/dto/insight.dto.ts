@@ -179,9 +179,8 @@ export const ApiPathPersonsQuery = () =>
     ].map((o) => ApiQuery(o)),
   );
 
-export class PathsReplyDto {
-  @ApiProperty({ description: 'Edges: {source, target, value, average_conversion_time (ms)}, heaviest first.', type: 'array', items: { type: 'object' } })
-  result: Array<Record<string, unknown>>;
+/** The project's zone and when (and whether from cache) a reply was computed. */
+export class CachedReplyDto {
   @ApiProperty()
   timezone: string;
   @ApiProperty()
@@ -190,15 +189,14 @@ export class PathsReplyDto {
   is_cached: boolean;
 }
 
-export class RetentionReplyDto {
+export class PathsReplyDto extends CachedReplyDto {
+  @ApiProperty({ description: 'Edges: {source, target, value, average_conversion_time (ms)}, heaviest first.', type: 'array', items: { type: 'object' } })
+  result: Array<Record<string, unknown>>;
+}
+
+export class RetentionReplyDto extends CachedReplyDto {
   @ApiProperty({ description: 'Rows: {values: [{count, people, people_url}], label ("Day 0"), date, people_url}; with a breakdown {values, label, breakdown_values, people_url}.', type: 'array', items: { type: 'object' } })
   result: Array<Record<string, unknown>>;
-  @ApiProperty()
-  timezone: string;
-  @ApiProperty()
-  last_refresh: string;
-  @ApiProperty()
-  is_cached: boolean;
 }
 
 export class RetentionPersonsReplyDto {
@@ -219,28 +217,16 @@ export class CorrelationReplyDto {
   is_cached: boolean;
 }
 
-export class FunnelReplyDto {
+export class FunnelReplyDto extends CachedReplyDto {
   @ApiProperty({ description: 'Steps (action_id, name, custom_name, order, count, type, average_conversion_time, median_conversion_time, converted_people_url, dropped_people_url; a list of them per line with a breakdown), funnel trends lines {count, data, days, labels}, or time to convert {bins, average_conversion_time}.' })
   result: unknown;
-  @ApiProperty()
-  timezone: string;
-  @ApiProperty()
-  last_refresh: string;
-  @ApiProperty()
-  is_cached: boolean;
 }
 
-export class InsightReplyDto {
+export class InsightReplyDto extends CachedReplyDto {
   @ApiProperty({ description: 'Series: action, label, count, data, labels, days, persons_urls (or aggregated_value and persons), breakdown_value, compare_label, status.', type: 'array', items: { type: 'object' } })
   result: Array<Record<string, unknown>>;
   @ApiPropertyOptional({ nullable: true, description: 'The next page of breakdown values.' })
   next: string | null;
-  @ApiProperty()
-  timezone: string;
-  @ApiProperty()
-  last_refresh: string;
-  @ApiProperty()
-  is_cached: boolean;
 }
 
 export class ActorsPageDto {

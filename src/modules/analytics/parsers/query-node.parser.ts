@@ -20,6 +20,24 @@ function objectField(node: Json, key: string): Json {
   return value;
 }
 
+/** The keys of `filter` that are set, under their legacy names. */
+function renamed(filter: Json, names: Record<string, string>): FilterInput {
+  const input: FilterInput = {};
+  for (const [key, legacy] of Object.entries(names)) if (filter[key] !== undefined && filter[key] !== null) input[legacy] = filter[key];
+  return input;
+}
+
+/** What every insight node shares: its filters, group aggregation and date range. */
+function commonInput(node: Json): FilterInput {
+  const dateRange = objectField(node, 'dateRange');
+  return {
+    properties: node.properties ?? [],
+    filter_test_accounts: node.filterTestAccounts === true,
+    ...(node.aggregation_group_type_index !== undefined ? { aggregation_group_type_index: node.aggregation_group_type_index } : {}),
+    ...renamed(dateRange, { date_from: 'date_from', date_to: 'date_to' }),
+  };
+}
+
 function seriesEntity(raw: unknown, position: number): Json {
   if (!isJsonObject(raw)) throw ApiError.validation(`series[${position}] must be an EventsNode object.`, 'series');
   if (raw.kind === 'ActionsNode') throw ApiError.validation('Actions are not supported by this server: use EventsNode series.', 'series');
@@ -41,13 +59,11 @@ function breakdownInput(node: Json): FilterInput {
 
 /** funnelsFilter's keys under their legacy names; exclusions are EventsNodes with their step range. */
 function funnelInput(filter: Json): FilterInput {
-  const input: FilterInput = {};
-  const names: Record<string, string> = {
+  const input = renamed(filter, {
     funnelOrderType: 'funnel_order_type', funnelVizType: 'funnel_viz_type', funnelWindowInterval: 'funnel_window_interval', funnelWindowIntervalUnit: 'funnel_window_interval_unit',
     funnelFromStep: 'funnel_from_step', funnelToStep: 'funnel_to_step', binCount: 'bin_count', breakdownAttributionType: 'breakdown_attribution_type',
     breakdownAttributionValue: 'breakdown_attribution_value',
-  };
-  for (const [node, legacy] of Object.entries(names)) if (filter[node] !== undefined && filter[node] !== null) input[legacy] = filter[node];
+  });
   if (filter.exclusions !== undefined && filter.exclusions !== null) {
     if (!Array.isArray(filter.exclusions)) throw ApiError.validation('funnelsFilter.exclusions must be a list of EventsNode with funnelFromStep and funnelToStep.', 'exclusions');
     input.exclusions = filter.exclusions.map((raw) => {
@@ -70,16 +86,11 @@ function retentionEntity(raw: unknown, key: string): unknown {
 /** A RetentionQuery as the legacy retention filter: retentionFilter's keys, dateRange.date_to, filters, breakdown. */
 function retentionInput(node: Json): FilterInput {
   const filter = objectField(node, 'retentionFilter');
-  const dateRange = objectField(node, 'dateRange');
   const input: FilterInput = {
-    properties: node.properties ?? [],
-    filter_test_accounts: node.filterTestAccounts === true,
+    ...commonInput(node),
     ...breakdownInput(node),
-    ...(node.aggregation_group_type_index !== undefined ? { aggregation_group_type_index: node.aggregation_group_type_index } : {}),
-    ...(dateRange.date_to !== undefined && dateRange.date_to !== null ? { date_to: dateRange.date_to } : {}),
+    ...renamed(filter, { retentionType: 'retention_type', totalIntervals: 'total_intervals', period: 'period' }),
   };
-  const names: Record<string, string> = { retentionType: 'retention_type', totalIntervals: 'total_intervals', period: 'period' };
-  for (const [key, legacy] of Object.entries(names)) if (filter[key] !== undefined && filter[key] !== null) input[legacy] = filter[key];
   const target = retentionEntity(filter.targetEntity, 'target_entity');
   const returning = retentionEntity(filter.returningEntity, 'returning_entity');
   if (target !== undefined) input.target_entity = target;
@@ -96,15 +107,7 @@ const PATHS_KEYS: Record<string, string> = {
 
 /** A PathsQuery as the legacy paths filter; funnelPathsFilter's funnel becomes `funnel_filter`. */
 function pathsInput(node: Json): FilterInput {
-  const filter = objectField(node, 'pathsFilter');
-  const dateRange = objectField(node, 'dateRange');
-  const input: FilterInput = {
-    properties: node.properties ?? [],
-    filter_test_accounts: node.filterTestAccounts === true,
-    ...(dateRange.date_from !== undefined && dateRange.date_from !== null ? { date_from: dateRange.date_from } : {}),
-    ...(dateRange.date_to !== undefined && dateRange.date_to !== null ? { date_to: dateRange.date_to } : {}),
-  };
-  for (const [key, legacy] of Object.entries(PATHS_KEYS)) if (filter[key] !== undefined && filter[key] !== null) input[legacy] = filter[key];
+  const input: FilterInput = { ...commonInput(node), ...renamed(objectField(node, 'pathsFilter'), PATHS_KEYS) };
   const funnel = objectField(node, 'funnelPathsFilter');
   if (funnel.funnelPathType !== undefined && funnel.funnelPathType !== null) {
     if (!isJsonObject(funnel.funnelSource)) throw ApiError.validation('funnelPathsFilter needs funnelSource: the FunnelsQuery the paths follow.', 'funnelPathsFilter');
@@ -122,18 +125,13 @@ export function nodeToFilter(node: Json): { kind: InsightKind; input: FilterInpu
   if (kind === 'retention') return { kind, input: retentionInput(node) };
   if (kind === 'paths') return { kind, input: pathsInput(node) };
   if (!Array.isArray(node.series)) throw ApiError.validation('series must be a list of EventsNode.', 'series');
-  const dateRange = objectField(node, 'dateRange');
   const trendsFilter = objectField(node, 'trendsFilter');
   const input: FilterInput = {
+    ...commonInput(node),
     events: node.series.map(seriesEntity),
     ...(node.interval !== undefined && node.interval !== null ? { interval: node.interval } : {}),
-    ...(dateRange.date_from !== undefined && dateRange.date_from !== null ? { date_from: dateRange.date_from } : {}),
-    ...(dateRange.date_to !== undefined && dateRange.date_to !== null ? { date_to: dateRange.date_to } : {}),
-    explicit_date: dateRange.explicitDate === true,
-    properties: node.properties ?? [],
-    filter_test_accounts: node.filterTestAccounts === true,
+    explicit_date: objectField(node, 'dateRange').explicitDate === true,
     compare: objectField(node, 'compareFilter').compare === true,
-    ...(node.aggregation_group_type_index !== undefined ? { aggregation_group_type_index: node.aggregation_group_type_index } : {}),
   };
   if (kind === 'funnels') Object.assign(input, breakdownInput(node), funnelInput(objectField(node, 'funnelsFilter')));
   if (kind === 'trends') {
@@ -167,9 +165,7 @@ export function correlationNode(node: Json): { funnel: Json; input: FilterInput 
   if (!isJsonObject(actors) || actors.kind !== 'FunnelsActorsQuery' || !isJsonObject(actors.source)) {
     throw ApiError.validation('A FunnelCorrelationQuery\'s source must be a FunnelsActorsQuery over a FunnelsQuery.', 'source');
   }
-  const input: FilterInput = {};
-  for (const [key, legacy] of Object.entries(CORRELATION_KEYS)) if (node[key] !== undefined && node[key] !== null) input[legacy] = node[key];
-  return { funnel: actors.source, input };
+  return { funnel: actors.source, input: renamed(node, CORRELATION_KEYS) };
 }
 
 /** FunnelCorrelationActorsQuery's row selection under its legacy names. */

@@ -1,4 +1,10 @@
+import type { Cached } from '../insight-cache';
 import type { SerializedActor } from './actor.presenter';
+
+/** What every computed insight reply carries: the project's zone and when (and whether from cache) it was computed. */
+export function cachedEnvelope(project: { timezone: string }, result: Cached<unknown>) {
+  return { timezone: project.timezone, last_refresh: result.lastRefresh.toISOString(), is_cached: result.isCached };
+}
 
 /**
  * PostHog's `format_paginated_url`: when the request already has `offset=`, the next page is the same
