@@ -129,6 +129,8 @@ describe('Insights: retention', () => {
     expect(actors.body.columns).toEqual(['actor', 'appearances']);
     const byEmail = Object.fromEntries(actors.body.results.map((row: [{ properties: { email: string } }, number[]]) => [row[0].properties.email, row[1]]));
     expect(byEmail).toEqual({ 'r1@example.com': [1, 0, 1, 0], 'r3@example.com': [1, 1, 1, 1], 'r5@example.com': [1, 0, 0, 0], 'r6@example.com': [1, 0, 0, 0] });
+    const options = await t.http.post(`${base}/query/`, { query: { kind: 'InsightActorsQueryOptions', source: { kind: 'InsightActorsQuery', source: node } } });
+    expect([options.status, options.body.attr]).toEqual([400, 'source']);
   });
 
   describe('bad input', () => {

@@ -173,8 +173,10 @@ export class QueryService {
   }
 
   private async options(project: ProjectEntity, source: Json) {
-    if (source.kind !== 'InsightActorsQuery') throw ApiError.validation('InsightActorsQueryOptions lists the options of an InsightActorsQuery over a trends, stickiness or lifecycle query.', 'source');
+    const refusal = ApiError.validation('InsightActorsQueryOptions lists the options of an InsightActorsQuery over a trends, stickiness or lifecycle query.', 'source');
+    if (source.kind !== 'InsightActorsQuery') throw refusal;
     const query = await this.insight(project, source.source as Json);
+    if (!['trends', 'stickiness', 'lifecycle'].includes(query.kind)) throw refusal;
     const { result } = await this.insights.compute(project, query, false);
     return actorOptions(query, result.value, bucketStarts(query.range, query.interval, query.weekStartDay));
   }
