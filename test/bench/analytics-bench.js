@@ -65,7 +65,9 @@ async function get(baseUrl, path) {
 /** What came back, so a row shows the reply was a real result: series for insights, persons for persons. */
 function describe(body) {
   const reply = JSON.parse(body);
-  if (Array.isArray(reply.result)) return `${reply.result.length} series`;
+  if (Array.isArray(reply.result?.events)) return `${reply.result.events.length} correlation rows`;
+  if (Array.isArray(reply.result) && reply.result[0]?.person) return `${reply.result.length} persons`;
+  if (Array.isArray(reply.result)) return `${reply.result.length} result rows (series, steps, cohorts or edges)`;
   const people = reply.results?.[0]?.people;
   return Array.isArray(people) ? `${people.length} persons` : 'unknown shape';
 }
