@@ -398,6 +398,12 @@ describe('Insights: trends, stickiness, lifecycle', () => {
             attr: null,
           },
         ]);
+        // Funnels and paths read through a server-side cursor: the same limit, the same answer.
+        const steps = [{ id: '$pageview', order: 0 }, { id: 'signed_up', order: 1 }];
+        const funnel = await slow.http.get(`/api/projects/${slow.keys.projectId}/insights/funnel/?${q({ events: steps })}`);
+        expect([funnel.status, funnel.body.code]).toEqual([504, 'query_timeout']);
+        const paths = await slow.http.get(`/api/projects/${slow.keys.projectId}/insights/path/?${q({})}`);
+        expect([paths.status, paths.body.code]).toEqual([504, 'query_timeout']);
         // The client's own read timeout must come after the server's, or it would end the request first as a 500.
         const pool = (slow.app.get(AnalyticsRepository) as unknown as { pool: { options: { query_timeout: number } } }).pool;
         expect(pool.options.query_timeout).toBe(5_300);

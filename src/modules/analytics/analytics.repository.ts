@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DateTime } from 'luxon';
 import { Pool, PoolClient } from 'pg';
-import Cursor from 'pg-cursor';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { ApiError } from '../../common/errors/api-error';
@@ -169,8 +168,10 @@ export class AnalyticsRepository implements OnApplicationShutdown {
   }
 
   /**
-   * A large result read in batches through a cursor on one analytics connection, so no request holds
-   * every row at once (a funnel reads one row per actor). The session's statement timeout still bounds it.
+   * A large result read in batches through a server-side cursor (DECLARE … FETCH, in one read-only
+   * transaction on one analytics connection), so no request holds every row at once (a funnel reads one
+   * row per actor). Each FETCH is an ordinary statement, bounded by the session's statement timeout; the
+   * first one runs the query.
    */
   async forEachBatch<R>(sql: BuiltSql, batchSize: number, visit: (rows: R[]) => void): Promise<void> {
     let client: PoolClient;
@@ -179,17 +180,18 @@ export class AnalyticsRepository implements OnApplicationShutdown {
     } catch (error) {
       throw this.translate(error);
     }
-    const cursor = client.query(new Cursor<R>(sql.text, sql.values));
-    let failed: unknown;
     try {
-      for (let rows = await cursor.read(batchSize); rows.length > 0; rows = await cursor.read(batchSize)) visit(rows);
+      await client.query('BEGIN READ ONLY');
+      await client.query({ text: `DECLARE analytics_rows NO SCROLL CURSOR FOR ${sql.text}`, values: sql.values });
+      const fetch = `FETCH ${Math.max(1, Math.floor(batchSize))} FROM analytics_rows`;
+      for (let rows = (await client.query(fetch)).rows as R[]; rows.length > 0; rows = (await client.query(fetch)).rows as R[]) visit(rows);
+      await client.query('COMMIT');
+      client.release();
     } catch (error) {
-      failed = error;
+      // The connection may be mid-statement (a client-side timeout): it is closed rather than given back.
+      await client.query('ROLLBACK').catch(() => undefined);
+      client.release(error instanceof Error ? error : true);
       throw this.translate(error);
-    } finally {
-      await cursor.close().catch(() => undefined);
-      // A connection whose cursor failed mid-read is not given back to others.
-      client.release(failed instanceof Error ? failed : undefined);
     }
   }
 
