@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AnalyticsRepository } from './analytics.repository';
+import { actorPage, sortActors } from './model/actor-page';
 import { ActorFunnelSpan, CorrelationResult, CorrelationTally, eventsInSpan, funnelSpan, propertyText } from './model/funnel-correlation';
 import { ActorEvents, FunnelSpec, funnelSpecOf, keptRuns } from './model/funnel-evaluation';
 import type { InsightQuery } from './model/insight-query';
@@ -64,11 +65,7 @@ export class FunnelCorrelationService {
       if (selection.entity && eventsInSpan(row.times, span, (i) => (row.marks?.[i] ? true : null)).length === 0) return;
       ids.push(row.actor);
     });
-    const groupTypeIndex = query.aggregationGroupTypeIndex;
-    if (groupTypeIndex === null) ids.sort((a, b) => Number(a) - Number(b));
-    else ids.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-    const page = ids.slice(selection.offset, selection.offset + selection.limit);
-    return { actors: page.map((id) => ({ id, value: null })), full: page.length >= selection.limit, kind: groupTypeIndex === null ? 'person' : 'group', groupTypeIndex };
+    return actorPage(sortActors(ids, query.aggregationGroupTypeIndex), query.aggregationGroupTypeIndex, selection);
   }
 
   /** Each actor who entered the funnel, with the span of their funnel. */

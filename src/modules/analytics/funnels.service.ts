@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DateTime } from 'luxon';
 import { AnalyticsRepository } from './analytics.repository';
+import { actorPage, sortActors } from './model/actor-page';
 import { ActorEventsWithValues, runsByBreakdown } from './model/funnel-breakdown';
 import { conversionHistogram, conversionSeconds, ConversionTrendTally, Histogram, stepsByEntrancePeriod, trendsActorSelected } from './model/funnel-conversion';
 import { ActorEvents, FunnelSpec, funnelSpecOf, KeptRun, keptRuns, outcomeOf, StepSummary, StepTally, stepSelector } from './model/funnel-evaluation';
@@ -101,13 +102,12 @@ export class FunnelsService {
       if (matches) ids.push(row.actor);
     });
     const groupTypeIndex = query.aggregationGroupTypeIndex;
-    ids = groupTypeIndex === null ? ids.sort((a, b) => Number(a) - Number(b)) : ids.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    ids = sortActors(ids, groupTypeIndex);
     if (selection.search) {
       const matching = new Set(await this.repository.actorsMatching(ctx.projectId, groupTypeIndex, ids, selection.search));
       ids = ids.filter((id) => matching.has(id));
     }
-    const page = ids.slice(selection.offset, selection.offset + selection.limit);
-    return { actors: page.map((id) => ({ id, value: null })), full: page.length >= selection.limit, kind: groupTypeIndex === null ? 'person' : 'group', groupTypeIndex };
+    return actorPage(ids, groupTypeIndex, selection);
   }
 
   /** Persons of a cohort line read that cohort; of a property line, every actor (then filtered by value). */

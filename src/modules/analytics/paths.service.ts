@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../common/errors/api-error';
 import { AnalyticsRepository } from './analytics.repository';
+import { actorPage, sortActors } from './model/actor-page';
 import { funnelSpecOf, keptRuns } from './model/funnel-evaluation';
 import type { InsightQuery, PathActorsSelection, PathOptions } from './model/insight-query';
 import type { ActorPage } from './model/insight-result';
@@ -38,10 +39,7 @@ export class PathsService {
     });
     const missing = (['start', 'end', 'dropoff'] as const).find((name) => selection[name] !== null && !seen.has(selection[name] as string));
     if (missing) throw ApiError.validation(`path_${missing}_key "${selection[missing]}" names no step of these paths: take keys from the insight's edges.`, `path_${missing}_key`);
-    const groups = query.aggregationGroupTypeIndex !== null;
-    ids.sort((a, b) => (groups ? Buffer.compare(Buffer.from(a), Buffer.from(b)) : Number(a) - Number(b)));
-    const page = ids.slice(selection.offset, selection.offset + selection.limit);
-    return { actors: page.map((id) => ({ id, value: null })), full: page.length >= selection.limit, kind: groups ? 'group' : 'person', groupTypeIndex: query.aggregationGroupTypeIndex };
+    return actorPage(sortActors(ids, query.aggregationGroupTypeIndex), query.aggregationGroupTypeIndex, selection);
   }
 
   private async forEachActor(query: InsightQuery, ctx: SqlContext, visit: (actor: string, paths: PathStep[][]) => void): Promise<void> {

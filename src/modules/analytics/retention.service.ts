@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { DateTime } from 'luxon';
 import { AnalyticsRepository } from './analytics.repository';
+import { actorPage, sortActors } from './model/actor-page';
 import type { InsightQuery, RetentionActorsSelection } from './model/insight-query';
 import type { ActorPage } from './model/insight-result';
 import type { SqlContext } from './sql/event-scope.sql';
@@ -51,13 +52,8 @@ export class RetentionService {
     const rows = await this.repository.retainedActors(retentionActorsSql(query, selection, ctx));
     const appearances = new Map(rows.map((row) => [row.actor, Array.from({ length }, (_, k): number => (k === 0 || row.intervals.includes(k) ? 1 : 0))]));
     const count = (actor: string) => (appearances.get(actor) ?? []).reduce((sum, v) => sum + v, 0);
-    const groups = query.aggregationGroupTypeIndex !== null;
-    const byActor = (a: string, b: string) => (groups ? Buffer.compare(Buffer.from(a), Buffer.from(b)) : Number(a) - Number(b));
-    const ordered = rows.map((row) => row.actor).sort((a, b) => count(b) - count(a) || byActor(a, b));
-    const page = ordered.slice(selection.offset, selection.offset + selection.limit);
-    return {
-      page: { actors: page.map((id) => ({ id, value: null })), full: page.length >= selection.limit, kind: groups ? 'group' : 'person', groupTypeIndex: query.aggregationGroupTypeIndex },
-      appearances,
-    };
+    // Most appearances first; the sort is stable, so ties keep actor order.
+    const ordered = sortActors(rows.map((row) => row.actor), query.aggregationGroupTypeIndex).sort((a, b) => count(b) - count(a));
+    return { page: actorPage(ordered, query.aggregationGroupTypeIndex, selection), appearances };
   }
 }
