@@ -96,12 +96,14 @@ describe('Faults', () => {
     });
 
     it('stores every acknowledged event exactly once', async () => {
-      await waitForQueuesIdle(t, 20_000);
+      // A job that was active when Redis went away runs again only once its lock (15 s) has lapsed and the
+      // stalled-job check (every 10 s) has found it: up to 25 s after Redis is back, so the wait allows 40.
+      await waitForQueuesIdle(t, 40_000);
       const rows = await t.sql<{ uuid: string; n: number }>(`SELECT uuid::text, count(*)::int AS n FROM event WHERE event = 'through_outage' GROUP BY uuid`);
       const stored = new Map(rows.map((row) => [row.uuid, row.n]));
       for (const uuid of acknowledged) expect({ uuid, n: stored.get(uuid) }).toEqual({ uuid, n: 1 });
       expect(acknowledged.size).toBeGreaterThanOrEqual(3);
-    });
+    }, 60_000);
   });
 
   describe('a worker killed with SIGKILL in the middle of its jobs', () => {
