@@ -33,6 +33,8 @@ export interface GroupActor {
   createdAt: Date;
 }
 
+/** Rows fetched from a cursor at a time: one actor's events each, for funnels and paths. */
+const FETCH_ROWS = 2000;
 /** How much longer than the statement timeout the client waits before it gives up on the connection. */
 const CLIENT_TIMEOUT_MARGIN_MS = 5_000;
 /** SQLSTATE 57014: the statement timeout (or a cancel) stopped the query. */
@@ -168,12 +170,12 @@ export class AnalyticsRepository implements OnApplicationShutdown {
   }
 
   /**
-   * A large result read in batches through a server-side cursor (DECLARE … FETCH, in one read-only
-   * transaction on one analytics connection), so no request holds every row at once (a funnel reads one
-   * row per actor). Each FETCH is an ordinary statement, bounded by the session's statement timeout; the
-   * first one runs the query.
+   * A large result visited row by row, read in batches of FETCH_ROWS through a server-side cursor
+   * (DECLARE … FETCH, in one read-only transaction on one analytics connection), so no request holds
+   * every row at once (funnels and paths read one row per actor). Each FETCH is an ordinary statement,
+   * bounded by the session's statement timeout; the first one runs the query.
    */
-  async forEachBatch<R>(sql: BuiltSql, batchSize: number, visit: (rows: R[]) => void): Promise<void> {
+  async forEachRow<R>(sql: BuiltSql, visit: (row: R) => void): Promise<void> {
     let client: PoolClient;
     try {
       client = await this.pool.connect();
@@ -183,8 +185,8 @@ export class AnalyticsRepository implements OnApplicationShutdown {
     try {
       await client.query('BEGIN READ ONLY');
       await client.query({ text: `DECLARE analytics_rows NO SCROLL CURSOR FOR ${sql.text}`, values: sql.values });
-      const fetch = `FETCH ${Math.max(1, Math.floor(batchSize))} FROM analytics_rows`;
-      for (let rows = (await client.query(fetch)).rows as R[]; rows.length > 0; rows = (await client.query(fetch)).rows as R[]) visit(rows);
+      const fetch = `FETCH ${FETCH_ROWS} FROM analytics_rows`;
+      for (let rows = (await client.query(fetch)).rows as R[]; rows.length > 0; rows = (await client.query(fetch)).rows as R[]) rows.forEach(visit);
       await client.query('COMMIT');
       client.release();
     } catch (error) {

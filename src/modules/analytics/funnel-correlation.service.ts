@@ -9,7 +9,6 @@ import type { CorrelationActorsSelection, CorrelationOptions } from './parsers/f
 import type { SqlContext } from './sql/event-scope.sql';
 import { FunnelReadOptions, funnelEventsSql } from './sql/funnel.sql';
 
-const BATCH_ROWS = 2000;
 /** Actors whose properties are read at once (property correlation). */
 const PROPERTY_BATCH = 5000;
 
@@ -72,11 +71,9 @@ export class FunnelCorrelationService {
   private forEachSpan(query: InsightQuery, ctx: SqlContext, read: FunnelReadOptions, visit: (row: CorrelationRow, span: ActorFunnelSpan) => void): Promise<void> {
     const spec: FunnelSpec = funnelSpecOf(query);
     const rangeEnd = query.range.to.toMillis();
-    return this.repository.forEachBatch<CorrelationRow>(funnelEventsSql(query, ctx, read), BATCH_ROWS, (rows) => {
-      for (const row of rows) {
-        const span = funnelSpan(keptRuns(row, spec), spec.stepCount, spec.windowEnd, rangeEnd);
-        if (span) visit(row, span);
-      }
+    return this.repository.forEachRow<CorrelationRow>(funnelEventsSql(query, ctx, read), (row) => {
+      const span = funnelSpan(keptRuns(row, spec), spec.stepCount, spec.windowEnd, rangeEnd);
+      if (span) visit(row, span);
     });
   }
 }

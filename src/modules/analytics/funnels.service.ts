@@ -11,9 +11,6 @@ import type { ActorPage, BreakdownValue } from './model/insight-result';
 import type { SqlContext } from './sql/event-scope.sql';
 import { funnelEventsSql } from './sql/funnel.sql';
 
-/** Actors read from the cursor at a time: each row holds one actor's events. */
-const BATCH_ROWS = 2000;
-
 type ActorEventsRow = ActorEvents & { actor: string; values?: string[] };
 
 /** One breakdown line of a funnel (or the only one): its value as replies show it and its label. */
@@ -153,6 +150,6 @@ export class FunnelsService {
   }
 
   private forEachActor(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null, visit: (row: ActorEventsRow) => void): Promise<void> {
-    return this.repository.forEachBatch<ActorEventsRow>(funnelEventsSql(query, ctx, { cohort }), BATCH_ROWS, (rows) => rows.forEach(visit));
+    return this.repository.forEachRow<ActorEventsRow>(funnelEventsSql(query, ctx, { cohort }), visit);
   }
 }

@@ -2,15 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../common/errors/api-error';
 import { AnalyticsRepository } from './analytics.repository';
 import { actorPage, sortActors } from './model/actor-page';
-import { funnelSpecOf, keptRuns } from './model/funnel-evaluation';
+import { ActorEvents, earliestBestRun, funnelSpecOf, keptRuns } from './model/funnel-evaluation';
 import type { InsightQuery, PathActorsSelection, PathOptions } from './model/insight-query';
 import type { ActorPage } from './model/insight-result';
 import { actorPaths, EdgeTally, PathEdge, pathSelected, pathSpecOf, PathStep } from './model/path-building';
 import type { SqlContext } from './sql/event-scope.sql';
 import { funnelEventsSql } from './sql/funnel.sql';
 import { pathEventsSql } from './sql/paths.sql';
-
-const BATCH_ROWS = 2000;
 
 type PathRow = { actor: string; times: number[]; items: Array<string | null> };
 /** The span of an actor's events a funnel path reads. */
@@ -46,18 +44,12 @@ export class PathsService {
     const options = query.paths!;
     const spec = pathSpecOf(options);
     const windows = options.funnel ? await this.funnelWindows(options.funnel, ctx) : null;
-    await this.repository.forEachBatch<PathRow>(pathEventsSql(query, ctx), BATCH_ROWS, (rows) => {
-      for (const row of rows) {
-        let { times, items } = row;
-        if (windows) {
-          const window = windows.get(row.actor);
-          if (!window) continue;
-          const kept = times.map((at, i) => (at >= window.from && at <= window.to ? i : -1)).filter((i) => i >= 0);
-          times = kept.map((i) => row.times[i]);
-          items = kept.map((i) => row.items[i]);
-        }
-        visit(row.actor, actorPaths(times, items, spec));
-      }
+    await this.repository.forEachRow<PathRow>(pathEventsSql(query, ctx), (row) => {
+      if (!windows) return visit(row.actor, actorPaths(row.times, row.items, spec));
+      const window = windows.get(row.actor);
+      if (!window) return;
+      const kept = row.times.map((at, i) => (at >= window.from && at <= window.to ? i : -1)).filter((i) => i >= 0);
+      visit(row.actor, actorPaths(kept.map((i) => row.times[i]), kept.map((i) => row.items[i]), spec));
     });
   }
 
@@ -69,19 +61,16 @@ export class PathsService {
   private async funnelWindows(funnel: NonNullable<PathOptions['funnel']>, ctx: SqlContext): Promise<Map<string, Window>> {
     const spec = funnelSpecOf(funnel.query);
     const windows = new Map<string, Window>();
-    await this.repository.forEachBatch<PathRow & { masks: number[] }>(funnelEventsSql(funnel.query, ctx), BATCH_ROWS, (rows) => {
-      for (const row of rows) {
-        const runs = keptRuns(row, spec);
-        const steps = runs.reduce((best, run) => Math.max(best, run.reached.length), 0);
-        const chosen = funnel.step > 0 ? steps >= funnel.step : steps === -funnel.step - 1;
-        if (steps === 0 || !chosen) continue;
-        const best = runs.filter((run) => run.reached.length === steps).sort((a, b) => a.reached[0] - b.reached[0])[0];
-        const at = (step: number) => best.reached[step - 1];
-        if (funnel.step < 0) windows.set(row.actor, { from: at(steps), to: Infinity });
-        else if (funnel.type === 'funnel_path_after_step') windows.set(row.actor, { from: at(funnel.step), to: Infinity });
-        else if (funnel.type === 'funnel_path_before_step') windows.set(row.actor, { from: -Infinity, to: at(funnel.step) });
-        else windows.set(row.actor, { from: at(funnel.step - 1), to: at(funnel.step) });
-      }
+    await this.repository.forEachRow<ActorEvents & { actor: string }>(funnelEventsSql(funnel.query, ctx), (row) => {
+      const best = earliestBestRun(keptRuns(row, spec));
+      const steps = best?.reached.length ?? 0;
+      const chosen = funnel.step > 0 ? steps >= funnel.step : steps === -funnel.step - 1;
+      if (!best || !chosen) return;
+      const at = (step: number) => best.reached[step - 1];
+      if (funnel.step < 0) windows.set(row.actor, { from: at(steps), to: Infinity });
+      else if (funnel.type === 'funnel_path_after_step') windows.set(row.actor, { from: at(funnel.step), to: Infinity });
+      else if (funnel.type === 'funnel_path_before_step') windows.set(row.actor, { from: -Infinity, to: at(funnel.step) });
+      else windows.set(row.actor, { from: at(funnel.step - 1), to: at(funnel.step) });
     });
     return windows;
   }

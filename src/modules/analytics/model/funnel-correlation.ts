@@ -1,4 +1,4 @@
-import type { KeptRun } from './funnel-evaluation';
+import { earliestBestRun, KeptRun } from './funnel-evaluation';
 
 /**
  * Funnel correlation: which events (or property values) go with converting. Every actor who entered the
@@ -20,9 +20,9 @@ export interface ActorFunnelSpan {
  * they converted, or else to the end of its window (never past the query's range).
  */
 export function funnelSpan(runs: KeptRun[], stepCount: number, windowEnd: (start: number) => number, rangeEnd: number): ActorFunnelSpan | null {
-  const steps = runs.reduce((best, run) => Math.max(best, run.reached.length), 0);
-  if (steps === 0) return null;
-  const best = runs.filter((run) => run.reached.length === steps).sort((a, b) => a.reached[0] - b.reached[0])[0];
+  const best = earliestBestRun(runs);
+  if (!best) return null;
+  const steps = best.reached.length;
   const converted = steps === stepCount;
   const first = best.reached[0];
   return { converted, first, end: converted ? best.reached[steps - 1] : Math.min(windowEnd(first), rangeEnd) };

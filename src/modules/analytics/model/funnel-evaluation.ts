@@ -164,10 +164,21 @@ export function keptRuns(events: ActorEvents, spec: FunnelSpec): KeptRun[] {
   return runs(events, spec).filter((run) => !excluded(events, spec, run));
 }
 
+/** The runs that reached the most steps (none when there are no runs). */
+export function bestRuns(kept: KeptRun[]): KeptRun[] {
+  const steps = kept.reduce((best, run) => Math.max(best, run.reached.length), 0);
+  return kept.filter((run) => run.reached.length === steps && steps > 0);
+}
+
+/** Of the best runs, the one that started first: the run funnel paths and correlation read an actor's span from. */
+export function earliestBestRun(kept: KeptRun[]): KeptRun | null {
+  return bestRuns(kept).reduce<KeptRun | null>((first, run) => (first === null || run.reached[0] < first.reached[0] ? run : first), null);
+}
+
 /** The best of some runs: how many steps, and the conversion times of the runs that got that far. */
 export function outcomeOf(kept: KeptRun[]): ActorOutcome {
-  const steps = kept.reduce((best, run) => Math.max(best, run.reached.length), 0);
-  const best = kept.filter((run) => run.reached.length === steps);
+  const best = bestRuns(kept);
+  const steps = best[0]?.reached.length ?? 0;
   const averageSeconds: Array<number | null> = [null];
   const medianSeconds: Array<number | null> = [null];
   for (let step = 1; step < steps; step++) {

@@ -51,7 +51,8 @@ function breakdownValueOf(query: InsightQuery, input: FilterInput): ActorsSelect
   return list.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
 }
 
-function pageOf(input: FilterInput): { limit: number; offset: number; search?: string } {
+/** `limit` (100 by default, at most 1,000), `offset` and `search` of any persons request. */
+export function pageOf(input: FilterInput): { limit: number; offset: number; search?: string } {
   const search = textValue(input, 'search') ?? undefined;
   return { limit: integerValue(input, 'limit', DEFAULT_ACTORS_LIMIT, 1, MAX_BREAKDOWN_LIMIT), offset: integerValue(input, 'offset', 0, 0, 10_000_000), search };
 }

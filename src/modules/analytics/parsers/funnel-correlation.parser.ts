@@ -1,7 +1,7 @@
 import { ApiError } from '../../../common/errors/api-error';
 import { isJsonObject } from '../../../common/json/json-object';
 import type { PropertyNode } from '../../events/property-filters';
-import { enumValue, FilterInput, integerValue, jsonValue, present, propertyFilterValue, textValue } from './filter-values';
+import { enumValue, FilterInput, integerValue, jsonValue, nameListValue, present, propertyFilterValue, textValue } from './filter-values';
 
 /** Funnel correlation's own parameters, on top of the funnel filter; its persons' selection of one row. */
 
@@ -33,17 +33,10 @@ export interface CorrelationActorsSelection {
   offset: number;
 }
 
-function nameList(input: FilterInput, key: string): string[] {
-  if (!present(input, key)) return [];
-  const list = jsonValue(input, key);
-  if (!Array.isArray(list) || list.some((item) => typeof item !== 'string')) throw ApiError.validation(`${key} must be a JSON list of names, e.g. ["$pageview"].`, key);
-  return list as string[];
-}
-
 export function correlationOptions(input: FilterInput): CorrelationOptions {
   const type = enumValue(input, 'funnel_correlation_type', CORRELATION_TYPES, 'events');
-  const eventNames = nameList(input, 'funnel_correlation_event_names');
-  const names = nameList(input, 'funnel_correlation_names');
+  const eventNames = nameListValue(input, 'funnel_correlation_event_names');
+  const names = nameListValue(input, 'funnel_correlation_names');
   if (type === 'event_with_properties' && eventNames.length === 0) {
     throw ApiError.validation('Event property correlation needs funnel_correlation_event_names: the events whose properties to correlate.', 'funnel_correlation_event_names');
   }
@@ -52,11 +45,11 @@ export function correlationOptions(input: FilterInput): CorrelationOptions {
   }
   return {
     type,
-    excludeEventNames: nameList(input, 'funnel_correlation_exclude_event_names'),
+    excludeEventNames: nameListValue(input, 'funnel_correlation_exclude_event_names'),
     eventNames,
-    excludeEventPropertyNames: nameList(input, 'funnel_correlation_event_exclude_property_names'),
+    excludeEventPropertyNames: nameListValue(input, 'funnel_correlation_event_exclude_property_names'),
     names: names.includes('$all') ? 'all' : names,
-    excludeNames: nameList(input, 'funnel_correlation_exclude_names'),
+    excludeNames: nameListValue(input, 'funnel_correlation_exclude_names'),
   };
 }
 

@@ -6,7 +6,7 @@ import {
   FUNNEL_ATTRIBUTION_TYPES, FUNNEL_ORDER_TYPES, FUNNEL_VIZ_TYPES, FUNNEL_WINDOW_UNITS, FunnelActorsSelection, FunnelExclusion, FunnelOptions, FunnelWindowUnit,
   InsightQuery,
 } from '../model/insight-query';
-import { DEFAULT_ACTORS_LIMIT } from './actors-request.parser';
+import { pageOf } from './actors-request.parser';
 import { booleanValue, enumValue, FilterInput, integerValue, jsonValue, present, propertyFilterValue, textValue } from './filter-values';
 import { legacyBreakdown, ParseContext, parseLegacyFilter } from './legacy-filter.parser';
 
@@ -151,9 +151,7 @@ function entrancePeriodOf(query: InsightQuery, input: FilterInput, now: DateTime
 export function funnelActorsSelection(query: InsightQuery, input: FilterInput, now: DateTime): FunnelActorsSelection {
   const steps = query.series.length;
   const page = {
-    limit: integerValue(input, 'limit', DEFAULT_ACTORS_LIMIT, 1, 1000),
-    offset: integerValue(input, 'offset', 0, 0, 10_000_000),
-    search: textValue(input, 'search') ?? undefined,
+    ...pageOf(input),
     breakdownValue: breakdownSelection(query, input),
     entrancePeriod: entrancePeriodOf(query, input, now),
   };

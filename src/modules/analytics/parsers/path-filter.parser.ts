@@ -2,8 +2,8 @@ import { ApiError } from '../../../common/errors/api-error';
 import { isJsonObject } from '../../../common/json/json-object';
 import { parsePathCleaningRules, PathCleaningError } from '../../../common/validation/path-cleaning';
 import { FUNNEL_PATH_TYPES, InsightQuery, PATH_EVENT_TYPES, PathActorsSelection, PathOptions } from '../model/insight-query';
-import { DEFAULT_ACTORS_LIMIT } from './actors-request.parser';
-import { booleanValue, enumValue, FilterInput, integerValue, jsonValue, present, textValue } from './filter-values';
+import { pageOf } from './actors-request.parser';
+import { booleanValue, enumValue, FilterInput, integerValue, jsonValue, nameListValue, present, textValue } from './filter-values';
 import { parseFunnelFilter } from './funnel-filter.parser';
 import { ParseContext, parseLegacyFilter } from './legacy-filter.parser';
 
@@ -18,22 +18,12 @@ export const MAX_STEP_LIMIT = 20;
 export const MAX_EDGE_LIMIT = 10_000;
 const DEFAULT_STEP_LIMIT = 5;
 const DEFAULT_EDGE_LIMIT = 50;
-const MAX_LIST = 100;
-
-function textList(input: FilterInput, key: string): string[] {
-  if (!present(input, key)) return [];
-  const list = jsonValue(input, key);
-  if (!Array.isArray(list) || list.length > MAX_LIST || list.some((item) => typeof item !== 'string')) {
-    throw ApiError.validation(`${key} must be a JSON list of at most ${MAX_LIST} texts, e.g. ["/pricing"].`, key);
-  }
-  return list as string[];
-}
 
 function eventTypesOf(input: FilterInput): PathOptions['eventTypes'] {
   if (!present(input, 'include_event_types')) {
     return [enumValue(input, 'path_type', PATH_EVENT_TYPES, '$pageview')];
   }
-  const list = textList(input, 'include_event_types');
+  const list = nameListValue(input, 'include_event_types');
   for (const type of list) {
     if (!(PATH_EVENT_TYPES as readonly string[]).includes(type)) {
       throw ApiError.validation(`include_event_types "${type}" is not supported: use ${PATH_EVENT_TYPES.join(', ')}.`, 'include_event_types');
@@ -74,7 +64,7 @@ function funnelPathsOf(input: FilterInput, context: ParseContext): PathOptions['
 export function parsePathFilter(input: FilterInput, context: ParseContext, projectRules: unknown[]): InsightQuery {
   const base = parseLegacyFilter({ ...input, events: undefined, actions: undefined }, context, 'paths');
   const eventTypes = eventTypesOf(input);
-  const customEvents = textList(input, 'include_custom_events');
+  const customEvents = nameListValue(input, 'include_custom_events');
   if (customEvents.length > 0 && eventTypes.includes('custom_event')) {
     throw ApiError.validation('include_custom_events lists events that custom_event already includes: give one or the other.', 'include_custom_events');
   }
@@ -87,14 +77,14 @@ export function parsePathFilter(input: FilterInput, context: ParseContext, proje
   const paths: PathOptions = {
     eventTypes,
     customEvents,
-    excludeEvents: textList(input, 'exclude_events'),
+    excludeEvents: nameListValue(input, 'exclude_events'),
     startPoint,
     endPoint,
     stepLimit: integerValue(input, 'step_limit', DEFAULT_STEP_LIMIT, 1, MAX_STEP_LIMIT),
     edgeLimit,
     minEdgeWeight: optionalWeight(input, 'min_edge_weight'),
     maxEdgeWeight: optionalWeight(input, 'max_edge_weight'),
-    groupings: textList(input, 'path_groupings'),
+    groupings: nameListValue(input, 'path_groupings'),
     cleaningRules: [...project, ...local],
     funnel: funnelPathsOf(input, context),
   };
@@ -110,11 +100,12 @@ function pathKey(input: FilterInput, key: string): string | null {
 }
 
 export function pathActorsSelection(input: FilterInput): PathActorsSelection {
+  const { limit, offset } = pageOf(input);
   return {
     start: pathKey(input, 'path_start_key'),
     end: pathKey(input, 'path_end_key'),
     dropoff: pathKey(input, 'path_dropoff_key'),
-    limit: integerValue(input, 'limit', DEFAULT_ACTORS_LIMIT, 1, 1000),
-    offset: integerValue(input, 'offset', 0, 0, 10_000_000),
+    limit,
+    offset,
   };
 }

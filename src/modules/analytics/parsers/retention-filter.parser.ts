@@ -3,7 +3,7 @@ import { ApiError } from '../../../common/errors/api-error';
 import { isJsonObject } from '../../../common/json/json-object';
 import { intervalStart, parseInsightDate } from '../model/insight-dates';
 import { InsightQuery, Interval, INTERVALS, RetentionActorsSelection, RetentionEntity, RetentionOptions } from '../model/insight-query';
-import { DEFAULT_ACTORS_LIMIT } from './actors-request.parser';
+import { pageOf } from './actors-request.parser';
 import { booleanValue, enumValue, FilterInput, integerValue, jsonValue, present, propertyFilterValue, textValue } from './filter-values';
 import { legacyBreakdown, ParseContext } from './legacy-filter.parser';
 import { groupTypeIndex } from './series-values';
@@ -79,7 +79,8 @@ export function parseRetentionFilter(input: FilterInput, context: ParseContext):
  */
 export function retentionActorsSelection(query: InsightQuery, input: FilterInput): RetentionActorsSelection {
   const total = query.retention?.totalIntervals ?? DEFAULT_INTERVALS;
-  const page = { limit: integerValue(input, 'limit', DEFAULT_ACTORS_LIMIT, 1, 1000), offset: integerValue(input, 'offset', 0, 0, 10_000_000) };
+  const { limit, offset } = pageOf(input);
+  const page = { limit, offset };
   if (present(input, 'breakdown_values')) {
     const list = jsonValue(input, 'breakdown_values');
     if (!Array.isArray(list) || list.length === 0) throw ApiError.validation('breakdown_values must be a JSON list: [cohort index], or [value] with a breakdown.', 'breakdown_values');

@@ -81,22 +81,58 @@ export function filterSql(node: PropertyNode | null, ctx: SqlContext, p: SqlPara
   return propertyFiltersToSql(node, { columns, groupColumn, personId: 'pd.person_id', now: ctx.now, cohorts: ctx.cohorts }, p);
 }
 
-export function seriesNeedsPerson(query: InsightQuery, series: Series[], ctx: SqlContext): boolean {
-  return [query.properties, query.filterTestAccounts ? ctx.testAccountFilters : null, ...series.map((s) => s.properties)].some(needsPerson);
+/**
+ * Whether a query's SQL must join person properties: its filters, the project's test-account filters,
+ * the given entity filters (series, steps, exclusions, retention entities), or a breakdown by person
+ * property or cohort read them.
+ */
+export function personPropertiesNeeded(query: InsightQuery, ctx: SqlContext, entityFilters: Array<PropertyNode | null>): boolean {
+  const breakdown = query.breakdown;
+  if (breakdown?.kind === 'cohort' || (breakdown?.kind === 'property' && breakdown.properties.some((b) => b.type === 'person'))) return true;
+  return [query.properties, query.filterTestAccounts ? ctx.testAccountFilters : null, ...entityFilters].some(needsPerson);
 }
 
-/** The conditions of one series' events in a range: project, time, event name, its and the query's filters. */
-export function seriesWhere(query: InsightQuery, series: Series, range: DateRange, ctx: SqlContext, p: SqlParams): string[] {
+/** The conditions every analytic read shares: project, time range, the query's filters and the test-account filters. */
+export function scopeWhere(query: InsightQuery, range: DateRange, ctx: SqlContext, p: SqlParams): string[] {
   const where = [
     `e.project_id = ${p.add(ctx.projectId)}`,
     `e.timestamp >= ${p.add(range.from.toISO())}::timestamptz`,
     `e.timestamp <= ${p.add(range.to.toISO())}::timestamptz`,
   ];
-  if (series.event !== null) where.push(prefixIndexedEqualsValue('e.event', series.event, (v) => p.add(v)));
-  if (series.properties) where.push(filterSql(series.properties, ctx, p));
   if (query.properties) where.push(filterSql(query.properties, ctx, p));
   if (query.filterTestAccounts && ctx.testAccountFilters) where.push(filterSql(ctx.testAccountFilters, ctx, p));
   return where;
+}
+
+/** The conditions of one entity's events (a series, a funnel step or exclusion, a retention entity): its event (any when null) and its own filters. */
+export function entityWhere(event: string | null, properties: PropertyNode | null, ctx: SqlContext, p: SqlParams): string[] {
+  const where: string[] = [];
+  if (event !== null) where.push(prefixIndexedEqualsValue('e.event', event, (v) => p.add(v)));
+  if (properties) where.push(filterSql(properties, ctx, p));
+  return where;
+}
+
+/** The event's actor is a member of a cohort. */
+export function cohortMemberSql(cohort: number, ctx: SqlContext, p: SqlParams): string {
+  return filterSql({ kind: 'leaf', key: 'id', value: cohort, operator: 'exact', type: 'cohort', negation: false }, ctx, p);
+}
+
+/** The conditions of one series' events in a range: the shared scope and the series' own event and filters. */
+export function seriesWhere(query: InsightQuery, series: Series, range: DateRange, ctx: SqlContext, p: SqlParams): string[] {
+  return [...scopeWhere(query, range, ctx, p), ...entityWhere(series.event, series.properties, ctx, p)];
+}
+
+/**
+ * Each actor's events in time order as one row: `times` (ms since the epoch) and one array per column
+ * given (`name` → SQL over `e`), aligned with `times`. Funnels and paths evaluate these sequences per actor.
+ */
+export function actorSequencesSql(actor: string, columns: Array<[string, string]>, from: string, where: string[]): string {
+  const inner = columns.map(([name, sql]) => `, ${sql} AS column_${name}`).join('');
+  const outer = columns.map(([name]) => `, array_agg(column_${name} ORDER BY at, uuid) AS "${name}"`).join('');
+  return `SELECT actor, array_agg(at ORDER BY at, uuid) AS times${outer} FROM (
+      SELECT (${actor})::text AS actor, e.uuid, (extract(epoch FROM e.timestamp) * 1000)::float8 AS at${inner}
+        FROM ${from} WHERE ${where.join(' AND ')}) sequence_events
+    WHERE actor IS NOT NULL GROUP BY actor`;
 }
 
 /** A breakdown property's value on an event, as text; a missing value reads as PostHog's null marker. */

@@ -1,9 +1,9 @@
-import { prefixIndexedEqualsValue } from '../../../database/prefix-index';
 import { SqlParams } from '../../../database/sql-params';
-import { needsPerson } from '../../events/property-filter-sql';
 import type { PropertyNode } from '../../events/property-filters';
 import type { InsightQuery } from '../model/insight-query';
-import { actorSql, BuiltSql, filterSql, joinsSql, SqlContext, usesPersonActor } from './event-scope.sql';
+import {
+  actorSequencesSql, actorSql, BuiltSql, cohortMemberSql, entityWhere, filterSql, joinsSql, personPropertiesNeeded, scopeWhere, SqlContext, usesPersonActor,
+} from './event-scope.sql';
 import { breakdownValueSql } from './trends.sql';
 
 /**
@@ -13,11 +13,10 @@ import { breakdownValueSql } from './trends.sql';
  * of the range (any other event breaks a strict sequence); the others read only step and exclusion events.
  */
 
-/** The SQL condition of one step or exclusion: its event (any event when null) and its own filters. */
+/** One step's or exclusion's events as one condition (`TRUE` for "any event" without filters). */
 function entitySql(event: string | null, properties: PropertyNode | null, ctx: SqlContext, p: SqlParams): string {
-  const parts = [event === null ? 'TRUE' : prefixIndexedEqualsValue('e.event', event, (v) => p.add(v))];
-  if (properties) parts.push(filterSql(properties, ctx, p));
-  return `(${parts.join(' AND ')})`;
+  const where = entityWhere(event, properties, ctx, p);
+  return where.length === 0 ? 'TRUE' : `(${where.join(' AND ')})`;
 }
 
 /** Steps first, then exclusions: the bit order funnel-evaluation reads. */
@@ -25,13 +24,7 @@ function entities(query: InsightQuery): Array<{ event: string | null; properties
   return [...query.series.map((s) => ({ event: s.event, properties: s.properties })), ...(query.funnel?.exclusions ?? [])];
 }
 
-export function funnelNeedsPersonProperties(query: InsightQuery, ctx: SqlContext): boolean {
-  const nodes = [query.properties, query.filterTestAccounts ? ctx.testAccountFilters : null, ...entities(query).map((e) => e.properties)];
-  const breakdownByPerson = query.breakdown?.kind === 'cohort' || (query.breakdown?.kind === 'property' && query.breakdown.properties.some((b) => b.type === 'person'));
-  return breakdownByPerson || nodes.some(needsPerson);
-}
-
-/** What a funnel read adds for correlation: every event of the range with its name, and some events' properties. */
+/** What a funnel read adds: one cohort's actors, every event with its name, some events' properties, marks. */
 export interface FunnelReadOptions {
   /** A cohort breakdown reads one cohort's members at a time (or every actor for "all"). */
   cohort?: number | 'all' | null;
@@ -50,30 +43,17 @@ export function funnelEventsSql(query: InsightQuery, ctx: SqlContext, options: F
   const p = new SqlParams();
   const conditions = entities(query).map((entity) => entitySql(entity.event, entity.properties, ctx, p));
   const mask = conditions.map((condition, bit) => `(CASE WHEN ${condition} THEN ${2 ** bit} ELSE 0 END)`).join(' + ');
-  const where = [
-    `e.project_id = ${p.add(ctx.projectId)}`,
-    `e.timestamp >= ${p.add(query.range.from.toISO())}::timestamptz`,
-    `e.timestamp <= ${p.add(query.range.to.toISO())}::timestamptz`,
-  ];
-  const marked = options.marked ? `(${entitySql(options.marked.event, options.marked.properties, ctx, p)})` : null;
+  const where = scopeWhere(query, query.range, ctx, p);
+  const marked = options.marked ? entitySql(options.marked.event, options.marked.properties, ctx, p) : null;
   if (query.funnel?.orderType !== 'strict' && !options.withNames) where.push(`(${[...conditions, ...(marked ? [marked] : [])].join(' OR ')})`);
-  for (const node of [query.properties, options.extraFilter ?? null]) if (node) where.push(filterSql(node, ctx, p));
-  if (query.filterTestAccounts && ctx.testAccountFilters) where.push(filterSql(ctx.testAccountFilters, ctx, p));
-  if (typeof options.cohort === 'number') where.push(filterSql({ kind: 'leaf', key: 'id', value: options.cohort, operator: 'exact', type: 'cohort', negation: false }, ctx, p));
-  const values = query.breakdown?.kind === 'property' ? breakdownValueSql(query, ctx, p) : null;
-  const personProperties = funnelNeedsPersonProperties(query, ctx) || needsPerson(options.extraFilter ?? null);
+  if (options.extraFilter) where.push(filterSql(options.extraFilter, ctx, p));
+  if (typeof options.cohort === 'number') where.push(cohortMemberSql(options.cohort, ctx, p));
+  const personProperties = personPropertiesNeeded(query, ctx, [...entities(query).map((e) => e.properties), options.extraFilter ?? null]);
   const joins = joinsSql({ actor: usesPersonActor(query) || personProperties, personProperties });
-  const actor = actorSql(query, ctx, p);
-  const extra: Array<[string, string]> = [];
-  if (values !== null) extra.push(['values', values]);
-  if (options.withNames) extra.push(['names', 'e.event']);
-  if (marked) extra.push(['marks', marked]);
-  if (options.propertiesOf) extra.push(['properties', `CASE WHEN e.event = ANY(${p.add(options.propertiesOf)}::text[]) THEN e.properties END`]);
-  const inner = extra.map(([name, sql]) => `, ${sql} AS extra_${name}`).join('');
-  const outer = extra.map(([name]) => `, array_agg(extra_${name} ORDER BY at, uuid) AS "${name}"`).join('');
-  const text = `SELECT actor, array_agg(at ORDER BY at, uuid) AS times, array_agg(mask ORDER BY at, uuid) AS masks${outer} FROM (
-      SELECT (${actor})::text AS actor, e.uuid, (extract(epoch FROM e.timestamp) * 1000)::float8 AS at, (${mask})::int AS mask${inner}
-        FROM event e ${joins} WHERE ${where.join(' AND ')}) matched
-    WHERE actor IS NOT NULL GROUP BY actor`;
-  return { text, values: p.values };
+  const columns: Array<[string, string]> = [['masks', `(${mask})::int`]];
+  if (query.breakdown?.kind === 'property') columns.push(['values', breakdownValueSql(query, ctx, p)]);
+  if (options.withNames) columns.push(['names', 'e.event']);
+  if (marked) columns.push(['marks', marked]);
+  if (options.propertiesOf) columns.push(['properties', `CASE WHEN e.event = ANY(${p.add(options.propertiesOf)}::text[]) THEN e.properties END`]);
+  return { text: actorSequencesSql(actorSql(query, ctx, p), columns, `event e ${joins}`, where), values: p.values };
 }

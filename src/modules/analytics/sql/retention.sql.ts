@@ -1,8 +1,6 @@
-import { prefixIndexedEqualsValue } from '../../../database/prefix-index';
 import { SqlParams } from '../../../database/sql-params';
-import { needsPerson } from '../../events/property-filter-sql';
-import type { InsightQuery, Interval, RetentionEntity } from '../model/insight-query';
-import { actorSql, bucketSql, BuiltSql, filterSql, joinsSql, localTimestamp, SqlContext, usesPersonActor } from './event-scope.sql';
+import type { InsightQuery, Interval } from '../model/insight-query';
+import { actorSql, bucketSql, BuiltSql, entityWhere, filterSql, joinsSql, localTimestamp, personPropertiesNeeded, SqlContext, usesPersonActor } from './event-scope.sql';
 import { breakdownValueSql } from './trends.sql';
 
 /**
@@ -20,24 +18,10 @@ function periodIndexSql(interval: Interval, from: string, period: string): strin
   return `round(extract(epoch FROM ${period} - ${from}) / ${seconds})::int`;
 }
 
-function entitySql(entity: RetentionEntity, ctx: SqlContext, p: SqlParams): string[] {
-  const where: string[] = [];
-  if (entity.event !== null) where.push(prefixIndexedEqualsValue('e.event', entity.event, (v) => p.add(v)));
-  if (entity.properties) where.push(filterSql(entity.properties, ctx, p));
-  return where;
-}
-
-function needsPersonProperties(query: InsightQuery, ctx: SqlContext): boolean {
-  const options = query.retention!;
-  const byPerson = query.breakdown?.kind === 'property' && query.breakdown.properties.some((b) => b.type === 'person');
-  const nodes = [query.properties, query.filterTestAccounts ? ctx.testAccountFilters : null, options.target.properties, options.returning.properties];
-  return byPerson || nodes.some(needsPerson);
-}
-
 /** The target and returned CTEs, shared by the table and its persons. */
 function retentionCtes(query: InsightQuery, ctx: SqlContext, p: SqlParams): string {
   const options = query.retention!;
-  const personProperties = needsPersonProperties(query, ctx);
+  const personProperties = personPropertiesNeeded(query, ctx, [options.target.properties, options.returning.properties]);
   const joins = joinsSql({ actor: usesPersonActor(query) || personProperties, personProperties });
   const actor = actorSql(query, ctx, p);
   const zone = p.add(query.timezone);
@@ -49,7 +33,7 @@ function retentionCtes(query: InsightQuery, ctx: SqlContext, p: SqlParams): stri
   const from = `e.timestamp >= ${p.add(query.range.from.toISO())}::timestamptz`;
   const to = `e.timestamp <= ${p.add(query.range.to.toISO())}::timestamptz`;
   const breakdown = query.breakdown ? breakdownValueSql(query, ctx, p) : 'NULL::text';
-  const targetWhere = [...common, ...entitySql(options.target, ctx, p), to];
+  const targetWhere = [...common, ...entityWhere(options.target.event, options.target.properties, ctx, p), to];
   // First-time retention reads the target event of all time: an actor's cohort is their first one ever.
   const target =
     options.type === 'first_time'
@@ -57,7 +41,7 @@ function retentionCtes(query: InsightQuery, ctx: SqlContext, p: SqlParams): stri
            FROM event e ${joins} WHERE ${targetWhere.join(' AND ')} ORDER BY ${actor}, e.timestamp) firsts WHERE cohort >= 0`
       : `SELECT DISTINCT ${actor} AS actor, ${index} AS cohort, ${breakdown} AS breakdown_value FROM event e ${joins} WHERE ${[...targetWhere, from].join(' AND ')}`;
   const returning = `SELECT DISTINCT ${actor} AS actor, ${index} AS period FROM event e ${joins}
-    WHERE ${[...common, ...entitySql(options.returning, ctx, p), from, to].join(' AND ')}`;
+    WHERE ${[...common, ...entityWhere(options.returning.event, options.returning.properties, ctx, p), from, to].join(' AND ')}`;
   return `WITH target AS (${target}), returned AS (${returning})`;
 }
 

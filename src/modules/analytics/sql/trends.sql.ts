@@ -1,8 +1,8 @@
 import { SqlParams } from '../../../database/sql-params';
 import { DateRange, InsightQuery, PERCENTILES, Series } from '../model/insight-query';
 import {
-  actorSql, breakdownPropertySql, bucketSql, bucketTextSql, BuiltSql, filterSql, groupKeySql, joinsSql,
-  seriesNeedsPerson, seriesWhere, SqlContext, usesPersonActor,
+  actorSql, breakdownPropertySql, bucketSql, bucketTextSql, BuiltSql, cohortMemberSql, groupKeySql, joinsSql,
+  personPropertiesNeeded, seriesWhere, SqlContext, usesPersonActor,
 } from './event-scope.sql';
 
 /**
@@ -62,11 +62,6 @@ export function breakdownValueSql(query: InsightQuery, ctx: SqlContext, p: SqlPa
   return parts.length === 1 ? parts[0] : `json_build_array(${parts.join(', ')})::text`;
 }
 
-function needsPersonProperties(query: InsightQuery, series: Series[], ctx: SqlContext): boolean {
-  const breakdownByPerson = query.breakdown?.kind === 'property' && query.breakdown.properties.some((b) => b.type === 'person');
-  return breakdownByPerson || query.breakdown?.kind === 'cohort' || seriesNeedsPerson(query, series, ctx);
-}
-
 /** FROM and WHERE of one series' events in a range, restricted to a breakdown slice. */
 export function sliceScope(query: InsightQuery, series: Series, range: DateRange, slice: BreakdownSlice, ctx: SqlContext, p: SqlParams, actor: boolean) {
   const where = seriesWhere(query, series, range, ctx, p);
@@ -75,9 +70,9 @@ export function sliceScope(query: InsightQuery, series: Series, range: DateRange
     query.breakdown.properties.forEach((b, i) => where.push(`${breakdownPropertySql(b.key, b.type, b.groupTypeIndex, ctx, p)} = ${p.add(slice.values[i] ?? '')}::text`));
   }
   if (slice?.kind === 'cohort' && slice.cohort !== 'all') {
-    where.push(filterSql({ kind: 'leaf', key: 'id', value: slice.cohort, operator: 'exact', type: 'cohort', negation: false }, ctx, p));
+    where.push(cohortMemberSql(slice.cohort, ctx, p));
   }
-  const personProperties = needsPersonProperties(query, [series], ctx);
+  const personProperties = personPropertiesNeeded(query, ctx, [series.properties]);
   const joins = joinsSql({ actor: (actor && usesPersonActor(query)) || personProperties, personProperties });
   return { from: `event e ${joins}`, where: where.join(' AND ') };
 }
@@ -86,7 +81,7 @@ export function sliceScope(query: InsightQuery, series: Series, range: DateRange
 export function topBreakdownValuesSql(query: InsightQuery, ctx: SqlContext, limit: number, offset: number): BuiltSql {
   const p = new SqlParams();
   const scopes = query.series.map((s) => `(${seriesWhere(query, s, query.range, ctx, p).join(' AND ')})`);
-  const personProperties = needsPersonProperties(query, query.series, ctx);
+  const personProperties = personPropertiesNeeded(query, ctx, query.series.map((s) => s.properties));
   const joins = joinsSql({ actor: personProperties, personProperties });
   const value = breakdownValueSql(query, ctx, p);
   // Ties go by byte order, so the page is the same whatever the database's collation.
