@@ -75,6 +75,15 @@ describe('Insights: retention', () => {
     expect(grid(body)).toEqual([[1, 1, 0, 1, 0], [1, 1, 1, 1], [0, 0, 0], [0, 0], [0]]);
   });
 
+  it('filters its entities by cohort', async () => {
+    const pro = { type: 'AND', values: [{ type: 'AND', values: [{ key: 'plan', type: 'person', value: 'pro', operator: 'exact' }] }] };
+    const cohort = await t.http.post(`${base}/cohorts/`, { name: 'Pro', filters: { properties: pro } });
+    expect(cohort.status).toBe(201);
+    const target = { id: '$pageview', type: 'events', properties: [{ key: 'id', type: 'cohort', value: cohort.body.id }] };
+    // Only r1 and r3 are pro.
+    expect(grid(await retention({ target_entity: target }))).toEqual([[1, 1, 0, 1, 0], [2, 1, 2, 1], [1, 1, 1], [2, 1], [1]]);
+  });
+
   it('buckets by hour, week and month', async () => {
     expect(grid(await retention({ period: 'Hour', total_intervals: 3, date_to: '2026-03-01T12:00:00Z' }))).toEqual([[1, 0, 0], [0, 0], [1]]);
     // Weeks start on Sunday: 22 February and 1 March.

@@ -13,8 +13,17 @@ export function checkInsight(query: InsightQuery): InsightQuery {
   return query;
 }
 
-/** Whether the query reads cohort membership (filters or a cohort breakdown), so cohorts must be loaded. */
+/**
+ * Whether the query reads cohort membership, so cohorts must be loaded: a cohort breakdown, or a cohort in
+ * any of its filters (the query's, the test accounts', a series', a funnel exclusion's, a retention
+ * entity's, or those of the funnel that funnel paths follow).
+ */
 export function usesCohorts(query: InsightQuery, testAccountFilters: PropertyNode | null): boolean {
   if (query.breakdown?.kind === 'cohort') return true;
-  return [query.properties, testAccountFilters, ...query.series.map((s) => s.properties)].some((node) => cohortIdsOf(node).length > 0);
+  const nodes = [
+    query.properties, testAccountFilters, ...query.series.map((s) => s.properties), ...(query.funnel?.exclusions ?? []).map((e) => e.properties),
+    query.retention?.target.properties ?? null, query.retention?.returning.properties ?? null,
+  ];
+  if (nodes.some((node) => cohortIdsOf(node).length > 0)) return true;
+  return query.paths?.funnel ? usesCohorts(query.paths.funnel.query, testAccountFilters) : false;
 }
