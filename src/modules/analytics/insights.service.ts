@@ -2,28 +2,27 @@ import { Injectable } from '@nestjs/common';
 import { DateTime } from 'luxon';
 import type { ProjectEntity } from '../projects/project.entity';
 import { AnalyticsRepository } from './analytics.repository';
-import { InsightActorsService } from './insight-actors.service';
-import { Cached, InsightCache } from './insight-cache';
-import { nextInterval } from './model/insight-dates';
-import type { ActorsSelection, InsightKind, InsightQuery } from './model/insight-query';
-import type { ActorPage, InsightResult } from './model/insight-result';
 import { FunnelCorrelationService } from './funnel-correlation.service';
 import { FunnelResult, FunnelsService } from './funnels.service';
+import { InsightActorsService } from './insight-actors.service';
+import { Cached, InsightCache } from './insight-cache';
 import type { CorrelationResult } from './model/funnel-correlation';
-import type { CorrelationActorsSelection, CorrelationOptions } from './parsers/funnel-correlation.parser';
-import type { FunnelActorsSelection } from './model/insight-query';
-import { parseFunnelFilter } from './parsers/funnel-filter.parser';
-import { parseRetentionFilter } from './parsers/retention-filter.parser';
-import { parsePathFilter } from './parsers/path-filter.parser';
-import { PathsService } from './paths.service';
+import { nextInterval } from './model/insight-dates';
+import type {
+  ActorsSelection, FunnelActorsSelection, InsightKind, InsightQuery, PathActorsSelection, RetentionActorsSelection,
+} from './model/insight-query';
+import type { ActorPage, InsightResult } from './model/insight-result';
 import type { PathEdge } from './model/path-building';
-import type { PathActorsSelection } from './model/insight-query';
-import { RetentionLine, RetentionService } from './retention.service';
-import type { RetentionActorsSelection } from './model/insight-query';
-import { checkInsight, usesCohorts } from './parsers/insight-checks';
 import { FilterInput, propertyFilterValue, textValue } from './parsers/filter-values';
+import type { CorrelationActorsSelection, CorrelationOptions } from './parsers/funnel-correlation.parser';
+import { parseFunnelFilter } from './parsers/funnel-filter.parser';
+import { checkInsight, usesCohorts } from './parsers/insight-checks';
 import { ParseContext, parseLegacyFilter } from './parsers/legacy-filter.parser';
+import { parsePathFilter } from './parsers/path-filter.parser';
+import { parseRetentionFilter } from './parsers/retention-filter.parser';
+import { PathsService } from './paths.service';
 import type { SerializedActor } from './presenters/actor.presenter';
+import { RetentionLine, RetentionService } from './retention.service';
 import type { SqlContext } from './sql/event-scope.sql';
 import { StickinessLifecycleService } from './stickiness-lifecycle.service';
 import { TrendsService } from './trends.service';
@@ -83,10 +82,8 @@ export class InsightsService {
   }
 
   /** The persons (or groups) whose paths hold the selected keys, serialized. */
-  async pathActorsOf(project: ProjectEntity, query: InsightQuery, selection: PathActorsSelection): Promise<ActorsAnswer> {
-    const { sql } = await this.sqlContext(project, query);
-    const page = await this.paths.actors(query, selection, sql);
-    return { page, people: await this.actors.serialize(project.id, page, false) };
+  pathActorsOf(project: ProjectEntity, query: InsightQuery, selection: PathActorsSelection): Promise<ActorsAnswer> {
+    return this.serializedPage(project, query, (sql) => this.paths.actors(query, selection, sql));
   }
 
   async parseRetention(project: ProjectEntity, input: FilterInput): Promise<InsightQuery> {
@@ -117,16 +114,18 @@ export class InsightsService {
   }
 
   /** The persons (or groups) behind one correlation row, serialized. */
-  async correlationActorsOf(project: ProjectEntity, query: InsightQuery, selection: CorrelationActorsSelection): Promise<ActorsAnswer> {
-    const { sql } = await this.sqlContext(project, query);
-    const page = await this.correlation.actors(query, selection, sql);
-    return { page, people: await this.actors.serialize(project.id, page, false) };
+  correlationActorsOf(project: ProjectEntity, query: InsightQuery, selection: CorrelationActorsSelection): Promise<ActorsAnswer> {
+    return this.serializedPage(project, query, (sql) => this.correlation.actors(query, selection, sql));
   }
 
   /** The persons (or groups) of one funnel step, serialized. */
-  async funnelActorsOf(project: ProjectEntity, query: InsightQuery, selection: FunnelActorsSelection): Promise<ActorsAnswer> {
-    const { sql } = await this.sqlContext(project, query);
-    const page = await this.funnels.actors(query, selection, sql);
+  funnelActorsOf(project: ProjectEntity, query: InsightQuery, selection: FunnelActorsSelection): Promise<ActorsAnswer> {
+    return this.serializedPage(project, query, (sql) => this.funnels.actors(query, selection, sql));
+  }
+
+  /** One page of actors chosen in SQL context, then serialized newest first (funnels, correlation, paths). */
+  private async serializedPage(project: ProjectEntity, query: InsightQuery, pageOf: (sql: SqlContext) => Promise<ActorPage>): Promise<ActorsAnswer> {
+    const page = await pageOf((await this.sqlContext(project, query)).sql);
     return { page, people: await this.actors.serialize(project.id, page, false) };
   }
 
