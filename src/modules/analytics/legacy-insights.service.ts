@@ -5,7 +5,7 @@ import { InsightsService } from './insights.service';
 import { DEFAULT_BREAKDOWN_LIMIT } from './model/insight-query';
 import { lifecycleSelection, stickinessSelection, targetSeries, trendsSelection } from './parsers/actors-request.parser';
 import { booleanValue, FilterInput } from './parsers/filter-values';
-import { actorsReply, cachedEnvelope, paginatedUrl, plainActorsReply } from './presenters/actors-page.presenter';
+import { actorsReply, cachedEnvelope, paginatedUrl, plainActorsReply, replyInput } from './presenters/actors-page.presenter';
 import { correlationActorsSelection, correlationOptions, isCorrelationRequest } from './parsers/funnel-correlation.parser';
 import { funnelActorsSelection } from './parsers/funnel-filter.parser';
 import { pathActorsSelection } from './parsers/path-filter.parser';
@@ -48,8 +48,8 @@ export class LegacyInsightsService {
   async pathPersons(project: ProjectEntity, input: FilterInput, url: URL) {
     const query = await this.insights.parsePaths(project, input);
     const selection = pathActorsSelection(input);
-    const { page, people } = await this.insights.pathActorsOf(project, query, selection);
-    return actorsReply({ people, rawCount: page.actors.length, full: page.full, url, offset: selection.offset, limit: selection.limit }, new Date());
+    const answer = await this.insights.pathActorsOf(project, query, selection);
+    return actorsReply(replyInput(answer, url, selection), new Date());
   }
 
   async retention(project: ProjectEntity, input: FilterInput) {
@@ -81,9 +81,9 @@ export class LegacyInsightsService {
   async correlationPersons(project: ProjectEntity, input: FilterInput, url: URL) {
     const query = await this.insights.parseFunnel(project, input);
     const selection = correlationActorsSelection(input);
-    const { page, people } = await this.insights.correlationActorsOf(project, query, selection);
-    const reply = actorsReply({ people, rawCount: page.actors.length, full: page.full, url, offset: selection.offset, limit: selection.limit }, new Date());
-    return { ...reply, next: page.full ? correlationNextUrl(url, selection.offset, selection.limit) : null };
+    const answer = await this.insights.correlationActorsOf(project, query, selection);
+    const reply = actorsReply(replyInput(answer, url, selection), new Date());
+    return { ...reply, next: answer.page.full ? correlationNextUrl(url, selection.offset, selection.limit) : null };
   }
 
   /** The persons of one funnel step: reached it (`funnel_step` > 0) or dropped off right before it (< 0). */
@@ -91,29 +91,29 @@ export class LegacyInsightsService {
     if (isCorrelationRequest(input)) return this.correlationPersons(project, input, url);
     const query = await this.insights.parseFunnel(project, input);
     const selection = funnelActorsSelection(query, input, DateTime.now());
-    const { page, people } = await this.insights.funnelActorsOf(project, query, selection);
-    return actorsReply({ people, rawCount: page.actors.length, full: page.full, url, offset: selection.offset, limit: selection.limit }, new Date());
+    const answer = await this.insights.funnelActorsOf(project, query, selection);
+    return actorsReply(replyInput(answer, url, selection), new Date());
   }
 
   async trendPersons(project: ProjectEntity, input: FilterInput, url: URL) {
     const query = targetSeries(await this.insights.parseLegacy(project, input, 'trends'), input);
     const selection = trendsSelection(query, input);
-    const { page, people } = await this.insights.actorsOf(project, query, selection);
-    return actorsReply({ people, rawCount: page.actors.length, full: page.full, url, offset: selection.offset, limit: selection.limit }, new Date());
+    const answer = await this.insights.actorsOf(project, query, selection);
+    return actorsReply(replyInput(answer, url, selection), new Date());
   }
 
   async stickinessPersons(project: ProjectEntity, input: FilterInput, url: URL) {
     const query = targetSeries(await this.insights.parseLegacy(project, input, 'stickiness'), input);
     const selection = stickinessSelection(query, input);
-    const { page, people } = await this.insights.actorsOf(project, query, selection);
-    return plainActorsReply({ people, rawCount: page.actors.length, full: page.full, url, offset: selection.offset, limit: selection.limit });
+    const answer = await this.insights.actorsOf(project, query, selection);
+    return plainActorsReply(replyInput(answer, url, selection));
   }
 
   /** Lifecycle uses the first series unless `entity_*` picks another. */
   async lifecyclePersons(project: ProjectEntity, input: FilterInput, url: URL) {
     const query = targetSeries(await this.insights.parseLegacy(project, input, 'lifecycle'), input, true);
     const selection = lifecycleSelection(query, input, DateTime.now());
-    const { page, people } = await this.insights.actorsOf(project, query, selection);
-    return plainActorsReply({ people, rawCount: page.actors.length, full: page.full, url, offset: selection.offset, limit: selection.limit });
+    const answer = await this.insights.actorsOf(project, query, selection);
+    return plainActorsReply(replyInput(answer, url, selection));
   }
 }

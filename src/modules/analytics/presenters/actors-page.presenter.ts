@@ -28,7 +28,12 @@ export interface ActorsReplyInput {
   limit: number;
 }
 
-/** Trends (and the later funnel and path) persons: PostHog's cached-results envelope. */
+/** The reply input of one computed page: its serialized actors, how many rows it had, and whether it was full. */
+export function replyInput(answer: { page: { actors: unknown[]; full: boolean }; people: SerializedActor[] }, url: URL, selection: { offset: number; limit: number }): ActorsReplyInput {
+  return { people: answer.people, rawCount: answer.page.actors.length, full: answer.page.full, url, offset: selection.offset, limit: selection.limit };
+}
+
+/** Trends, funnel, correlation and path persons: PostHog's cached-results envelope. */
 export function actorsReply(input: ActorsReplyInput, lastRefresh: Date) {
   return {
     results: [{ people: input.people, count: input.people.length }],
