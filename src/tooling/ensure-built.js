@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+'use strict';
+/*
+ * Runs before `npm run up`, `npm run cli` and `npm test`: installs dependencies and builds dist/ only when they are
+ * out of date, printing each phase it runs with its duration. Plain JavaScript with no dependencies, because it runs
+ * before anything is installed or compiled.
+ *
+ * Freshness is decided by modification times against stamp files written after a successful step, so a `git pull`
+ * or an edit (which both touch the changed files) triggers exactly the work they need:
+ *   install: package.json / package-lock.json newer than node_modules/.hogbase-install-stamp
+ *   build:   any file under src/ or a build config newer than dist/.hogbase-build-stamp
+ *
+ * Flags: --quiet prints nothing when everything is up to date (the CLI's case); --force-build always builds.
+ */
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '..', '..');
+const quiet = process.argv.includes('--quiet');
+const forceBuild = process.argv.includes('--force-build');
+const installStamp = path.join(root, 'node_modules', '.hogbase-install-stamp');
+const buildStamp = path.join(root, 'dist', '.hogbase-build-stamp');
+const buildInputs = ['src', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', 'package-lock.json'];
+
+function mtime(file) {
+  try {
+    return fs.statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+/** The newest modification time of a file or of anything under a folder. */
+function newest(entry) {
+  const stat = fs.statSync(entry, { throwIfNoEntry: false });
+  if (!stat) return 0;
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let latest = stat.mtimeMs; // a deleted file changes its folder's time
+  for (const child of fs.readdirSync(entry)) latest = Math.max(latest, newest(path.join(entry, child)));
+  return latest;
+}
+
+function phase(label, command, args) {
+  const started = Date.now();
+  process.stdout.write(`[up] ${label}...\n`);
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' });
+  if (result.status !== 0) {
+    process.stderr.write(`[up] ${label} failed (exit ${result.status ?? result.signal}); see the output above.\n`);
+    process.exit(result.status || 1);
+  }
+  process.stdout.write(`[up] ${label}: done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+}
+
+function touch(file) {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${new Date().toISOString()}\n`);
+}
+
+const installedAt = mtime(installStamp);
+if (installedAt < Math.max(mtime(path.join(root, 'package.json')), mtime(path.join(root, 'package-lock.json')))) {
+  phase('installing dependencies (npm install)', 'npm', ['install', '--no-audit', '--no-fund', '--loglevel=error']);
+  touch(installStamp);
+}
+
+const builtAt = mtime(buildStamp);
+const sourcesAt = Math.max(...buildInputs.map((entry) => newest(path.join(root, entry))));
+if (forceBuild || builtAt < sourcesAt || !fs.existsSync(path.join(root, 'dist', 'main.js'))) {
+  phase('building dist/ (nest build)', process.execPath, [require.resolve('@nestjs/cli/bin/nest.js', { paths: [root] }), 'build']);
+  touch(buildStamp);
+} else if (!quiet) {
+  process.stdout.write('[up] dependencies and build are up to date\n');
+}
