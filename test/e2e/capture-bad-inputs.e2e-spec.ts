@@ -7,12 +7,9 @@ import { startTestApp, TestApp } from '../support/test-app';
 const MAX_BODY = 2 * 1024 * 1024;
 const MAX_DECOMPRESSED = 4 * 1024 * 1024;
 const invalidPayload = (detail: string) => ({ type: 'validation_error', code: 'invalid_payload', detail, attr: null });
-const NO_DATA = {
-  type: 'validation_error',
-  code: 'no_data',
-  detail: 'No data found. Make sure to use a POST request when sending the payload in the body of the request.',
-  attr: null,
-};
+const noData = (detail: string) => ({ type: 'validation_error', code: 'no_data', detail: `No data found: ${detail}`, attr: null });
+const NO_BODY = noData('the request has no body and no ?data= parameter. Send the payload as the body of a POST (JSON, optionally gzip), or base64-encoded in ?data=.');
+const EMPTY_LIST = noData('the list of events is empty. Send at least one event.');
 
 /**
  * reliability.md §5 items 1–25 (with SPEC's silent-drop rule in place of item 22): each bad input gets
@@ -47,13 +44,13 @@ describe('Capture of bad inputs', () => {
   });
 
   it.each([
-    ['an empty body', ''],
-    ['[]', '[]'],
-    ['{"batch": []}', '{"batch": []}'],
-  ])('2. %s → 400 no_data', async (_label, raw) => {
+    ['an empty body', '', NO_BODY],
+    ['[]', '[]', EMPTY_LIST],
+    ['{"batch": []}', '{"batch": []}', EMPTY_LIST],
+  ])('2. %s → 400 no_data saying which', async (_label, raw, body) => {
     const res = await sendRaw(t, '/batch/', raw, { 'content-type': 'application/json' });
     expect(res.status).toBe(400);
-    expect(JSON.parse(res.text)).toEqual(NO_DATA);
+    expect(JSON.parse(res.text)).toEqual(body);
   });
 
   it.each([
@@ -213,7 +210,7 @@ describe('Capture of bad inputs', () => {
     expect(JSON.parse(res.text)).toEqual({
       type: 'authentication_error',
       code: 'missing_api_key',
-      detail: 'API key not provided. You can find your project API key in PostHog project settings.',
+      detail: `API key not provided. Send the project API key (phc_) as "api_key" or "token" in the body, or as ?token=. The project API key is printed on the first boot and is the "api_token" of GET /api/projects/@current/ (or \`npm run cli -- projects list\`).`,
       attr: null,
     });
   });
@@ -224,7 +221,7 @@ describe('Capture of bad inputs', () => {
     expect(JSON.parse(res.text)).toEqual({
       type: 'authentication_error',
       code: 'invalid_api_key',
-      detail: 'Project API key invalid. You can find your project API key in PostHog project settings.',
+      detail: `Project API key invalid: no project has this key. The project API key is printed on the first boot and is the "api_token" of GET /api/projects/@current/ (or \`npm run cli -- projects list\`).`,
       attr: null,
     });
   });

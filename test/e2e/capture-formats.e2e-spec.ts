@@ -81,7 +81,7 @@ describe('Capture body formats', () => {
   it('refuses a personal key without project_id, or for a project it cannot access', async () => {
     const missing = await sendJson(t, '/capture/', { api_key: t.keys.personalApiKey, event: 'x', distinct_id: 'p' });
     expect(missing.status).toBe(400);
-    expect(JSON.parse(missing.text)).toEqual({ type: 'validation_error', code: 'invalid_project', detail: 'Invalid Project ID.', attr: 'project_id' });
+    expect(JSON.parse(missing.text)).toEqual({ type: 'validation_error', code: 'invalid_project', detail: `Invalid Project ID. A personal API key (phx_) was sent as the project API key: SDKs and capture take the project API key (phc_). The project API key is printed on the first boot and is the "api_token" of GET /api/projects/@current/ (or \`npm run cli -- projects list\`). To send with a personal key instead, add "project_id".`, attr: 'project_id' });
     const provisioning = t.app.get(ProvisioningService);
     await provisioning.createUser({ email: 'stranger@example.com', level: MembershipLevel.Member });
     const other = await provisioning.createOrganization('Other', 'stranger@example.com');

@@ -282,7 +282,7 @@ describe('Decide and flags', () => {
       expect(res.body).toEqual({
         type: 'authentication_error',
         code: 'missing_api_key',
-        detail: 'API key not provided. You can find your project API key in PostHog project settings.',
+        detail: `API key not provided. Send the project API key (phc_) as "api_key" or "token" in the body, or as ?token=. The project API key is printed on the first boot and is the "api_token" of GET /api/projects/@current/ (or \`npm run cli -- projects list\`).`,
         attr: null,
       });
     });

@@ -126,7 +126,7 @@ describe('Feature flags API', () => {
       ['payload not JSON', { key: 'f1', filters: { groups: [{}], payloads: { true: 'not json' } } }, invalid('Payload value is not valid JSON')],
       ['payload key of a missing variant', { key: 'f1', filters: { groups: [{}], multivariate: { variants: [{ key: 'a', rollout_percentage: 100 }] }, payloads: { z: '1' } } }, invalid('Payload keys must match a variant key for multivariate flags')],
       ['boolean payload key other than true', { key: 'f1', filters: { groups: [{}], payloads: { false: '1' } } }, invalid("Payload keys must be 'true' for boolean flags")],
-      ['regex with a number', { key: 'f1', filters: groups([{ key: 'age', value: 5, operator: 'regex', type: 'person' }]) }, invalid('Invalid value for operator regex: 5', 'filters', 'invalid_value')],
+      ['regex with a number', { key: 'f1', filters: groups([{ key: 'age', value: 5, operator: 'regex', type: 'person' }]) }, invalid('Invalid value for operator regex: 5. This operator takes one value: send it as a string, e.g. "5".', 'filters', 'invalid_value')],
       ['unparseable date', { key: 'f1', filters: groups([{ key: 'd', value: 'soon', operator: 'is_date_after', type: 'person' }]) }, invalid('Invalid date value: soon', 'filters', 'invalid_date')],
       ['unknown operator', { key: 'f1', filters: groups([{ key: 'd', value: 'x', operator: 'like', type: 'person' }]) }, invalid('Invalid operator: like', 'filters', 'invalid_operator')],
       ['missing cohort', { key: 'f1', filters: groups([{ key: 'id', value: 4242, type: 'cohort' }]) }, invalid('Cohort with id 4242 does not exist', 'filters', 'cohort_does_not_exist')],
@@ -204,12 +204,13 @@ describe('Feature flags API', () => {
       expect(undelete.body).toEqual(invalid('There is already a feature flag with this key.', 'key', 'unique'));
     });
 
-    it('answers DELETE with 405 and an empty body, changing nothing', async () => {
+    it('answers DELETE with 405, an empty body and Allow: GET, PATCH, changing nothing', async () => {
       const flag = await create({ key: 'undeletable' });
       const versionBefore = await flagsVersion();
       const res = await t.http.delete(`${base}/${flag.body.id}/`);
       expect(res.status).toBe(405);
       expect(res.text).toBe('');
+      expect(res.headers.get('allow')).toBe('GET, PATCH');
       expect((await t.http.get(`${base}/${flag.body.id}/`)).body).toEqual(flag.body);
       expect(await flagsVersion()).toBe(versionBefore);
     });

@@ -1,21 +1,28 @@
 import { ApiError } from '../errors/api-error';
 import type { PersonalKeySource } from './key-sources';
 
+const WHERE_PROJECT_KEY =
+  'The project API key is printed on the first boot and is the "api_token" of GET /api/projects/@current/ (or `npm run cli -- projects list`).';
+const PROJECT_KEY_ON_API =
+  ' This is a project API key (phc_), which SDKs use; /api/ routes take a personal API key (phx_) as "Authorization: Bearer phx_…". Create one with `npm run cli -- keys create --email <you>` or POST /api/personal_api_keys/.';
+
 /** The exact bodies of CONTRACT §2 and reference/management-api.md §1, in one place. */
 export const AuthErrors = {
   notAuthenticated: () =>
     new ApiError(401, 'authentication_error', 'not_authenticated', 'Authentication credentials were not provided.', null, {
       'www-authenticate': 'Bearer',
     }),
-  invalidPersonalKey: (source: PersonalKeySource) =>
-    new ApiError(
+  invalidPersonalKey: (source: PersonalKeySource, token: string) => {
+    const hint = token.startsWith('phc_') ? PROJECT_KEY_ON_API : ' Check the key, or create one with `npm run cli -- keys create --email <you>`.';
+    return new ApiError(
       401,
       'authentication_error',
       'authentication_failed',
-      `Personal API key found in request ${source} is invalid.`,
+      `Personal API key found in request ${source} is invalid.${hint}`,
       null,
       { 'www-authenticate': 'Bearer' },
-    ),
+    );
+  },
   missingScope: (scope: string) => ApiError.permissionDenied(`API key missing required scope '${scope}'`),
   projectNotFound: () => ApiError.notFound('Project not found.'),
   organizationNotFound: () => ApiError.notFound('Organization not found.'),
@@ -28,18 +35,25 @@ export const AuthErrors = {
       401,
       'authentication_error',
       'missing_api_key',
-      'API key not provided. You can find your project API key in PostHog project settings.',
+      `API key not provided. Send the project API key (phc_) as "api_key" or "token" in the body, or as ?token=. ${WHERE_PROJECT_KEY}`,
     ),
   invalidProjectKey: () =>
     new ApiError(
       401,
       'authentication_error',
       'invalid_api_key',
-      'Project API key invalid. You can find your project API key in PostHog project settings.',
+      `Project API key invalid: no project has this key. ${WHERE_PROJECT_KEY}`,
     ),
   malformedProjectKey: (reason: string) =>
     new ApiError(401, 'authentication_error', reason, `Provided API key is not valid: ${reason}`),
   invalidPersonalKeyOnPublicRoute: () =>
     new ApiError(401, 'authentication_error', 'invalid_personal_api_key', 'Invalid Personal API key.'),
-  invalidProject: () => new ApiError(400, 'validation_error', 'invalid_project', 'Invalid Project ID.', 'project_id'),
+  invalidProject: () =>
+    new ApiError(
+      400,
+      'validation_error',
+      'invalid_project',
+      `Invalid Project ID. A personal API key (phx_) was sent as the project API key: SDKs and capture take the project API key (phc_). ${WHERE_PROJECT_KEY} To send with a personal key instead, add "project_id".`,
+      'project_id',
+    ),
 };

@@ -55,7 +55,7 @@ export class AuthGuard implements CanActivate {
     const found = findPersonalApiKey(request.headers.authorization, request.body, request.query);
     if (!found) throw AuthErrors.notAuthenticated();
     const principal = await this.keyOwner(found.key);
-    if (!principal) throw AuthErrors.invalidPersonalKey(found.source);
+    if (!principal) throw AuthErrors.invalidPersonalKey(found.source, found.key);
     request.principal = principal;
     return principal;
   }

@@ -51,13 +51,18 @@ export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0].trim().toLowerCase();
 }
 
-export const noData = () =>
-  new ApiError(
-    400,
-    'validation_error',
-    'no_data',
-    'No data found. Make sure to use a POST request when sending the payload in the body of the request.',
+/** PostHog's `no_data` code, with a detail that says which of the three ways to send nothing happened. */
+export const noData = (detail = 'the request has no body and no ?data= parameter. Send the payload as the body of a POST (JSON, optionally gzip), or base64-encoded in ?data=.') =>
+  new ApiError(400, 'validation_error', 'no_data', `No data found: ${detail}`);
+
+const formWithoutData = () =>
+  noData(
+    'the body was sent as a form (Content-Type: application/x-www-form-urlencoded, which is what `curl -d` sends) without a data= field. Send JSON with the header "Content-Type: application/json", or put the payload in a data= form field.',
   );
+
+const emptyPayload = () => noData('the payload is empty. Send a JSON object (or, on capture, a list of events).');
+
+export const emptyEventList = () => noData('the list of events is empty. Send at least one event.');
 
 /** A query parameter's last value, when it is not empty. */
 function queryString(query: Record<string, unknown>, name: string): string | undefined {
@@ -98,7 +103,7 @@ function locatePayload(request: RawPayloadRequest, bodyTypes: readonly string[] 
     const form = new URLSearchParams(body.toString('latin1'));
     // `+` in base64 arrives as a space once the form is decoded.
     const data = form.get('data')?.replace(/ /g, '+');
-    if (!data) throw noData();
+    if (!data) throw formWithoutData();
     return { bytes: Buffer.from(data, 'latin1'), hint: queryHint ?? form.get('compression') ?? request.contentEncoding };
   }
   return { bytes: body, hint: queryHint ?? request.contentEncoding };
@@ -199,7 +204,7 @@ function parseWithNonFiniteNumbers(text: string, parseError: unknown): unknown {
 }
 
 export function parseJsonPayload(text: string): unknown {
-  if (text.trim() === '') throw noData();
+  if (text.trim() === '') throw emptyPayload();
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -207,6 +212,6 @@ export function parseJsonPayload(text: string): unknown {
     value = parseWithNonFiniteNumbers(text, error);
   }
   if (jsonDepthExceeds(value, MAX_JSON_DEPTH)) throw invalidPayload(`nesting deeper than ${MAX_JSON_DEPTH} levels`);
-  if (isEmptyPayload(value)) throw noData();
+  if (isEmptyPayload(value)) throw emptyEventList();
   return value;
 }

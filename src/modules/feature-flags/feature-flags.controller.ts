@@ -67,12 +67,15 @@ export class FeatureFlagsController {
     return this.flags.update(principal, project, id, body);
   }
 
-  /** Hard deletes are forbidden: 405 with an empty body; `PATCH {"deleted": true}` soft-deletes. */
+  /**
+   * Hard deletes are forbidden: 405 with PostHog's empty body (scripts test the status, not a body), plus the
+   * `Allow` header every other 405 carries; `PATCH {"deleted": true}` soft-deletes.
+   */
   @Delete(':id')
   @PersonalKeyAuth('feature_flag:write', PROJECT)
-  @ApiResponse({ status: 405, description: 'Always: use PATCH with {"deleted": true}.' })
+  @ApiResponse({ status: 405, description: 'Always, with an empty body and `Allow: GET, PATCH`: soft-delete with PATCH {"deleted": true}.' })
   forbidHardDelete(@Res() reply: FastifyReply): void {
-    reply.status(405).send();
+    reply.status(405).header('allow', 'GET, PATCH').send();
   }
 
   @Get(':id/activity')

@@ -163,7 +163,8 @@ function checkValue(property: PropertyFilter, operator: string): void {
     throw invalid(`Property group expressions of type ${property.key} cannot contain more than ${MAX_PROPERTY_VALUES} values.`);
   }
   if (STRING_VALUE_OPERATORS.has(operator) && typeof value !== 'string') {
-    throw invalid(`Invalid value for operator ${operator}: ${pythonRepr(value)}`, 'invalid_value');
+    const example = typeof value === 'number' || typeof value === 'boolean' ? `, e.g. ${JSON.stringify(String(value))}` : '';
+    throw invalid(`Invalid value for operator ${operator}: ${pythonRepr(value)}. This operator takes one value: send it as a string${example}.`, 'invalid_value');
   }
   if (DATE_OPERATORS.has(operator) && !isDateValue(value)) {
     throw invalid(`Invalid date value: ${pythonRepr(value)}`, 'invalid_date');

@@ -1,5 +1,5 @@
 import { ApiError } from '../../common/errors/api-error';
-import { invalidPayload, noData } from '../../common/http/payload-decoding';
+import { emptyEventList, invalidPayload } from '../../common/http/payload-decoding';
 import { isJsonObject } from '../../common/json/json-object';
 
 export interface CaptureEnvelope {
@@ -17,7 +17,9 @@ export function extractCaptureEvents(payload: unknown, path: string): CaptureEnv
   let envelope: CaptureEnvelope;
   if (Array.isArray(payload)) {
     envelope = { items: payload, sentAt: undefined };
-  } else if (isJsonObject(payload) && Array.isArray(payload.batch)) {
+  } else if (isJsonObject(payload) && payload.batch !== undefined) {
+    // A `batch` that is not a list would otherwise be read as one event without a name and dropped.
+    if (!Array.isArray(payload.batch)) throw invalidPayload(`"batch" must be a list of events, got ${jsonKind(payload.batch)}`);
     envelope = { items: payload.batch, sentAt: payload.sent_at };
   } else if (isJsonObject(payload)) {
     const engage = path.replace(/\/+$/, '').endsWith('/engage') && payload.event === undefined;
@@ -25,8 +27,13 @@ export function extractCaptureEvents(payload: unknown, path: string): CaptureEnv
   } else {
     throw invalidPayload('expected an event, an array of events or a batch');
   }
-  if (envelope.items.length === 0) throw noData();
+  if (envelope.items.length === 0) throw emptyEventList();
   return envelope;
+}
+
+function jsonKind(value: unknown): string {
+  if (value === null) return 'null';
+  return isJsonObject(value) ? 'an object' : `a ${typeof value}`;
 }
 
 function eventToken(event: unknown): string | null {
