@@ -26,6 +26,7 @@ import { UsersModule } from './modules/users/users.module';
 import type { QueueConnection } from './queues/queue-connection';
 import { QueuesModule } from './queues/queues.module';
 import { EventsModule } from './modules/events/events.module';
+import { IngestionWarningsModule } from './modules/ingestion-warnings/ingestion-warnings.module';
 import { PersonsModule } from './modules/persons/persons.module';
 import { WorkerModule } from './worker.module';
 
@@ -66,6 +67,7 @@ function coreImports(runtime: RuntimeOptions): Array<DynamicModule | Type> {
     DecideModule,
     PersonsModule,
     EventsModule,
+    IngestionWarningsModule,
     AnalyticsModule,
   ],
   providers: [{ provide: APP_GUARD, useClass: AuthGuard }, AuthAudit],

@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -30,6 +31,17 @@ export interface TestAppOptions {
   /** `redis` (default) runs BullMQ on the machine's Redis; `postgres` uses the embedded default backend. */
   queue?: 'redis' | 'postgres';
   env?: Record<string, string>;
+  /** Collects the app's log lines (level info and up), parsed, instead of discarding them. */
+  logs?: Array<Record<string, unknown>>;
+}
+
+function logSink(lines: Array<Record<string, unknown>>): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line));
+      done();
+    },
+  });
 }
 
 /** A fresh database cloned from the migrated template, so every file starts from the same empty state. */
@@ -58,7 +70,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...options.env,
   });
   const runtime: RuntimeOptions = { config, databaseUrl: url, queue: configureQueueConnection(config, url) };
-  const app = await createHttpApp(runtime, createRootLogger('silent'));
+  const logger = options.logs ? createRootLogger('info', logSink(options.logs)) : createRootLogger('silent');
+  const app = await createHttpApp(runtime, logger);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.getHttpServer().address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;

@@ -55,20 +55,26 @@ export class PinoNestLogger implements LoggerService {
   /** Nest's own boot chatter (one line per module and route) is debug detail, not news. */
   private static readonly QUIET_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication']);
 
-  /** Nest passes `(message, [stack], context)`; the context is always last. */
+  /**
+   * Nest passes `(message, [stack], context)`, the context always last. Our code logs pino's way through the same
+   * Logger, `(fields, 'message')`: then the first string after the fields is the message, not a stack.
+   */
   private write(level: pino.Level, message: unknown, rest: unknown[]): void {
     const context = typeof rest[rest.length - 1] === 'string' ? (rest.pop() as string) : undefined;
     if (level === 'info' && context && PinoNestLogger.QUIET_CONTEXTS.has(context)) level = 'debug';
     const fields: Record<string, unknown> = context ? { context } : {};
+    const texts: string[] = [];
     for (const extra of rest) {
-      if (typeof extra === 'string') fields.stack = extra;
+      if (typeof extra === 'string') texts.push(extra);
       else if (extra && typeof extra === 'object') Object.assign(fields, extra);
     }
     if (message instanceof Error) {
-      this.root[level]({ ...fields, err: message }, message.message);
+      this.root[level]({ ...fields, err: message }, texts[0] ?? message.message);
     } else if (message && typeof message === 'object') {
-      this.root[level]({ ...fields, ...(message as object) });
+      if (texts[1] !== undefined) fields.stack = texts[1];
+      this.root[level]({ ...fields, ...(message as object) }, texts[0]);
     } else {
+      if (texts[0] !== undefined) fields.stack = texts[0];
       this.root[level](fields, String(message));
     }
   }

@@ -17,6 +17,7 @@ import {
   SuccessDto,
   UpdateCohortDto,
 } from './dto/cohort.dto';
+import { answerHardDelete, HARD_DELETE_RESPONSE } from '../../common/http/hard-delete';
 
 const PROJECT = { projectParam: 'project_id' };
 
@@ -59,9 +60,9 @@ export class CohortsController {
   /** Hard deletes are forbidden, as for flags: `PATCH {"deleted": true}` soft-deletes. */
   @Delete(':id')
   @PersonalKeyAuth('cohort:write', PROJECT)
-  @ApiResponse({ status: 405, description: 'Always: use PATCH with {"deleted": true}.' })
+  @ApiResponse(HARD_DELETE_RESPONSE)
   forbidHardDelete(@Res() reply: FastifyReply): void {
-    reply.status(405).send();
+    answerHardDelete(reply);
   }
 
   @Patch(':id/add_persons_to_static_cohort')

@@ -11,6 +11,7 @@ import type { ProjectEntity } from '../projects/project.entity';
 import { CreateFeatureFlagDto, FeatureFlagDto, FeatureFlagPageDto, UpdateFeatureFlagDto } from './dto/feature-flag.dto';
 import { FeatureFlagsService } from './feature-flags.service';
 import { parseFlagListFilters } from './flag-list-filters';
+import { answerHardDelete, HARD_DELETE_RESPONSE } from '../../common/http/hard-delete';
 
 const PROJECT = { projectParam: 'project_id' };
 
@@ -67,15 +68,12 @@ export class FeatureFlagsController {
     return this.flags.update(principal, project, id, body);
   }
 
-  /**
-   * Hard deletes are forbidden: 405 with PostHog's empty body (scripts test the status, not a body), plus the
-   * `Allow` header every other 405 carries; `PATCH {"deleted": true}` soft-deletes.
-   */
+  /** Hard deletes are forbidden: `PATCH {"deleted": true}` soft-deletes. */
   @Delete(':id')
   @PersonalKeyAuth('feature_flag:write', PROJECT)
-  @ApiResponse({ status: 405, description: 'Always, with an empty body and `Allow: GET, PATCH`: soft-delete with PATCH {"deleted": true}.' })
+  @ApiResponse(HARD_DELETE_RESPONSE)
   forbidHardDelete(@Res() reply: FastifyReply): void {
-    reply.status(405).header('allow', 'GET, PATCH').send();
+    answerHardDelete(reply);
   }
 
   @Get(':id/activity')

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ProjectPrincipal } from '../../common/auth/principal';
 import { isJsonObject } from '../../common/json/json-object';
 import { AppConfig } from '../../config/app-config';
@@ -28,6 +28,8 @@ export interface CaptureContext {
  */
 @Injectable()
 export class CaptureService {
+  private readonly logger = new Logger(CaptureService.name);
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly producer: IngestionProducer,
@@ -59,12 +61,20 @@ export class CaptureService {
       this.segmentFor(segments, caller, result.event, context.nowMs).events.push(result.event);
       accepted += 1;
     }
-    for (const warning of dropped) this.metrics.dropped.inc({ reason: warning.type });
+    for (const warning of dropped) this.recordDrop(warning, context.path);
     const warnings = [...dropped, ...corrections];
     if (warnings.length > 0) this.attachWarnings(segments, caller, warnings, context.nowMs);
     this.metrics.received.inc({ path: context.path }, envelope.items.length);
     await this.producer.enqueue(segments);
     this.metrics.enqueued.inc(accepted);
+  }
+
+  /** A drop answers 200 (SPEC), so the log line and the warnings API are how anyone learns of it. */
+  private recordDrop(warning: IngestionWarning, path: string): void {
+    this.metrics.dropped.inc({ reason: warning.type });
+    // The reason and the event name only: never the key, and no distinct id (often an e-mail address).
+    const event = typeof warning.details.event === 'string' ? warning.details.event : undefined;
+    this.logger.log({ reason: warning.type, path, event }, 'event dropped');
   }
 
   private segmentFor(segments: Map<number, IngestionSegment>, caller: ProjectPrincipal, event: NormalizedEvent, nowMs: number) {

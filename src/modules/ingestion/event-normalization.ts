@@ -4,7 +4,7 @@ import { resolveEventTime } from './timestamps';
 import type { IngestionWarning, NormalizedEvent } from './ingestion.types';
 import { elementsToChain } from './elements-chain';
 import { applyPersonPropertyRules } from './person-properties';
-import { normalizeDistinctId } from '../persons/distinct-id';
+import { cutDistinctIdLength, MAX_DISTINCT_ID_LENGTH, normalizeDistinctId } from '../persons/distinct-id';
 import { isJsonObject, JsonObject, scalarText } from '../../common/json/json-object';
 
 /** Events bigger than this are dropped with a warning; the rest of the request is kept. */
@@ -106,6 +106,10 @@ export function normalizeEvent(raw: unknown, context: NormalizeContext): Normali
   }
 
   const warnings: IngestionWarning[] = [];
+  const cutFrom = cutDistinctIdLength(distinctIdOf(item, properties));
+  if (cutFrom !== null) {
+    warnings.push({ type: 'distinct_id_truncated', details: { event: item.event, distinct_id: distinctId, length: cutFrom, max_length: MAX_DISTINCT_ID_LENGTH } });
+  }
   const { uuid, replaced } = uuidOf(item, distinctId, item.event);
   if (replaced) warnings.push({ type: 'invalid_uuid_replaced', details: { event: item.event, given: String(item.uuid), uuid } });
   mergePersonUpdates(item, properties);

@@ -16,6 +16,7 @@ export type IngestionWarningType =
   | 'empty_distinct_id'
   | 'event_too_big'
   | 'invalid_uuid_replaced'
+  | 'distinct_id_truncated'
   | 'event_timestamp_in_future'
   | 'ignored_invalid_timestamp'
   | 'invalid_project_api_key'

@@ -10,11 +10,23 @@ export const MAX_DISTINCT_ID_LENGTH = 200;
  * (decide, merges, bulk delete) reads it the same way, so both name the same person.
  */
 export function normalizeDistinctId(raw: unknown): string | null {
+  const clean = distinctIdText(raw);
+  if (clean === null || clean.length <= MAX_DISTINCT_ID_LENGTH) return clean;
+  return Array.from(clean).slice(0, MAX_DISTINCT_ID_LENGTH).join('');
+}
+
+/** The length in characters of a distinct id before it is cut, when it is longer than what is stored; else null. */
+export function cutDistinctIdLength(raw: unknown): number | null {
+  const clean = distinctIdText(raw);
+  if (clean === null || clean.length <= MAX_DISTINCT_ID_LENGTH) return null;
+  const length = Array.from(clean).length;
+  return length > MAX_DISTINCT_ID_LENGTH ? length : null;
+}
+
+function distinctIdText(raw: unknown): string | null {
   if (raw === undefined || raw === null) return null;
   const text = typeof raw === 'string' ? raw : typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : JSON.stringify(raw);
-  const clean = cleanString(text);
-  if (clean.length <= MAX_DISTINCT_ID_LENGTH) return clean;
-  return Array.from(clean).slice(0, MAX_DISTINCT_ID_LENGTH).join('');
+  return cleanString(text);
 }
 
 /**

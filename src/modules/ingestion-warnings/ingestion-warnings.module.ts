@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { IngestionWarningQueriesRepository } from './ingestion-warning-queries.repository';
+import { IngestionWarningsController } from './ingestion-warnings.controller';
+import { IngestionWarningsService } from './ingestion-warnings.service';
+
+/** The ingestion warnings API: what the workers dropped or corrected, summarised per warning type. */
+@Module({
+  controllers: [IngestionWarningsController],
+  providers: [IngestionWarningQueriesRepository, IngestionWarningsService],
+  exports: [IngestionWarningsService],
+})
+export class IngestionWarningsModule {}

@@ -1,0 +1,47 @@
+import { Logger } from '@nestjs/common';
+import { Writable } from 'node:stream';
+import { createRootLogger, PinoNestLogger } from '../../../src/common/logging/logger';
+
+/** Log lines as written, parsed. */
+function capture(): { lines: Array<Record<string, any>>; sut: PinoNestLogger } {
+  const lines: Array<Record<string, any>> = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString()));
+      done();
+    },
+  });
+  return { lines, sut: new PinoNestLogger(createRootLogger('debug', stream)) };
+}
+
+describe(PinoNestLogger.name, () => {
+  afterEach(() => Logger.overrideLogger(false));
+
+  it('writes a per-class Logger call in pino style, (fields, message), with the message as msg', () => {
+    const { lines, sut } = capture();
+    Logger.overrideLogger(sut);
+    new Logger('IngestionProducer').warn({ err: new Error('connection refused'), partition: 3 }, 'enqueue failed');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 'warn', msg: 'enqueue failed', context: 'IngestionProducer', partition: 3 });
+    expect(lines[0].err.message).toBe('connection refused');
+    expect(lines[0].stack).toBeUndefined();
+  });
+
+  it("keeps Nest's own (message, stack, context) form", () => {
+    const { lines, sut } = capture();
+    sut.error('request failed', 'Error: boom\n    at x', 'ExceptionsHandler');
+    expect(lines[0]).toMatchObject({ level: 'error', msg: 'request failed', stack: 'Error: boom\n    at x', context: 'ExceptionsHandler' });
+  });
+
+  it('takes the message of an Error logged alone', () => {
+    const { lines, sut } = capture();
+    sut.warn(new Error('gone'), 'Worker');
+    expect(lines[0]).toMatchObject({ level: 'warn', msg: 'gone', context: 'Worker' });
+  });
+
+  it('redacts keys in fields', () => {
+    const { lines, sut } = capture();
+    sut.log({ api_key: 'phc_secret', event: 'x' }, 'dropped', 'Capture');
+    expect(lines[0]).toMatchObject({ api_key: '[redacted]', msg: 'dropped' });
+  });
+});
