@@ -1,5 +1,6 @@
 import { HttpAdapterHost, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { completeOpenApiDocument } from './common/openapi/complete-document';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -91,7 +92,7 @@ function instrument(app: NestFastifyApplication, metrics: MetricsService): void 
 
 /** OpenAPI JSON at /api/schema/ and the interactive docs at /api/docs/ (CONTRACT §9). */
 function mountOpenApi(app: NestFastifyApplication, version: string): void {
-  const document = SwaggerModule.createDocument(
+  const document = completeOpenApiDocument(SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
       .setTitle('hogbase')
@@ -99,6 +100,6 @@ function mountOpenApi(app: NestFastifyApplication, version: string): void {
       .setVersion(version)
       .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Personal API key (phx_…)' })
       .build(),
-  );
+  ));
   SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/schema', raw: ['json'] });
 }
