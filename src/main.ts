@@ -78,14 +78,18 @@ function readConfigOrExit(): AppConfig {
 /** Printed once, on the boot that created them, straight to stdout: the log stream never carries secrets. */
 function printBootstrapKeys(keys: BootstrapKeys, config: AppConfig): void {
   const base = config.http.publicUrl ?? `http://localhost:${config.http.port}`;
+  // Keys the operator gave (INIT_*) are theirs already: printing them would only copy a secret into a log.
+  const given = { project: config.bootstrap.projectApiKey !== null, personal: config.bootstrap.personalApiKey !== null };
+  const personal = given.personal ? '(the one in INIT_PERSONAL_API_KEY)' : keys.personalApiKey;
+  const fresh = !given.project || !given.personal;
   process.stdout.write(
     [
       '',
-      '  hogbase is set up. Keep these keys: they are not shown again.',
-      `  Project API key (phc_, for SDKs):     ${keys.projectApiKey}`,
-      `  Personal API key (phx_, for /api/):   ${keys.personalApiKey}`,
+      fresh ? '  hogbase is set up. Keep these keys: they are not shown again.' : '  hogbase is set up with the keys given in INIT_*.',
+      `  Project API key (phc_, for SDKs):     ${given.project ? '(the one in INIT_PROJECT_API_KEY)' : keys.projectApiKey}`,
+      `  Personal API key (phx_, for /api/):   ${personal}`,
       `  Admin user: ${keys.email}   Project id: ${keys.projectId}`,
-      `  Try: curl -H "Authorization: Bearer ${keys.personalApiKey}" ${base}/api/users/@me/`,
+      `  Try: curl -H "Authorization: Bearer ${given.personal ? '$INIT_PERSONAL_API_KEY' : keys.personalApiKey}" ${base}/api/users/@me/`,
       '',
     ].join('\n') + '\n',
   );

@@ -21,7 +21,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
     const error = this.resolve(exception, request);
-    if (error.status >= 500) {
+    // A deliberate 503 (queue or database unreachable, draining) is logged where the outage is noticed, once per
+    // change of state; one error line with a stack per refused request would bury it.
+    if (error.status >= 500 && !(exception instanceof ApiError && error.status === 503)) {
       this.logger.error({ err: exception, reqId: request.id, url: request.url, method: request.method }, 'request failed');
     }
     const adapter = this.adapterHost.httpAdapter;

@@ -24,9 +24,21 @@ export function createRootLogger(level: string, destination?: pino.DestinationSt
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       formatters: { level: (label) => ({ level: label }) },
+      serializers: { err: serializeError },
     },
     destination,
   );
+}
+
+/**
+ * pino's error serializer, minus what can carry personal data: a TypeORM query error holds the SQL and its parameters
+ * (lists of distinct ids, often e-mail addresses), and PostgreSQL's `detail` quotes the values of a violated key.
+ */
+export function serializeError(error: unknown): unknown {
+  const serialized = pino.stdSerializers.err(error as Error) as unknown as Record<string, unknown>;
+  if (!serialized || typeof serialized !== 'object') return serialized;
+  for (const field of ['query', 'parameters', 'detail', 'driverError', 'where']) delete serialized[field];
+  return serialized;
 }
 
 /** Lets Nest's per-class `Logger` write structured JSON lines through pino. */

@@ -6,6 +6,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import { PartitionQueues } from '../../queues/partition-queues';
 import { INGESTION_JOB } from '../../queues/queue-names';
 import type { IngestionJobData, IngestionSegment } from './ingestion.types';
+import { OutageTracker } from './outage-tracker';
 
 interface Waiter {
   resolve: () => void;
@@ -36,6 +37,7 @@ export class IngestionProducer {
   private pending = new Map<number, PendingPartition>();
   private flushTimer: NodeJS.Timeout | null = null;
   private pendingEvents = 0;
+  private readonly outage = new OutageTracker();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -84,6 +86,10 @@ export class IngestionProducer {
     const data: IngestionJobData = { segments: slot.segments };
     try {
       await withDeadline(this.queues.get(partition).add(INGESTION_JOB, data), this.config.ingestion.enqueueTimeoutMs, 'enqueue');
+      const ended = this.outage.succeeded(Date.now());
+      if (ended?.kind === 'ended') {
+        this.logger.log({ refusedJobs: ended.failures, outageMs: ended.durationMs }, 'queue reachable again: capture accepts events');
+      }
       for (const waiter of slot.waiters) {
         waiter.outstanding -= 1;
         if (waiter.outstanding === 0 && !waiter.settled) {
@@ -92,7 +98,8 @@ export class IngestionProducer {
         }
       }
     } catch (error) {
-      this.logger.warn({ err: error, partition, events: slot.events }, 'enqueue failed');
+      // One line when the queue becomes unreachable; the count of refusals comes with the line that it is back.
+      if (this.outage.failed(Date.now())) this.logger.warn({ err: error, partition }, 'enqueue failed: capture answers 503 until the queue is reachable');
       for (const waiter of slot.waiters) {
         if (waiter.settled) continue;
         waiter.settled = true;

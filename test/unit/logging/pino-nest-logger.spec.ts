@@ -45,3 +45,19 @@ describe(PinoNestLogger.name, () => {
     expect(lines[0]).toMatchObject({ api_key: '[redacted]', msg: 'dropped' });
   });
 });
+
+describe('serializeError', () => {
+  it('drops the SQL, its parameters and the quoted key values of a query error, keeping message, code and stack', async () => {
+    const { serializeError } = await import('../../../src/common/logging/logger');
+    const error = Object.assign(new Error('duplicate key value violates unique constraint "person_distinct_id_uq"'), {
+      query: 'INSERT INTO person_distinct_id …',
+      parameters: [['ada@example.com', 'bob@example.com']],
+      detail: 'Key (distinct_id)=(ada@example.com) already exists.',
+      code: '23505',
+    });
+    const serialized = serializeError(error) as Record<string, unknown>;
+    expect(serialized).toMatchObject({ message: error.message, code: '23505', type: 'Error' });
+    expect(serialized.stack).toEqual(expect.stringContaining('duplicate key'));
+    expect(JSON.stringify(serialized)).not.toContain('example.com');
+  });
+});
