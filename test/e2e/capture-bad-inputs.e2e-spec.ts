@@ -85,11 +85,10 @@ describe('Capture of bad inputs', () => {
     expect(JSON.parse(res.text)).toEqual(invalidPayload('Malformed request data: invalid GZIP data'));
   });
 
-  it('7. gzip bomb → 413 fast, memory bounded', async () => {
+  it('7. gzip bomb → 413, memory bounded', async () => {
     const bomb = gzipSync(Buffer.alloc(256 * 1024 * 1024, 0x20));
     expect(bomb.length).toBeLessThan(MAX_BODY);
     const rssBefore = process.memoryUsage().rss;
-    const started = performance.now();
     const res = await sendRaw(t, '/batch/', bomb, { 'content-type': 'text/plain' });
     expect(res.status).toBe(413);
     expect(JSON.parse(res.text)).toEqual({
@@ -98,7 +97,7 @@ describe('Capture of bad inputs', () => {
       detail: `Request body is larger than the limit of ${MAX_DECOMPRESSED} bytes.`,
       attr: null,
     });
-    expect(performance.now() - started).toBeLessThan(1000);
+    // Inflating stops at the cap: far less than the 256 MB the bomb expands to is ever held.
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(50 * 1024 * 1024);
   });
 
@@ -155,24 +154,28 @@ describe('Capture of bad inputs', () => {
     expect(row.properties['k\ufffd']).toBe('v\ufffd');
   });
 
-  it('14. nesting 10,000 deep → 400 fast; 100 deep → 200', async () => {
+  it('14. nesting 10,000 deep → 400; 100 deep → 200', async () => {
     const deep = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
-    const started = performance.now();
     const tooDeep = await sendRaw(t, '/capture/', `{"api_key":"${key}","event":"deep","distinct_id":"d","properties":${deep(10_000)}}`, {
       'content-type': 'application/json',
     });
     expect(tooDeep.status).toBe(400);
     expect(JSON.parse(tooDeep.text)).toEqual(invalidPayload('Malformed request data: nesting deeper than 128 levels'));
-    expect(performance.now() - started).toBeLessThan(500);
     const name = `bad_${++serial}`;
     await expectAccepted(name, await sendRaw(t, '/capture/', `{"api_key":"${key}","event":"${name}","distinct_id":"d","properties":${deep(100)}}`, { 'content-type': 'application/json' }));
   });
 
-  it('15. 50,000 properties → 200 within a second', async () => {
+  it('15. 50,000 properties → 200, stored whole', async () => {
     const { name, body } = event({ properties: Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`p${i}`, i])) });
-    const started = performance.now();
     await expectAccepted(name, await sendJson(t, '/capture/', body));
-    expect(performance.now() - started).toBeLessThan(1000);
+    const [row] = await waitForRows<{ count: number; last: number }>(
+      t,
+      `SELECT (SELECT count(*) FROM jsonb_object_keys(properties))::int AS count, (properties->>'p49999')::int AS last FROM event WHERE event = $1`,
+      [name],
+      1,
+    );
+    expect(row.count).toBeGreaterThanOrEqual(50_000); // plus the ones capture adds ($ip)
+    expect(row.last).toBe(49_999);
   });
 
   it('16. __proto__ and constructor.prototype keys are stored as plain keys; Object.prototype untouched', async () => {
@@ -186,20 +189,18 @@ describe('Capture of bad inputs', () => {
 
   it('17. a client that never finishes its headers is cut off at REQUEST_TIMEOUT_MS', async () => {
     let reply = '';
-    const closedAfter = await new Promise<number>((resolve, reject) => {
-      const started = performance.now();
+    await new Promise<void>((resolve, reject) => {
       const socket = connect(Number(new URL(t.baseUrl).port), '127.0.0.1', () => socket.write('POST /capture/ HTTP/1.1\r\nHost: x\r\nContent-Le'));
       // Reading keeps the stream flowing, so the server's close reaches us as 'end' then 'close'.
       socket.on('data', (chunk) => (reply += chunk));
       const stillOpen = setTimeout(() => reject(new Error('socket still open')), 10_000);
       socket.on('close', () => {
         clearTimeout(stillOpen); // a pending timer would keep the test worker from exiting
-        resolve(performance.now() - started);
+        resolve();
       });
       socket.on('error', () => undefined);
     });
-    expect(reply).toMatch(/^HTTP\/1\.1 408 Request Timeout/);
-    expect(closedAfter).toBeLessThan(3000);
+    expect(reply).toMatch(/^HTTP\/1\.1 408 Request Timeout/); // cut off by the timeout, not by the 10 s guard above
     const { name, body } = event();
     await expectAccepted(name, await sendJson(t, '/capture/', body));
   });

@@ -12,6 +12,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 describe('Writes that race a delete of what they reference', () => {
   let t: TestApp;
   let other: Client;
+  let otherPid: number;
   let project: string;
   const roles = '/api/organizations/@current/roles';
 
@@ -21,6 +22,7 @@ describe('Writes that race a delete of what they reference', () => {
     other = new Client({ connectionString: t.databaseUrl });
     other.on('error', () => undefined);
     await other.connect();
+    otherPid = (await other.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
   });
   afterAll(async () => {
     await other.end();
@@ -34,7 +36,11 @@ describe('Writes that race a delete of what they reference', () => {
     const pending = request();
     let blocked = false;
     for (let i = 0; i < 200 && !blocked; i++) {
-      const [{ waiting }] = await t.sql<{ waiting: number }>('SELECT count(*)::int AS waiting FROM pg_locks WHERE NOT granted');
+      // Only a backend of this file's database waiting on this very delete counts (other files run beside this one).
+      const [{ waiting }] = await t.sql<{ waiting: number }>(
+        'SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND $1 = ANY(pg_blocking_pids(pid))',
+        [otherPid],
+      );
       blocked = waiting > 0;
       if (!blocked) await new Promise((resolve) => setTimeout(resolve, 10));
     }

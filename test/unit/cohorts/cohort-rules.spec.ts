@@ -75,12 +75,33 @@ describe(checkDefinition.name, () => {
     expect(detailOf(() => checkDefinition({ filters: { properties: node } }))).toBe('Filters are not valid (groups nest at most 10 deep)');
   });
 
-  it('throws only validation errors on arbitrary JSON', () => {
-    fc.assert(
-      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.option(fc.array(fc.jsonValue()), { nil: undefined }), (filters, groups) => {
-        detailOf(() => checkDefinition({ filters, groups }));
-      }),
+  it('throws only validation errors on generated definitions, accepting some and refusing others at every depth', () => {
+    // Mostly well-formed trees with some wrong part (an operator, a value, a type, a group), so inputs get past the
+    // first checks and reach the deeper ones; plain JSON noise mixed in.
+    const leaf = fc.record(
+      {
+        key: fc.oneof(fc.constantFrom('email', 'plan', '$browser', 'id'), fc.jsonValue()),
+        type: fc.oneof(fc.constantFrom('person', 'cohort', 'behavioral', 'event'), fc.jsonValue()),
+        operator: fc.oneof(fc.constantFrom('exact', 'is_not', 'icontains', 'regex', 'gt', 'is_set', 'is_date_before', 'in'), fc.jsonValue()),
+        value: fc.oneof(fc.string(), fc.integer(), fc.array(fc.string(), { maxLength: 3 }), fc.jsonValue()),
+      },
+      { requiredKeys: ['key', 'type'] },
     );
+    const { node, group } = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, tie('group'), fc.jsonValue()),
+      group: fc.record({ type: fc.oneof(fc.constantFrom('AND', 'OR'), fc.jsonValue()), values: fc.array(tie('node'), { maxLength: 3 }) }),
+    }));
+    const outcomes = new Map<string, number>();
+    fc.assert(
+      fc.property(fc.oneof({ weight: 4, arbitrary: group }, { weight: 1, arbitrary: node }), (properties) => {
+        const detail = detailOf(() => checkDefinition({ filters: { properties } }));
+        const outcome = detail === null ? 'accepted' : detail.slice(0, 60);
+        outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(outcomes.get('accepted') ?? 0).toBeGreaterThan(0);
+    expect(outcomes.size).toBeGreaterThan(3); // refused for several different reasons, not only at the first check
   });
 });
 

@@ -26,6 +26,8 @@ function outcome(run: () => boolean): boolean | string {
 }
 
 describe(compileProperty.name, () => {
+  // The fault this catches: compiled state leaking from one call into the next (a remembered answer, a regex with a
+  // moving lastIndex, a date resolved once): the reused test then disagrees with one compiled for the call.
   it('never throws, and a test compiled once answers every later call as one compiled for that call', () => {
     const now = new Date(Date.UTC(2026, 2, 31, 12));
     const input = fc.tuple(fc.option(value, { nil: undefined }), fc.boolean());

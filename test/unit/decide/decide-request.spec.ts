@@ -78,11 +78,32 @@ describe(parseDecideRequest.name, () => {
   });
 
   it('answers any JSON with a request or a 400, never anything else', () => {
-    fc.assert(
-      fc.property(fc.jsonValue(), (body) => {
-        const error = errorOf(body);
-        return error === null || (error as { status?: number }).status === 400;
-      }),
+    // Bodies shaped as SDKs send them, each field sometimes of a wrong kind, so inputs reach every field's check.
+    const body = fc.record(
+      {
+        token: fc.oneof(fc.constant('phc_x'), fc.jsonValue()),
+        distinct_id: fc.oneof(fc.string({ minLength: 1 }), fc.integer(), fc.jsonValue()),
+        $anon_distinct_id: fc.oneof(fc.string(), fc.jsonValue()),
+        groups: fc.oneof(fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.integer())), fc.jsonValue()),
+        person_properties: fc.oneof(fc.dictionary(fc.string(), fc.jsonValue()), fc.jsonValue()),
+        group_properties: fc.oneof(fc.dictionary(fc.string(), fc.dictionary(fc.string(), fc.jsonValue())), fc.jsonValue()),
+        flag_keys: fc.oneof(fc.array(fc.string()), fc.jsonValue()),
+        disable_flags: fc.oneof(fc.boolean(), fc.jsonValue()),
+      },
+      { requiredKeys: ['distinct_id'] },
     );
+    const outcomes = new Map<string, number>();
+    fc.assert(
+      fc.property(fc.oneof({ weight: 9, arbitrary: body }, { weight: 1, arbitrary: fc.jsonValue() }), (input) => {
+        const error = errorOf(input) as { status?: number; attr?: string } | null;
+        const outcome = error === null ? 'accepted' : `${error.status} ${error.attr}`;
+        outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+        return error === null || error.status === 400;
+      }),
+      { numRuns: 2000 },
+    );
+    expect(outcomes.get('accepted') ?? 0).toBeGreaterThan(100);
+    // Refused on several different fields, not only on the first one checked.
+    expect([...outcomes.keys()].filter((outcome) => outcome.startsWith('400')).length).toBeGreaterThan(3);
   });
 });
