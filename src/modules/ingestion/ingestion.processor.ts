@@ -7,8 +7,14 @@ import type { IngestionJobData } from './ingestion.types';
 import { eventCount, joinJobs, splitJobByEvent } from './job-splitting';
 import { isTransientError, retryDelayMs } from './transient-errors';
 
-/** A crashed worker's job is taken over after this long without a lock renewal. */
-export const WORKER_OPTIONS = { concurrency: 1, lockDuration: 15_000, stalledInterval: 10_000, maxStalledCount: 3 };
+/**
+ * A crashed worker's job is taken over once its lock lapses (`lockDuration`, renewed every half of it while the job
+ * runs) and a stalled-job check (every `stalledInterval`) finds it: within 7 s. Partitions run one job at a time, so
+ * that is how long a partition stands still after a worker dies. The price of a shorter lock: a live worker whose
+ * event loop stood still for 5 s would lose its job to another worker; the database would still store each event
+ * once (uuid claims), but the partition would run that job twice at once.
+ */
+export const WORKER_OPTIONS = { concurrency: 1, lockDuration: 5_000, stalledInterval: 2_000, maxStalledCount: 3 };
 
 /**
  * The processor of one partition queue (one class per queue: @Processor binds a class to a queue).
