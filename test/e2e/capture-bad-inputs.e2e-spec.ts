@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { sendJson, sendRaw, storedEvents, warningsOf } from '../support/capture-client';
@@ -10,6 +11,35 @@ const invalidPayload = (detail: string) => ({ type: 'validation_error', code: 'i
 const noData = (detail: string) => ({ type: 'validation_error', code: 'no_data', detail: `No data found: ${detail}`, attr: null });
 const NO_BODY = noData('the request has no body and no ?data= parameter. Send the payload as the body of a POST (JSON, optionally gzip), or base64-encoded in ?data=.');
 const EMPTY_LIST = noData('the list of events is empty. Send at least one event.');
+
+/** Streams `size` bytes of spaces as a request body with Node's http client, as an SDK would; the reply or the error. */
+function streamBody(baseUrl: string, path: string, size: number, declared: boolean): Promise<{ status: number; body: unknown } | { error: string }> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve) => {
+    const headers: Record<string, string | number> = { 'content-type': 'application/json' };
+    if (declared) headers['content-length'] = size;
+    const req = request({ host: hostname, port, path, method: 'POST', headers }, (res) => {
+      let text = '';
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    let sent = 0;
+    const pump = (): void => {
+      while (sent < size) {
+        const piece = chunk.subarray(0, Math.min(chunk.length, size - sent));
+        sent += piece.length;
+        if (!req.write(piece)) {
+          req.once('drain', pump);
+          return;
+        }
+      }
+      req.end();
+    };
+    pump();
+  });
+}
 
 /**
  * reliability.md §5 items 1–25 (with SPEC's silent-drop rule in place of item 22): each bad input gets
@@ -105,6 +135,19 @@ describe('Capture of bad inputs', () => {
     const res = await sendRaw(t, '/batch/', Buffer.alloc(MAX_BODY + 1024, 0x20), { 'content-type': 'application/json' });
     expect(res.status).toBe(413);
     expect(JSON.parse(res.text).code).toBe('payload_too_large');
+    const { name, body } = event();
+    await expectAccepted(name, await sendJson(t, '/capture/', body));
+  });
+
+  it.each([
+    ['with a declared length', true],
+    ['chunked', false],
+  ])('8b. a body over the cap streamed by a Node client %s → the client reads the 413 (no EPIPE)', async (_label, declared) => {
+    const size = 3 * MAX_BODY; // over the cap, within what is read through (4 × the cap)
+    const outcomes = await Promise.all([1, 2, 3].map(() => streamBody(t.baseUrl, '/batch/', size, declared)));
+    for (const outcome of outcomes) {
+      expect(outcome).toEqual({ status: 413, body: { type: 'invalid_request', code: 'payload_too_large', detail: `Request body is larger than the limit of ${MAX_BODY} bytes.`, attr: null } });
+    }
     const { name, body } = event();
     await expectAccepted(name, await sendJson(t, '/capture/', body));
   });

@@ -1,9 +1,13 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger, NotFoundException } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { drainRejectedBody } from '../http/drain-rejected-body';
 import { ApiError, ENDPOINT_NOT_FOUND } from './api-error';
 import { toApiError } from './http-error-mapping';
 import { RouteTable } from './route-table';
+
+/** A refused body is read through (and thrown away) up to this many times the body limit, so the client sees the 413. */
+const DRAIN_FACTOR = 4;
 
 /** The one place where errors become responses: every body is PostHog's {type, code, detail, attr}. */
 @Catch()
@@ -26,6 +30,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (error.status >= 500 && !(exception instanceof ApiError && error.status === 503)) {
       this.logger.error({ err: exception, reqId: request.id, url: request.url, method: request.method }, 'request failed');
     }
+    if (error.status === 413) drainRejectedBody(request, reply, DRAIN_FACTOR * this.maxBodyBytes);
     const adapter = this.adapterHost.httpAdapter;
     // A route may have set its own type (`config.js`, CSV) before failing; the error body is JSON.
     adapter.setHeader(reply, 'content-type', 'application/json; charset=utf-8');

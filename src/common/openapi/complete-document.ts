@@ -3,6 +3,7 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 type Operation = {
   operationId?: string;
   summary?: string;
+  responses?: Record<string, unknown>;
   parameters?: Array<{ name?: string; in?: string; $ref?: string }>;
   security?: unknown[];
 };
@@ -17,11 +18,14 @@ const PATH_PARAMETER_DESCRIPTIONS: Record<string, string> = {
  * Fills in what the decorators leave out, so the document passes an OpenAPI linter: a server, a summary for every
  * operation (from its handler's name when it has no doc comment), every `{parameter}` of a path declared (routes whose
  * project is resolved by the auth guard take no `@Param`), and an explicit `security: []` on the public SDK routes,
- * which authenticate with the project key inside the payload rather than with a header.
+ * which authenticate with the project key inside the payload rather than with a header; and the error shape every
+ * route answers with, as the `4XX` response of operations that document no error of their own.
  */
 export function completeOpenApiDocument(document: OpenAPIObject): OpenAPIObject {
   if (!document.servers || document.servers.length === 0) document.servers = [{ url: '/', description: 'This service' }];
-  document.info.license ??= { name: 'MIT' };
+  document.info.license ??= { name: 'MIT', url: 'https://opensource.org/licenses/MIT' };
+  document.components ??= {};
+  document.components.schemas = { ...document.components.schemas, ApiError: API_ERROR_SCHEMA };
   for (const [path, item] of Object.entries(document.paths)) {
     const names = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
     for (const method of METHODS) {
@@ -30,10 +34,28 @@ export function completeOpenApiDocument(document: OpenAPIObject): OpenAPIObject 
       operation.summary ??= summaryFromOperationId(operation.operationId, method, path);
       declarePathParameters(operation, names);
       operation.security ??= [];
+      operation.responses ??= {};
+      if (!Object.keys(operation.responses).some((status) => status.startsWith('4'))) operation.responses['4XX'] = API_ERROR_RESPONSE;
     }
   }
   return document;
 }
+
+const API_ERROR_SCHEMA = {
+  type: 'object',
+  description: "Every error: PostHog's shape. `attr` names the offending field when there is one.",
+  required: ['type', 'code', 'detail', 'attr'],
+  properties: {
+    type: { type: 'string', example: 'validation_error' },
+    code: { type: 'string', example: 'invalid_input' },
+    detail: { type: 'string', example: 'This field is required.' },
+    attr: { type: 'string', nullable: true, example: 'key' },
+  },
+};
+const API_ERROR_RESPONSE = {
+  description: 'A refused request (bad input, missing or wrong key, not found…) as {type, code, detail, attr}.',
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' } } },
+};
 
 function declarePathParameters(operation: Operation, names: string[]): void {
   const declared = new Set((operation.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name));
