@@ -1,6 +1,5 @@
 import { HttpAdapterHost, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { completeOpenApiDocument } from './common/openapi/complete-document';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -8,6 +7,7 @@ import type { RuntimeOptions } from './app.module';
 import { AppModule } from './app.module';
 import { ApiExceptionFilter } from './common/errors/api-exception.filter';
 import { RouteTable } from './common/errors/route-table';
+import { InflateBudget } from './common/http/bounded-gunzip';
 import { handleClientError, MAX_PARAM_LENGTH, replyFrameworkError } from './common/http/framework-errors';
 import { registerBodyParsers } from './common/http/json-body-parser';
 import { registerPublicRouteHooks } from './common/http/public-route-hooks';
@@ -15,6 +15,7 @@ import { registerQueryCleaning } from './common/http/query-cleaning';
 import { setPublicUrl } from './common/http/request-url';
 import { ShadowedRouteGuard } from './common/http/shadowed-route.guard';
 import { PinoNestLogger } from './common/logging/logger';
+import { completeOpenApiDocument } from './common/openapi/complete-document';
 import { createValidationPipe } from './common/validation/validation.pipe';
 import { MetricsService } from './modules/metrics/metrics.service';
 
@@ -56,7 +57,7 @@ export async function createHttpApp(runtime: RuntimeOptions, logger: Logger): Pr
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
   registerBodyParsers(fastify);
   registerQueryCleaning(fastify);
-  registerPublicRouteHooks(fastify, config.ingestion.maxDecompressedBytes);
+  registerPublicRouteHooks(fastify, config.ingestion.maxDecompressedBytes, new InflateBudget(config.ingestion.maxInflatingBytes));
   setPublicUrl(config.http.publicUrl);
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(runtime), adapter, {

@@ -13,6 +13,7 @@ const { POSTGRES, REDIS, freePort, waitForHttp, startProcess, load, pacedLoad, s
 const { runDataApi } = require('./data-api');
 const { runDecide } = require('./decide-bench');
 const { runAnalytics } = require('./analytics-bench');
+const { runHostile } = require('./hostile-bench');
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
@@ -184,6 +185,7 @@ async function main() {
     // Insights on a data set of the same shape, and /capture/ beside them.
     if (!process.env.BENCH_SKIP_ANALYTICS) await runAnalytics(row, run);
     if (!process.env.BENCH_SKIP_DECIDE) await runDecide(row, run);
+    if (!process.env.BENCH_SKIP_HOSTILE) await runHostile(row, run);
   } finally {
     if (api) await api.stop();
     if (worker) await worker.stop();
@@ -192,8 +194,8 @@ async function main() {
   }
 }
 
-/** `node test/bench/run.js decide` or `… analytics`: that phase alone (it makes its own data set and service). */
-const PHASES = { decide: runDecide, analytics: runAnalytics };
+/** `node test/bench/run.js decide`, `… analytics` or `… hostile`: that phase alone (it makes its own data set and service). */
+const PHASES = { decide: runDecide, analytics: runAnalytics, hostile: runHostile };
 
 async function phaseOnly(phase) {
   header();

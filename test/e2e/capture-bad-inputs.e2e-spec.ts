@@ -131,6 +131,22 @@ describe('Capture of bad inputs', () => {
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(50 * 1024 * 1024);
   });
 
+  it('7b. 16 bombs at once → each 413 or 503 (budget spent), memory bounded, and a gzip capture beside them stored', async () => {
+    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
+    const rssBefore = process.memoryUsage().rss;
+    const { name, body } = event();
+    const [small, ...bombs] = await Promise.all([
+      sendRaw(t, '/capture/', gzipSync(JSON.stringify(body)), { 'content-type': 'text/plain' }),
+      ...Array.from({ length: 16 }, () => sendRaw(t, '/batch/', bomb, { 'content-type': 'text/plain' })),
+    ]);
+    const codes = bombs.map((res) => `${res.status} ${JSON.parse(res.text).code}`);
+    expect(codes.every((code) => code === '413 payload_too_large' || code === '503 server_error')).toBe(true);
+    expect(codes).toContain('503 server_error'); // the shared budget refused some before their own cap
+    // The shared budget is MAX_DECOMPRESSED here (4 MB): 16 bombs together cost about that, not 16 × 4 MB.
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(50 * 1024 * 1024);
+    await expectAccepted(name, small);
+  });
+
   it('8. a body over the wire cap → 413, and the connection stays usable', async () => {
     const res = await sendRaw(t, '/batch/', Buffer.alloc(MAX_BODY + 1024, 0x20), { 'content-type': 'application/json' });
     expect(res.status).toBe(413);

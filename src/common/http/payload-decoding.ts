@@ -1,9 +1,9 @@
-import { gunzip } from 'node:zlib';
 import LZString from 'lz-string';
 import { ApiError } from '../errors/api-error';
 import { payloadTooLarge } from '../errors/http-error-mapping';
 import { JSON_TEXT_NEEDS_CLEANING } from '../json/clean-text';
 import { nonFiniteToNull } from '../json/non-finite-json';
+import { gunzipBounded, InflateBudget } from './bounded-gunzip';
 import { queryText } from './query-values';
 
 /** What a capture or decide request carries before we know what is inside. */
@@ -17,6 +17,8 @@ export interface RawPayloadRequest {
 export interface DecodeOptions {
   /** Upper bound on the decompressed size: gzip and lz64 bombs stop here with 413. */
   maxDecompressedBytes: number;
+  /** What all requests of the process may hold gunzipped at once (503 past it); unbounded without. */
+  inflateBudget?: InflateBudget;
   /** Legacy capture paths unwrap a base64 payload a second time, as PostHog does. */
   unwrapBase64Twice?: boolean;
   /** The media types a body may be sent as (a body without a type is read too); without the list, any. */
@@ -123,15 +125,6 @@ function fromBase64(bytes: Buffer): Buffer {
   return Buffer.from(text, 'base64');
 }
 
-function gunzipBounded(bytes: Buffer, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    gunzip(bytes, { maxOutputLength: limit }, (error, result) => {
-      if (!error) return resolve(result);
-      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return reject(payloadTooLarge(limit));
-      reject(invalidPayload('invalid GZIP data'));
-    });
-  });
-}
 
 function hasGzipMagic(bytes: Buffer): boolean {
   return bytes.length >= 2 && bytes[0] === GZIP_MAGIC[0] && bytes[1] === GZIP_MAGIC[1];
@@ -170,16 +163,29 @@ export async function decodePayload(request: RawPayloadRequest, options: DecodeO
   if (compression === 'base64' || (compression !== 'lz64' && !hasGzipMagic(bytes) && isStrictBase64(bytes))) {
     bytes = fromBase64(bytes);
   }
-  let text: string;
-  if (compression === 'lz64') {
-    text = LZString.decompressFromBase64(bytes.toString('latin1').replace(/ /g, '+')) ?? '';
-    if (text === '') throw invalidPayload('invalid lz64 data');
-    if (Buffer.byteLength(text, 'utf8') > options.maxDecompressedBytes) throw payloadTooLarge(options.maxDecompressedBytes);
-  } else {
-    if (compression === 'gzip' || hasGzipMagic(bytes)) bytes = await gunzipBounded(bytes, options.maxDecompressedBytes);
-    if (options.unwrapBase64Twice && isStrictBase64(bytes)) bytes = fromBase64(bytes);
-    text = utf8(bytes);
+  if (compression === 'lz64') return parsedText(lz64Text(bytes, options.maxDecompressedBytes));
+  if (compression !== 'gzip' && !hasGzipMagic(bytes)) return parsedText(plainText(bytes, options));
+  const inflated = await gunzipBounded(bytes, options.maxDecompressedBytes, options.inflateBudget, () => invalidPayload('invalid GZIP data'));
+  try {
+    return parsedText(plainText(inflated.output, options));
+  } finally {
+    // The budget bounds inflated bytes held at once: they are let go once the JSON is parsed.
+    options.inflateBudget?.give(inflated.held);
   }
+}
+
+function lz64Text(bytes: Buffer, maxDecompressedBytes: number): string {
+  const text = LZString.decompressFromBase64(bytes.toString('latin1').replace(/ /g, '+')) ?? '';
+  if (text === '') throw invalidPayload('invalid lz64 data');
+  if (Buffer.byteLength(text, 'utf8') > maxDecompressedBytes) throw payloadTooLarge(maxDecompressedBytes);
+  return text;
+}
+
+function plainText(bytes: Buffer, options: DecodeOptions): string {
+  return utf8(options.unwrapBase64Twice && isStrictBase64(bytes) ? fromBase64(bytes) : bytes);
+}
+
+function parsedText(text: string): DecodedPayload {
   return { value: parseJsonPayload(text), decodedLength: text.length, needsCleaning: JSON_TEXT_NEEDS_CLEANING.test(text) };
 }
 

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { InflateBudget } from './bounded-gunzip';
 import { decodePayload, hasQueryPayload } from './payload-decoding';
 import { publicRouteOptions } from './public-route';
 
@@ -32,7 +33,7 @@ function applyCors(request: FastifyRequest, reply: FastifyReply): void {
  * CORS on every reply of a public SDK route (errors included, so browsers can read them), and payload
  * decoding before the guard runs, so the guard finds the project key inside gzip or base64 bodies.
  */
-export function registerPublicRouteHooks(fastify: FastifyInstance, maxDecompressedBytes: number): void {
+export function registerPublicRouteHooks(fastify: FastifyInstance, maxDecompressedBytes: number, inflateBudget: InflateBudget): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     if (publicRouteOptions(request)?.cors) applyCors(request, reply);
     done();
@@ -52,7 +53,7 @@ export function registerPublicRouteHooks(fastify: FastifyInstance, maxDecompress
         contentEncoding: header(request, 'content-encoding'),
         query,
       },
-      { maxDecompressedBytes, unwrapBase64Twice: options.legacyBase64, bodyTypes: options.bodyTypes },
+      { maxDecompressedBytes, inflateBudget, unwrapBase64Twice: options.legacyBase64, bodyTypes: options.bodyTypes },
     );
     request.body = decoded.value;
     request.decodedPayloadLength = decoded.decodedLength;
