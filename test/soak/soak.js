@@ -1,0 +1,263 @@
+'use strict';
+// `npm run soak`: the service under a steady mixed load for SOAK_MINUTES (default 30), with one worker SIGKILL at a
+// third of the way and one Redis SIGKILL + restart (AOF) at two thirds. Prints, per window, each route's count,
+// p50/p99 and 5xx, ingestion lag percentiles and the processes' RSS; at the end, acknowledged against stored events
+// (lost, duplicated). Uses the machine's PostgreSQL (a scratch database) and a Redis of its own.
+const { spawn, execFileSync } = require('node:child_process');
+const { randomUUID } = require('node:crypto');
+const { mkdtempSync, readFileSync, rmSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
+const { Pool } = require('undici');
+const { Client } = require('pg');
+const { POSTGRES, freePort, waitForHttp, sql, databaseUrl, percentile } = require('../bench/bench-support');
+
+const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
+const WINDOWS = Number(process.env.SOAK_WINDOWS ?? Math.min(30, Math.max(6, Math.round(MINUTES * 2))));
+const PROJECT_KEY = 'phc_SoakProjectKey0000000000000000000000000000';
+const PERSONAL_KEY = 'phx_SoakPersonalKey000000000000000000000000000';
+/** Requests per second per route: a steady mix of what SDKs and scripts send. */
+const ROUTES = [
+  { name: 'capture', rate: 200 },
+  { name: 'batch (50 events)', rate: 10 },
+  { name: 'flags', rate: 100 },
+  { name: 'management reads', rate: 5 },
+];
+const ROOT = join(__dirname, '..', '..');
+
+function rssMb(pid) {
+  try {
+    return Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024);
+  } catch {
+    return 0;
+  }
+}
+
+function startService(env) {
+  const child = spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return child;
+}
+
+async function startRedis(dir, port) {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec', '--dir', dir, '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
+  for (let i = 0; i < 100; i++) {
+    try {
+      execFileSync('redis-cli', ['-p', String(port), 'ping'], { stdio: 'pipe' });
+      return child;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  throw new Error('redis did not start');
+}
+
+/** Per-window and overall latency and status counts of one route. */
+function routeStats() {
+  return { latencies: [], all: [], fivexx: 0, window5xx: 0, errors: 0, count: 0, outage5xx: 0 };
+}
+
+async function main() {
+  const run = Date.now().toString(36);
+  const database = `hogbase_soak_${run}`;
+  await sql(POSTGRES, `CREATE DATABASE ${database}`);
+  const dbUrl = databaseUrl(POSTGRES, database);
+  const redisDir = mkdtempSync(join(tmpdir(), 'hogbase-soak-redis-'));
+  const redisPort = await freePort();
+  let redis = await startRedis(redisDir, redisPort);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env = { DATABASE_URL: dbUrl, REDIS_URL: `redis://127.0.0.1:${redisPort}`, INIT_PROJECT_API_KEY: PROJECT_KEY, INIT_PERSONAL_API_KEY: PERSONAL_KEY, LOG_LEVEL: 'warn' };
+  const api = startService({ ...env, ROLE: 'api', PORT: String(port) });
+  let worker = startService({ ...env, ROLE: 'worker', PORT: String(await freePort()) });
+  const db = new Client({ connectionString: dbUrl });
+  try {
+    await waitForHttp(`${base}/_readyz`);
+    await db.connect();
+    const flagsUrl = `${base}/api/projects/@current/feature_flags/`;
+    for (let i = 0; i < 10; i++) {
+      await fetch(flagsUrl, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${PERSONAL_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ key: `soak-${i}`, filters: { groups: [{ properties: [{ key: 'plan', value: 'pro', type: 'person' }], rollout_percentage: 50 }] } }),
+      });
+    }
+    process.stdout.write(`hogbase soak — ${MINUTES} min, ${WINDOWS} windows; routes: ${ROUTES.map((r) => `${r.name} ${r.rate}/s`).join(', ')}\n`);
+    const result = await drive({ base, db, api, getWorker: () => worker, faults: {
+      killWorker: async () => {
+        worker.kill('SIGKILL');
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+        worker = startService({ ...env, ROLE: 'worker', PORT: String(await freePort()) });
+      },
+      restartRedis: async () => {
+        redis.kill('SIGKILL');
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+        redis = await startRedis(redisDir, redisPort);
+      },
+    } });
+    await summarise(result, db);
+  } finally {
+    await db.end().catch(() => undefined);
+    api.kill('SIGTERM');
+    worker.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    redis.kill('SIGKILL');
+    rmSync(redisDir, { recursive: true, force: true });
+    await sql(POSTGRES, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
+  }
+}
+
+/** The open-loop load with its faults; returns what was acknowledged and measured. */
+async function drive({ base, db, api, getWorker, faults }) {
+  const pool = new Pool(base, { connections: 32 });
+  const stats = new Map(ROUTES.map((route) => [route.name, routeStats()]));
+  const acknowledged = new Map(); // uuid → ms when the 200 arrived
+  const lagProbe = new Map(); // a sample of acknowledged uuids not yet seen stored
+  const lags = { window: [], all: [] };
+  const rss = [];
+  const durationMs = MINUTES * 60_000;
+  const windowMs = durationMs / WINDOWS;
+  const started = performance.now();
+  let outage = null; // [start, end] of the Redis fault, ms since start
+  let sent = 0;
+  const send = (route, n) => {
+    const due = performance.now();
+    const stat = stats.get(route.name);
+    const request = requestFor(route.name, n);
+    pool
+      .request(request.options)
+      .then(async (res) => {
+        await res.body.dump();
+        const now = performance.now();
+        stat.count++;
+        stat.latencies.push(now - due);
+        if (res.statusCode >= 500) {
+          stat.fivexx++;
+          stat.window5xx++;
+          const at = now - started;
+          if (outage && at >= outage[0] && at <= outage[1] + 15_000) stat.outage5xx++;
+        } else if (res.statusCode === 200 && request.uuids) {
+          for (const uuid of request.uuids) acknowledged.set(uuid, now);
+          if (n % 10 === 0) lagProbe.set(request.uuids[0], now);
+        }
+      })
+      .catch(() => stat.errors++);
+    sent++;
+  };
+  const counters = new Map(ROUTES.map((route) => [route.name, 0]));
+  const ticker = setInterval(() => {
+    const elapsed = performance.now() - started;
+    for (const route of ROUTES) {
+      const due = Math.floor((elapsed * route.rate) / 1000);
+      while (counters.get(route.name) < due) {
+        const n = counters.get(route.name);
+        counters.set(route.name, n + 1);
+        send(route, n);
+      }
+    }
+  }, 5);
+  const prober = setInterval(async () => {
+    const pending = [...lagProbe.keys()].slice(0, 2000);
+    if (pending.length === 0) return;
+    const { rows } = await db.query('SELECT uuid::text FROM event_uuid WHERE project_id = 1 AND uuid = ANY($1::uuid[])', [pending]).catch(() => ({ rows: [] }));
+    const now = performance.now();
+    for (const { uuid } of rows) {
+      const lag = now - lagProbe.get(uuid);
+      lagProbe.delete(uuid);
+      lags.window.push(lag);
+      lags.all.push(lag);
+    }
+  }, 250);
+  let killed = false;
+  let restarted = false;
+  for (let w = 1; w <= WINDOWS; w++) {
+    await new Promise((resolve) => setTimeout(resolve, started + w * windowMs - performance.now()));
+    const at = performance.now() - started;
+    rss.push({ at, api: rssMb(api.pid), worker: rssMb(getWorker().pid) });
+    printWindow(w, at, stats, lags, rss[rss.length - 1]);
+    if (!killed && at >= durationMs / 3) {
+      killed = true;
+      process.stdout.write('  ↯ worker SIGKILL (a new one starts 2 s later)\n');
+      void faults.killWorker();
+    }
+    if (!restarted && at >= (2 * durationMs) / 3) {
+      restarted = true;
+      process.stdout.write('  ↯ Redis SIGKILL, restarted from its AOF 3 s later\n');
+      const begin = performance.now() - started;
+      void faults.restartRedis().then(() => (outage = [begin, performance.now() - started]));
+      outage = [begin, begin + 3_000];
+    }
+  }
+  clearInterval(ticker);
+  await new Promise((resolve) => setTimeout(resolve, 3000)); // replies in flight
+  clearInterval(prober);
+  await pool.close();
+  return { stats, acknowledged, lags, rss, sent };
+}
+
+function requestFor(route, n) {
+  const json = { 'content-type': 'application/json' };
+  const auth = { authorization: `Bearer ${PERSONAL_KEY}` };
+  if (route === 'capture') {
+    const uuid = randomUUID();
+    const body = JSON.stringify({ api_key: PROJECT_KEY, event: 'soak_capture', distinct_id: `user-${n % 5000}`, uuid, properties: { $set: { plan: n % 2 ? 'pro' : 'free' } } });
+    return { uuids: [uuid], options: { path: '/capture/', method: 'POST', headers: json, body } };
+  }
+  if (route === 'batch (50 events)') {
+    const batch = Array.from({ length: 50 }, (_, i) => ({ event: 'soak_batch', distinct_id: `user-${(n * 50 + i) % 5000}`, uuid: randomUUID(), properties: { i } }));
+    return { uuids: batch.map((e) => e.uuid), options: { path: '/batch/', method: 'POST', headers: json, body: JSON.stringify({ api_key: PROJECT_KEY, batch }) } };
+  }
+  if (route === 'flags') {
+    return { options: { path: '/flags/?v=2', method: 'POST', headers: json, body: JSON.stringify({ token: PROJECT_KEY, distinct_id: `user-${n % 5000}` }) } };
+  }
+  const path = n % 2 ? '/api/projects/@current/feature_flags/' : '/api/projects/@current/persons/?limit=20';
+  return { options: { path, method: 'GET', headers: auth } };
+}
+
+function printWindow(w, at, stats, lags, memory) {
+  const parts = [];
+  for (const [name, stat] of stats) {
+    const sorted = Float64Array.from(stat.latencies).sort();
+    parts.push(`${name.split(' ')[0]} ${sorted.length} p50 ${percentile(sorted, 0.5)} p99 ${percentile(sorted, 0.99)}${stat.window5xx ? ` 5xx ${stat.window5xx}` : ''}`);
+    for (const latency of stat.latencies) stat.all.push(latency);
+    stat.latencies = [];
+    stat.window5xx = 0;
+  }
+  const lag = Float64Array.from(lags.window).sort();
+  lags.window = [];
+  process.stdout.write(
+    `  [${String(w).padStart(2)}] ${(at / 60_000).toFixed(1).padStart(5)} min | ${parts.join(' | ')} | lag p50 ${percentile(lag, 0.5)} p99 ${percentile(lag, 0.99)} ms | RSS api ${memory.api} worker ${memory.worker} MB\n`,
+  );
+}
+
+async function summarise({ stats, acknowledged, lags, rss }, db) {
+  // Everything acknowledged must be stored: wait for the queues to drain (at most 5 minutes).
+  const deadline = performance.now() + 300_000;
+  let stored = 0;
+  while (performance.now() < deadline) {
+    stored = Number((await db.query(`SELECT count(*) AS n FROM event WHERE event IN ('soak_capture', 'soak_batch')`)).rows[0].n);
+    if (stored >= acknowledged.size) break;
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
+  const { rows } = await db.query(`SELECT uuid::text FROM event WHERE event IN ('soak_capture', 'soak_batch')`);
+  const storedSet = new Set(rows.map((row) => row.uuid));
+  let lost = 0;
+  for (const uuid of acknowledged.keys()) if (!storedSet.has(uuid)) lost++;
+  const duplicated = rows.length - storedSet.size;
+  const lag = Float64Array.from(lags.all).sort();
+  const warm = rss.slice(Math.floor(rss.length / 6));
+  process.stdout.write('\nsummary\n');
+  for (const [name, stat] of stats) {
+    const sorted = Float64Array.from(stat.all).sort();
+    process.stdout.write(`  ${name.padEnd(20)} ${String(stat.count).padStart(8)} requests  p50 ${percentile(sorted, 0.5)} ms  p99 ${percentile(sorted, 0.99)} ms  5xx ${stat.fivexx} (${stat.fivexx - stat.outage5xx} outside the Redis outage)  errors ${stat.errors}\n`);
+  }
+  process.stdout.write(`  ingestion lag (sampled)  p50 ${percentile(lag, 0.5)} ms  p99 ${percentile(lag, 0.99)} ms  max ${lag.length ? Math.round(lag[lag.length - 1]) : 0} ms\n`);
+  process.stdout.write(`  RSS api   after warm-up ${warm[0]?.api} MB → end ${rss[rss.length - 1]?.api} MB (max ${Math.max(...warm.map((r) => r.api))} MB)\n`);
+  process.stdout.write(`  RSS worker after warm-up ${warm[0]?.worker} MB → end ${rss[rss.length - 1]?.worker} MB (max ${Math.max(...warm.map((r) => r.worker))} MB)\n`);
+  process.stdout.write(`  events acknowledged ${acknowledged.size}, stored ${storedSet.size}, lost ${lost}, duplicated ${duplicated}\n`);
+  if (lost > 0 || duplicated > 0) process.exitCode = 1;
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error.stack ?? error}\n`);
+  process.exit(1);
+});
