@@ -7,7 +7,7 @@ import type { RuntimeOptions } from './app.module';
 import { AppModule } from './app.module';
 import { ApiExceptionFilter } from './common/errors/api-exception.filter';
 import { RouteTable } from './common/errors/route-table';
-import { InflateBudget } from './common/http/bounded-gunzip';
+import { InflateBudget } from './common/http/bounded-inflate';
 import { handleClientError, MAX_PARAM_LENGTH, replyFrameworkError } from './common/http/framework-errors';
 import { registerBodyParsers } from './common/http/json-body-parser';
 import { registerPublicRouteHooks } from './common/http/public-route-hooks';

@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, Logger, NotFoundException } from
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { drainRejectedBody } from '../http/drain-rejected-body';
+import { publicRouteOptions } from '../http/public-route';
 import { ApiError, ENDPOINT_NOT_FOUND } from './api-error';
 import { toApiError } from './http-error-mapping';
 import { RouteTable } from './route-table';
@@ -35,7 +36,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
     // A route may have set its own type (`config.js`, CSV) before failing; the error body is JSON.
     adapter.setHeader(reply, 'content-type', 'application/json; charset=utf-8');
     for (const [name, value] of Object.entries(error.headers)) adapter.setHeader(reply, name, value);
-    adapter.reply(reply, error.toBody(), error.status);
+    const errorBody = publicRouteOptions(request)?.errorBody;
+    adapter.reply(reply, errorBody ? errorBody(error) : error.toBody(), error.status);
   }
 
   private resolve(exception: unknown, request: FastifyRequest): ApiError {

@@ -3,7 +3,7 @@ import { ApiError } from '../errors/api-error';
 import { payloadTooLarge } from '../errors/http-error-mapping';
 import { JSON_TEXT_NEEDS_CLEANING } from '../json/clean-text';
 import { nonFiniteToNull } from '../json/non-finite-json';
-import { gunzipBounded, InflateBudget } from './bounded-gunzip';
+import { inflateBounded, InflateBudget } from './bounded-inflate';
 import { queryText } from './query-values';
 
 /** What a capture or decide request carries before we know what is inside. */
@@ -17,6 +17,8 @@ export interface RawPayloadRequest {
 export interface DecodeOptions {
   /** Upper bound on the decompressed size: gzip and lz64 bombs stop here with 413. */
   maxDecompressedBytes: number;
+  /** Leaves `[]` and `{"batch": []}` to the route (capture v1 names them its own way) instead of `no_data`. */
+  acceptEmptyList?: boolean;
   /** What all requests of the process may hold gunzipped at once (503 past it); unbounded without. */
   inflateBudget?: InflateBudget;
   /** Legacy capture paths unwrap a base64 payload a second time, as PostHog does. */
@@ -36,7 +38,7 @@ export interface DecodedPayload {
 /** serde_json's recursion limit, which PostHog's capture inherits. */
 export const MAX_JSON_DEPTH = 128;
 
-type Compression = 'gzip' | 'lz64' | 'base64' | null;
+type Compression = 'gzip' | 'deflate' | 'br' | 'lz64' | 'base64' | null;
 
 const GZIP_MAGIC = [0x1f, 0x8b];
 const STRICT_BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
@@ -81,6 +83,10 @@ function compressionFrom(hint: string | undefined): Compression {
     case 'gzip':
     case 'gzip-js':
       return 'gzip';
+    case 'deflate':
+      return 'deflate';
+    case 'br':
+      return 'br';
     case 'lz64':
     case 'lz-string':
       return 'lz64';
@@ -163,11 +169,13 @@ export async function decodePayload(request: RawPayloadRequest, options: DecodeO
   if (compression === 'base64' || (compression !== 'lz64' && !hasGzipMagic(bytes) && isStrictBase64(bytes))) {
     bytes = fromBase64(bytes);
   }
-  if (compression === 'lz64') return parsedText(lz64Text(bytes, options.maxDecompressedBytes));
-  if (compression !== 'gzip' && !hasGzipMagic(bytes)) return parsedText(plainText(bytes, options));
-  const inflated = await gunzipBounded(bytes, options.maxDecompressedBytes, options.inflateBudget, () => invalidPayload('invalid GZIP data'));
+  if (compression === 'lz64') return parsedText(lz64Text(bytes, options.maxDecompressedBytes), options);
+  const encoding = compression === 'deflate' || compression === 'br' ? compression : compression === 'gzip' || hasGzipMagic(bytes) ? 'gzip' : null;
+  if (encoding === null) return parsedText(plainText(bytes, options), options);
+  const invalid = () => invalidPayload(`invalid ${encoding === 'gzip' ? 'GZIP' : encoding} data`);
+  const inflated = await inflateBounded(encoding, bytes, options.maxDecompressedBytes, options.inflateBudget, invalid);
   try {
-    return parsedText(plainText(inflated.output, options));
+    return parsedText(plainText(inflated.output, options), options);
   } finally {
     // The budget bounds inflated bytes held at once: they are let go once the JSON is parsed.
     options.inflateBudget?.give(inflated.held);
@@ -185,8 +193,8 @@ function plainText(bytes: Buffer, options: DecodeOptions): string {
   return utf8(options.unwrapBase64Twice && isStrictBase64(bytes) ? fromBase64(bytes) : bytes);
 }
 
-function parsedText(text: string): DecodedPayload {
-  return { value: parseJsonPayload(text), decodedLength: text.length, needsCleaning: JSON_TEXT_NEEDS_CLEANING.test(text) };
+function parsedText(text: string, options: DecodeOptions): DecodedPayload {
+  return { value: parseJsonPayload(text, options.acceptEmptyList), decodedLength: text.length, needsCleaning: JSON_TEXT_NEEDS_CLEANING.test(text) };
 }
 
 /** `[]` and `{"batch": []}` carry nothing: PostHog answers no_data before looking at keys. */
@@ -209,7 +217,7 @@ function parseWithNonFiniteNumbers(text: string, parseError: unknown): unknown {
   throw invalidPayload(parseError instanceof Error ? parseError.message : 'invalid JSON');
 }
 
-export function parseJsonPayload(text: string): unknown {
+export function parseJsonPayload(text: string, acceptEmptyList = false): unknown {
   if (text.trim() === '') throw emptyPayload();
   let value: unknown;
   try {
@@ -218,6 +226,6 @@ export function parseJsonPayload(text: string): unknown {
     value = parseWithNonFiniteNumbers(text, error);
   }
   if (jsonDepthExceeds(value, MAX_JSON_DEPTH)) throw invalidPayload(`nesting deeper than ${MAX_JSON_DEPTH} levels`);
-  if (isEmptyPayload(value)) throw emptyEventList();
+  if (!acceptEmptyList && isEmptyPayload(value)) throw emptyEventList();
   return value;
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { InflateBudget } from './bounded-gunzip';
+import type { InflateBudget } from './bounded-inflate';
 import { decodePayload, hasQueryPayload } from './payload-decoding';
 import { publicRouteOptions } from './public-route';
 
@@ -45,6 +45,7 @@ export function registerPublicRouteHooks(fastify: FastifyInstance, maxDecompress
     if (options.answerBareGet && (request.method === 'GET' || request.method === 'HEAD') && !hasQueryPayload(query)) {
       return reply.type('application/json').send(options.answerBareGet(query, request.id));
     }
+    options.checkHeaders?.(request.headers);
     const raw = Buffer.isBuffer(request.body) ? request.body : undefined;
     const decoded = await decodePayload(
       {
@@ -53,7 +54,7 @@ export function registerPublicRouteHooks(fastify: FastifyInstance, maxDecompress
         contentEncoding: header(request, 'content-encoding'),
         query,
       },
-      { maxDecompressedBytes, inflateBudget, unwrapBase64Twice: options.legacyBase64, bodyTypes: options.bodyTypes },
+      { maxDecompressedBytes, inflateBudget, unwrapBase64Twice: options.legacyBase64, bodyTypes: options.bodyTypes, acceptEmptyList: options.acceptEmptyList },
     );
     request.body = decoded.value;
     request.decodedPayloadLength = decoded.decodedLength;

@@ -1,5 +1,6 @@
 import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyRequest } from 'fastify';
+import type { ApiError } from '../errors/api-error';
 
 /** Fastify route options of the public SDK routes (capture, decide), read by the HTTP hooks. */
 export interface PublicRouteOptions {
@@ -16,6 +17,8 @@ export interface PublicRouteOptions {
    * Without the list every type is read as the payload, as capture does.
    */
   bodyTypes?: readonly string[];
+  /** `[]` and `{"batch": []}` reach the route instead of answering `no_data`. */
+  acceptEmptyList?: boolean;
   /** Legacy capture paths unwrap base64 twice. */
   legacyBase64?: boolean;
   /**
@@ -23,6 +26,10 @@ export interface PublicRouteOptions {
    * answers such a request with an empty result); without it such a request is decoded as any other.
    */
   answerBareGet?: (query: Record<string, unknown>, requestId: string) => string;
+  /** Checks run on the headers before the body is decoded (capture v1 refuses a request by its headers first). */
+  checkHeaders?: (headers: FastifyRequest['headers']) => void;
+  /** The route's own error body (capture v1 answers `{error, error_description, error_uri}`); PostHog's otherwise. */
+  errorBody?: (error: ApiError) => unknown;
 }
 
 const KEY = 'hogbasePublic';

@@ -11,6 +11,11 @@ import type { IngestionSegment, IngestionWarning, NormalizedEvent } from './inge
 import { partitionOf } from './partitioning';
 import { parseSentAt } from './timestamps';
 
+export interface CaptureOutcome {
+  /** Events not enqueued, by their position in the payload, with the reason (a warning type). */
+  dropped: Map<number, string>;
+}
+
 export interface CaptureContext {
   path: string;
   query: Record<string, unknown>;
@@ -36,7 +41,8 @@ export class CaptureService {
     private readonly metrics: IngestionMetrics,
   ) {}
 
-  async accept(caller: ProjectPrincipal, payload: unknown, context: CaptureContext): Promise<void> {
+  /** Enqueues the payload's events; resolves with the ones dropped (by position in the payload) and why. */
+  async accept(caller: ProjectPrincipal, payload: unknown, context: CaptureContext): Promise<CaptureOutcome> {
     assertSingleProjectKey(payload);
     const envelope = extractCaptureEvents(payload, context.path);
     const sentAtMs = parseSentAt(envelope.sentAt, context.query.sent_at ?? context.query._);
@@ -44,17 +50,23 @@ export class CaptureService {
     const segments = new Map<number, IngestionSegment>();
     const dropped: IngestionWarning[] = [];
     const corrections: IngestionWarning[] = [];
+    const outcome: CaptureOutcome = { dropped: new Map() };
     let accepted = 0;
-    for (const raw of envelope.items) {
+    for (const [index, raw] of envelope.items.entries()) {
       // PostHog's capture removes these without a trace (reference/ingestion-decide.md §2.6).
-      if (isPerformanceEvent(raw)) continue;
+      if (isPerformanceEvent(raw)) {
+        outcome.dropped.set(index, 'dropped_performance_event');
+        continue;
+      }
       if (measure && Buffer.byteLength(JSON.stringify(raw) ?? '') > MAX_EVENT_BYTES) {
         dropped.push({ type: 'event_too_big', details: { max_bytes: MAX_EVENT_BYTES } });
+        outcome.dropped.set(index, 'event_too_big');
         continue;
       }
       const result = normalizeEvent(raw, { nowMs: context.nowMs, sentAtMs, ip: context.ip, clean: context.needsCleaning });
       if ('dropped' in result) {
         dropped.push(result.dropped);
+        outcome.dropped.set(index, result.dropped.type);
         continue;
       }
       corrections.push(...result.warnings);
@@ -67,6 +79,7 @@ export class CaptureService {
     this.metrics.received.inc({ path: context.path }, envelope.items.length);
     await this.producer.enqueue(segments);
     this.metrics.enqueued.inc(accepted);
+    return outcome;
   }
 
   /** A drop answers 200 (SPEC), so the log line and the warnings API are how anyone learns of it. */

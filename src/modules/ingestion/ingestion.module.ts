@@ -1,4 +1,7 @@
 import { Module } from '@nestjs/common';
+import { ProjectsModule } from '../projects/projects.module';
+import { CaptureV1Controller } from './capture-v1/capture-v1.controller';
+import { CaptureV1Service } from './capture-v1/capture-v1.service';
 import { CaptureController } from './capture.controller';
 import { CaptureService } from './capture.service';
 import { IngestionMetricsModule } from './ingestion-metrics.module';
@@ -6,8 +9,8 @@ import { IngestionProducer } from './ingestion-producer';
 
 /** The API half of ingestion: decode, validate, enqueue. The worker half is IngestionWorkerModule. */
 @Module({
-  imports: [IngestionMetricsModule],
-  controllers: [CaptureController],
-  providers: [CaptureService, IngestionProducer],
+  imports: [IngestionMetricsModule, ProjectsModule],
+  controllers: [CaptureController, CaptureV1Controller],
+  providers: [CaptureService, CaptureV1Service, IngestionProducer],
 })
 export class IngestionModule {}

@@ -1,4 +1,5 @@
-import { createGunzip } from 'node:zlib';
+import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
+import type { Transform } from 'node:stream';
 import { ApiError } from '../errors/api-error';
 import { payloadTooLarge } from '../errors/http-error-mapping';
 
@@ -33,18 +34,27 @@ export class InflateBudget {
 const inflateBusy = () =>
   ApiError.unavailable('Too many large compressed payloads are being decompressed at once. Please try again.');
 
+/** The decompressors a `Content-Encoding` may name (deflate: zlib-wrapped when it starts with 0x78, raw otherwise). */
+export type Encoding = 'gzip' | 'deflate' | 'br';
+
+function decompressorFor(encoding: Encoding, bytes: Buffer): Transform {
+  if (encoding === 'gzip') return createGunzip();
+  if (encoding === 'br') return createBrotliDecompress();
+  return bytes[0] === 0x78 ? createInflate() : createInflateRaw();
+}
+
 /**
- * Gunzips chunk by chunk and stops the moment the output passes `limit` (413) or the shared budget runs out (503):
+ * Inflates chunk by chunk and stops the moment the output passes `limit` (413) or the shared budget runs out (503):
  * a bomb never costs more than what it had inflated when it was stopped. The caller gives the returned `held` bytes
  * back to the budget once it is done with the output.
  */
-export function gunzipBounded(bytes: Buffer, limit: number, budget: InflateBudget | undefined, invalid: () => ApiError): Promise<{ output: Buffer; held: number }> {
+export function inflateBounded(encoding: Encoding, bytes: Buffer, limit: number, budget: InflateBudget | undefined, invalid: () => ApiError): Promise<{ output: Buffer; held: number }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let held = 0;
     let settled = false;
-    const gunzip = createGunzip();
+    const gunzip = decompressorFor(encoding, bytes);
     const fail = (error: ApiError) => {
       if (settled) return;
       settled = true;
