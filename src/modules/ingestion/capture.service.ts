@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ProjectPrincipal } from '../../common/auth/principal';
+import { jsonByteLength } from '../../common/json/json-byte-length';
 import { isJsonObject } from '../../common/json/json-object';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
@@ -58,7 +59,7 @@ export class CaptureService {
         outcome.dropped.set(index, 'dropped_performance_event');
         continue;
       }
-      if (measure && Buffer.byteLength(JSON.stringify(raw) ?? '') > MAX_EVENT_BYTES) {
+      if (measure && jsonByteLength(raw, MAX_EVENT_BYTES) > MAX_EVENT_BYTES) {
         dropped.push({ type: 'event_too_big', details: { max_bytes: MAX_EVENT_BYTES } });
         outcome.dropped.set(index, 'event_too_big');
         continue;
