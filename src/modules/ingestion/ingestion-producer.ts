@@ -6,6 +6,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import { PartitionQueues } from '../../queues/partition-queues';
 import { INGESTION_JOB } from '../../queues/queue-names';
 import type { IngestionJobData, IngestionSegment } from './ingestion.types';
+import { chunkJobBySize } from './job-splitting';
 import { OutageTracker } from './outage-tracker';
 
 interface Waiter {
@@ -20,6 +21,9 @@ interface PendingPartition {
   waiters: Waiter[];
   events: number;
 }
+
+/** A job bigger than this is enqueued as several, so no single serialisation holds the event loop for long. */
+const MAX_JOB_BYTES = 1024 * 1024;
 
 /** Flush at once past this many pending events, whatever the coalescing window says. */
 const FLUSH_AT_EVENTS = 2000;
@@ -85,7 +89,10 @@ export class IngestionProducer {
   private async addJob(partition: number, slot: PendingPartition): Promise<void> {
     const data: IngestionJobData = { segments: slot.segments };
     try {
-      await withDeadline(this.queues.get(partition).add(INGESTION_JOB, data), this.config.ingestion.enqueueTimeoutMs, 'enqueue');
+      // In order, each added once the one before is on the queue: the partition keeps capture order.
+      for (const job of chunkJobBySize(data, MAX_JOB_BYTES)) {
+        await withDeadline(this.queues.get(partition).add(INGESTION_JOB, job), this.config.ingestion.enqueueTimeoutMs, 'enqueue');
+      }
       const ended = this.outage.succeeded(Date.now());
       if (ended?.kind === 'ended') {
         this.logger.log({ refusedJobs: ended.failures, outageMs: ended.durationMs }, 'queue reachable again: capture accepts events');

@@ -1,4 +1,29 @@
+import { jsonByteLength } from '../../common/json/json-byte-length';
 import type { IngestionJobData } from './ingestion.types';
+
+/**
+ * The job as consecutive jobs of at most about `maxBytes` of JSON each (one event may be bigger, alone), in order;
+ * the job itself when it is that small. Serialising a job for the queue and writing it to Redis happen in one go on
+ * the event loop, so a 5 MB job would hold every other request for that long; pieces of 1 MB let them in between.
+ */
+export function chunkJobBySize(data: IngestionJobData, maxBytes: number): IngestionJobData[] {
+  if (jsonByteLength(data, maxBytes) <= maxBytes) return [data];
+  const chunks: IngestionJobData[] = [];
+  let current: IngestionJobData[] = [];
+  let size = 0;
+  for (const piece of splitJobByEvent(data)) {
+    const bytes = jsonByteLength(piece);
+    if (current.length > 0 && size + bytes > maxBytes) {
+      chunks.push(joinJobs(current));
+      current = [];
+      size = 0;
+    }
+    current.push(piece);
+    size += bytes;
+  }
+  if (current.length > 0) chunks.push(joinJobs(current));
+  return chunks;
+}
 
 /**
  * The job as one job per event, in job order. A segment's capture-time warnings go with its first
