@@ -199,6 +199,12 @@ describe('Faults', () => {
       redis.disconnect();
       expect(failed).toEqual([0, 0, 0, 0]);
       expect((await service.terminate()).code).toBe(0);
+
+      // The outage was logged (the worker's retries), and no line carries a distinct id or a key: a query error's
+      // SQL parameters are lists of distinct ids.
+      const logs = service.stdout + service.stderr;
+      expect(logs).toMatch(/"msg":"transient failure, retrying"/);
+      for (const secret of ['before_outage-', 'during_outage-', PROJECT_KEY, PERSONAL_KEY]) expect({ secret, found: logs.includes(secret) }).toEqual({ secret, found: false });
     }, 120_000);
   });
 });
