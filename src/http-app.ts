@@ -8,6 +8,7 @@ import { AppModule } from './app.module';
 import { ApiExceptionFilter } from './common/errors/api-exception.filter';
 import { RouteTable } from './common/errors/route-table';
 import { InflateBudget } from './common/http/bounded-inflate';
+import { LargePayloadParser } from './common/http/large-payload-parser';
 import { handleClientError, MAX_PARAM_LENGTH, replyFrameworkError } from './common/http/framework-errors';
 import { registerBodyParsers } from './common/http/json-body-parser';
 import { registerPublicRouteHooks } from './common/http/public-route-hooks';
@@ -57,7 +58,9 @@ export async function createHttpApp(runtime: RuntimeOptions, logger: Logger): Pr
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
   registerBodyParsers(fastify);
   registerQueryCleaning(fastify);
-  registerPublicRouteHooks(fastify, config.ingestion.maxDecompressedBytes, new InflateBudget(config.ingestion.maxInflatingBytes));
+  const largeParser = LargePayloadParser.create();
+  fastify.addHook('onClose', async () => largeParser?.close());
+  registerPublicRouteHooks(fastify, config.ingestion.maxDecompressedBytes, new InflateBudget(config.ingestion.maxInflatingBytes), largeParser);
   setPublicUrl(config.http.publicUrl);
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(runtime), adapter, {

@@ -2,8 +2,10 @@ import LZString from 'lz-string';
 import { ApiError } from '../errors/api-error';
 import { payloadTooLarge } from '../errors/http-error-mapping';
 import { JSON_TEXT_NEEDS_CLEANING } from '../json/clean-text';
+import { jsonLongerThan } from '../json/json-byte-length';
 import { nonFiniteToNull } from '../json/non-finite-json';
 import { inflateBounded, InflateBudget } from './bounded-inflate';
+import { LARGE_PAYLOAD_BYTES, type LargePayloadParser } from './large-payload-parser';
 import { queryText } from './query-values';
 
 /** What a capture or decide request carries before we know what is inside. */
@@ -21,6 +23,10 @@ export interface DecodeOptions {
   acceptEmptyList?: boolean;
   /** What all requests of the process may hold gunzipped at once (503 past it); unbounded without. */
   inflateBudget?: InflateBudget;
+  /** Parses payloads of LARGE_PAYLOAD_BYTES and more off the event loop; without it every payload is parsed inline. */
+  largeParser?: LargePayloadParser | null;
+  /** With the large parser: also find the payload's events longer than this (JSON bytes), there rather than here. */
+  measureItemsAbove?: number;
   /** Legacy capture paths unwrap a base64 payload a second time, as PostHog does. */
   unwrapBase64Twice?: boolean;
   /** The media types a body may be sent as (a body without a type is read too); without the list, any. */
@@ -33,6 +39,8 @@ export interface DecodedPayload {
   decodedLength: number;
   /** Whether the text holds escapes (NUL, surrogates) that strings must be cleaned of before storage. */
   needsCleaning: boolean;
+  /** Positions of the events (array items, or `batch` items) longer than `measureItemsAbove`; absent when not measured. */
+  oversizeItems?: number[];
 }
 
 /** serde_json's recursion limit, which PostHog's capture inherits. */
@@ -171,11 +179,11 @@ export async function decodePayload(request: RawPayloadRequest, options: DecodeO
   }
   if (compression === 'lz64') return parsedText(lz64Text(bytes, options.maxDecompressedBytes), options);
   const encoding = compression === 'deflate' || compression === 'br' ? compression : compression === 'gzip' || hasGzipMagic(bytes) ? 'gzip' : null;
-  if (encoding === null) return parsedText(plainText(bytes, options), options);
+  if (encoding === null) return parsedBytes(bytes, options);
   const invalid = () => invalidPayload(`invalid ${encoding === 'gzip' ? 'GZIP' : encoding} data`);
   const inflated = await inflateBounded(encoding, bytes, options.maxDecompressedBytes, options.inflateBudget, invalid);
   try {
-    return parsedText(plainText(inflated.output, options), options);
+    return await parsedBytes(inflated.output, options);
   } finally {
     // The budget bounds inflated bytes held at once: they are let go once the JSON is parsed.
     options.inflateBudget?.give(inflated.held);
@@ -189,8 +197,26 @@ function lz64Text(bytes: Buffer, maxDecompressedBytes: number): string {
   return text;
 }
 
-function plainText(bytes: Buffer, options: DecodeOptions): string {
-  return utf8(options.unwrapBase64Twice && isStrictBase64(bytes) ? fromBase64(bytes) : bytes);
+async function parsedBytes(bytes: Buffer, options: DecodeOptions): Promise<DecodedPayload> {
+  const json = options.unwrapBase64Twice && isStrictBase64(bytes) ? fromBase64(bytes) : bytes;
+  if (options.largeParser && json.length >= LARGE_PAYLOAD_BYTES) {
+    return options.largeParser.parse(json, options.acceptEmptyList ?? false, options.measureItemsAbove);
+  }
+  return decodeJsonBytes(json, options.acceptEmptyList ?? false);
+}
+
+/** UTF-8 JSON bytes → the payload, with its oversize events when asked (the step LargePayloadParser runs on its thread). */
+export function decodeJsonBytes(bytes: Buffer, acceptEmptyList: boolean, measureItemsAbove?: number): DecodedPayload {
+  const decoded = parsedText(utf8(bytes), { maxDecompressedBytes: 0, acceptEmptyList });
+  if (measureItemsAbove !== undefined) decoded.oversizeItems = oversizeItems(decoded.value, measureItemsAbove);
+  return decoded;
+}
+
+/** The events of a capture payload (an array, a `{batch}` or one event) whose JSON is longer than `limit`. */
+function oversizeItems(value: unknown, limit: number): number[] {
+  const batch = (value as { batch?: unknown } | null)?.batch;
+  const items = Array.isArray(value) ? value : Array.isArray(batch) ? batch : [value];
+  return items.flatMap((item, index) => (jsonLongerThan(item, limit) ? [index] : []));
 }
 
 function parsedText(text: string, options: DecodeOptions): DecodedPayload {

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { InflateBudget } from './bounded-inflate';
+import type { LargePayloadParser } from './large-payload-parser';
 import { decodePayload, hasQueryPayload } from './payload-decoding';
 import { publicRouteOptions } from './public-route';
 
@@ -9,6 +10,8 @@ declare module 'fastify' {
     decodedPayloadLength?: number;
     /** Whether strings of the payload may hold NUL or lone surrogates. */
     payloadNeedsCleaning?: boolean;
+    /** Positions of the payload's events over the route's `measureItemsAbove`, when measured while parsing. */
+    oversizePayloadItems?: number[];
   }
 }
 
@@ -33,7 +36,7 @@ function applyCors(request: FastifyRequest, reply: FastifyReply): void {
  * CORS on every reply of a public SDK route (errors included, so browsers can read them), and payload
  * decoding before the guard runs, so the guard finds the project key inside gzip or base64 bodies.
  */
-export function registerPublicRouteHooks(fastify: FastifyInstance, maxDecompressedBytes: number, inflateBudget: InflateBudget): void {
+export function registerPublicRouteHooks(fastify: FastifyInstance, maxDecompressedBytes: number, inflateBudget: InflateBudget, largeParser: LargePayloadParser | null): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     if (publicRouteOptions(request)?.cors) applyCors(request, reply);
     done();
@@ -54,10 +57,11 @@ export function registerPublicRouteHooks(fastify: FastifyInstance, maxDecompress
         contentEncoding: header(request, 'content-encoding'),
         query,
       },
-      { maxDecompressedBytes, inflateBudget, unwrapBase64Twice: options.legacyBase64, bodyTypes: options.bodyTypes, acceptEmptyList: options.acceptEmptyList },
+      { maxDecompressedBytes, inflateBudget, largeParser, measureItemsAbove: options.measureItemsAbove, unwrapBase64Twice: options.legacyBase64, bodyTypes: options.bodyTypes, acceptEmptyList: options.acceptEmptyList },
     );
     request.body = decoded.value;
     request.decodedPayloadLength = decoded.decodedLength;
     request.payloadNeedsCleaning = decoded.needsCleaning;
+    request.oversizePayloadItems = decoded.oversizeItems;
   });
 }

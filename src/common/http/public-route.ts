@@ -17,6 +17,8 @@ export interface PublicRouteOptions {
    * Without the list every type is read as the payload, as capture does.
    */
   bodyTypes?: readonly string[];
+  /** Events of the payload longer than this many JSON bytes are found while a large payload is parsed off the loop. */
+  measureItemsAbove?: number;
   /** `[]` and `{"batch": []}` reach the route instead of answering `no_data`. */
   acceptEmptyList?: boolean;
   /** Legacy capture paths unwrap base64 twice. */

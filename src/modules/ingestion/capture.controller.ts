@@ -5,11 +5,12 @@ import { ProjectKeyAuth, PublicRoute } from '../../common/auth/auth.decorator';
 import { CallerProject, ProjectPrincipal } from '../../common/auth/principal';
 import { PublicRouteOptions, PublicSdkRoute } from '../../common/http/public-route';
 import { CaptureService } from './capture.service';
+import { MAX_EVENT_BYTES } from './event-normalization';
 import { CaptureReplyDto } from './dto/capture.dto';
 
 /** Every path the PostHog SDKs send events to (reference/ingestion-decide.md §1.1). */
 const CAPTURE_PATHS = ['capture', 'batch', 'e', 'i/v0/e', 'track', 'engage'];
-const CAPTURE_ROUTE: PublicRouteOptions = { decodePayload: true, cors: true, legacyBase64: true };
+const CAPTURE_ROUTE: PublicRouteOptions = { decodePayload: true, cors: true, legacyBase64: true, measureItemsAbove: MAX_EVENT_BYTES };
 
 @ApiTags('ingestion')
 @Controller()
@@ -54,6 +55,7 @@ export class CaptureController {
       nowMs: Date.now(),
       decodedLength: request.decodedPayloadLength ?? 0,
       needsCleaning: request.payloadNeedsCleaning ?? true,
+      oversizeItems: request.oversizePayloadItems,
     });
     // sendBeacon callers get 204; everyone else exactly 200, or posthog-js retries (reliability.md §0).
     if (query.beacon === '1') {

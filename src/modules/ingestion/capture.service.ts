@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ProjectPrincipal } from '../../common/auth/principal';
-import { jsonByteLength } from '../../common/json/json-byte-length';
+import { jsonLongerThan } from '../../common/json/json-byte-length';
 import { isJsonObject } from '../../common/json/json-object';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
@@ -26,6 +26,8 @@ export interface CaptureContext {
   decodedLength: number;
   /** False when the payload provably holds no NUL or lone surrogate: events are then used as parsed. */
   needsCleaning: boolean;
+  /** The events over MAX_EVENT_BYTES, by position, when they were found while parsing; measured here otherwise. */
+  oversizeItems?: number[];
 }
 
 /**
@@ -48,6 +50,7 @@ export class CaptureService {
     const envelope = extractCaptureEvents(payload, context.path);
     const sentAtMs = parseSentAt(envelope.sentAt, context.query.sent_at ?? context.query._);
     const measure = context.decodedLength > MAX_EVENT_BYTES;
+    const oversize = context.oversizeItems ? new Set(context.oversizeItems) : null;
     const segments = new Map<number, IngestionSegment>();
     const dropped: IngestionWarning[] = [];
     const corrections: IngestionWarning[] = [];
@@ -59,7 +62,7 @@ export class CaptureService {
         outcome.dropped.set(index, 'dropped_performance_event');
         continue;
       }
-      if (measure && jsonByteLength(raw, MAX_EVENT_BYTES) > MAX_EVENT_BYTES) {
+      if (measure && (oversize ? oversize.has(index) : jsonLongerThan(raw, MAX_EVENT_BYTES))) {
         dropped.push({ type: 'event_too_big', details: { max_bytes: MAX_EVENT_BYTES } });
         outcome.dropped.set(index, 'event_too_big');
         continue;

@@ -7,12 +7,13 @@ import type { IngestionJobData } from './ingestion.types';
  * the event loop, so a 5 MB job would hold every other request for that long; pieces of 1 MB let them in between.
  */
 export function chunkJobBySize(data: IngestionJobData, maxBytes: number): IngestionJobData[] {
-  if (jsonByteLength(data, maxBytes) <= maxBytes) return [data];
+  // Sizes without the escape scan: chunking needs no exactness, and the event loop is what this spares.
+  if (jsonByteLength(data, maxBytes, false) <= maxBytes) return [data];
   const chunks: IngestionJobData[] = [];
   let current: IngestionJobData[] = [];
   let size = 0;
   for (const piece of splitJobByEvent(data)) {
-    const bytes = jsonByteLength(piece);
+    const bytes = jsonByteLength(piece, Infinity, false);
     if (current.length > 0 && size + bytes > maxBytes) {
       chunks.push(joinJobs(current));
       current = [];

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { jsonByteLength } from '../../../src/common/json/json-byte-length';
+import { jsonByteLength, jsonLongerThan, MAX_ESCAPE_GROWTH } from '../../../src/common/json/json-byte-length';
 
 describe(jsonByteLength.name, () => {
   it('equals the UTF-8 length of JSON.stringify for any JSON value', () => {
@@ -20,6 +20,26 @@ describe(jsonByteLength.name, () => {
   it('counts what JSON leaves out as it does: undefined properties dropped, undefined items as null', () => {
     const v = { a: undefined, b: [undefined, 1], c: () => 1 };
     expect(jsonByteLength(v)).toBe(Buffer.byteLength(JSON.stringify(v)));
+  });
+
+  it('without the escape scan, gives a lower bound at most MAX_ESCAPE_GROWTH times too small', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        const exact = Buffer.byteLength(JSON.stringify(v));
+        const bound = jsonByteLength(v, Infinity, false);
+        expect(bound).toBeLessThanOrEqual(exact);
+        expect(bound * MAX_ESCAPE_GROWTH).toBeGreaterThanOrEqual(exact);
+      }),
+    );
+  });
+
+  it('tells exactly whether the serialised value is longer than a limit', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.integer({ min: 0, max: 400 }), (v, limit) => {
+        expect(jsonLongerThan(v, limit)).toBe(Buffer.byteLength(JSON.stringify(v)) > limit);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('stops counting once past the bound', () => {
