@@ -81,7 +81,7 @@ export class CaptureService {
     const warnings = [...dropped, ...corrections];
     if (warnings.length > 0) this.attachWarnings(segments, caller, warnings, context.nowMs);
     this.metrics.received.inc({ path: context.path }, envelope.items.length);
-    await this.producer.enqueue(segments);
+    await this.producer.enqueue(segments, context.decodedLength);
     this.metrics.enqueued.inc(accepted);
     return outcome;
   }

@@ -19,7 +19,8 @@ interface Waiter {
 interface PendingPartition {
   segments: IngestionSegment[];
   waiters: Waiter[];
-  events: number;
+  /** The decoded sizes of the payloads its segments came from: about how large the job's JSON will be. */
+  payloadBytes: number;
 }
 
 /** A job bigger than this is enqueued as several, so no single serialisation holds the event loop for long. */
@@ -48,16 +49,20 @@ export class IngestionProducer {
     private readonly queues: PartitionQueues,
   ) {}
 
-  /** Resolves once every segment is durably enqueued; rejects with a 503 ApiError otherwise. */
-  enqueue(segmentsByPartition: Map<number, IngestionSegment>): Promise<void> {
+  /**
+   * Resolves once every segment is durably enqueued; rejects with a 503 ApiError otherwise. `payloadBytes`, the
+   * decoded size of the request the segments came from, says about how large they are, so the ordinary small job is
+   * never walked to be measured for splitting.
+   */
+  enqueue(segmentsByPartition: Map<number, IngestionSegment>, payloadBytes: number): Promise<void> {
     if (segmentsByPartition.size === 0) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = { resolve, reject, outstanding: segmentsByPartition.size, settled: false };
       for (const [partition, segment] of segmentsByPartition) {
-        const slot = this.pending.get(partition) ?? { segments: [], waiters: [], events: 0 };
+        const slot = this.pending.get(partition) ?? { segments: [], waiters: [], payloadBytes: 0 };
         slot.segments.push(segment);
         slot.waiters.push(waiter);
-        slot.events += segment.events.length;
+        slot.payloadBytes += payloadBytes;
         this.pending.set(partition, slot);
         this.pendingEvents += segment.events.length;
       }
@@ -90,11 +95,12 @@ export class IngestionProducer {
     const data: IngestionJobData = { segments: slot.segments };
     try {
       // In order, each added once the one before is on the queue: the partition keeps capture order.
-      for (const job of chunkJobBySize(data, MAX_JOB_BYTES)) {
+      const jobs = slot.payloadBytes > MAX_JOB_BYTES ? chunkJobBySize(data, MAX_JOB_BYTES) : [data];
+      for (const job of jobs) {
         await withDeadline(this.queues.get(partition).add(INGESTION_JOB, job), this.config.ingestion.enqueueTimeoutMs, 'enqueue');
       }
       const ended = this.outage.succeeded(Date.now());
-      if (ended?.kind === 'ended') {
+      if (ended) {
         this.logger.log({ refusedJobs: ended.failures, outageMs: ended.durationMs }, 'queue reachable again: capture accepts events');
       }
       for (const waiter of slot.waiters) {

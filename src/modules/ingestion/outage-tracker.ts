@@ -1,9 +1,3 @@
-/** What to log about a dependency's health: nothing while its state holds, one line when it changes. */
-export type OutageChange =
-  | { kind: 'began' }
-  | { kind: 'ended'; failures: number; durationMs: number }
-  | null;
-
 /**
  * Turns a stream of successes and failures into state changes, so an outage writes two log lines (it began, it
  * ended with how many requests it refused and for how long) instead of one per refused request.
@@ -12,18 +6,20 @@ export class OutageTracker {
   private since: number | null = null;
   private failures = 0;
 
-  failed(nowMs: number): OutageChange {
+  /** True for the failure that begins an outage. */
+  failed(nowMs: number): boolean {
     this.failures += 1;
-    if (this.since !== null) return null;
+    if (this.since !== null) return false;
     this.since = nowMs;
-    return { kind: 'began' };
+    return true;
   }
 
-  succeeded(nowMs: number): OutageChange {
+  /** The outage this success ends, or null when there was none. */
+  succeeded(nowMs: number): { failures: number; durationMs: number } | null {
     if (this.since === null) return null;
-    const change: OutageChange = { kind: 'ended', failures: this.failures, durationMs: nowMs - this.since };
+    const ended = { failures: this.failures, durationMs: nowMs - this.since };
     this.since = null;
     this.failures = 0;
-    return change;
+    return ended;
   }
 }
