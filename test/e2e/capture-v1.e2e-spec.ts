@@ -107,7 +107,7 @@ describe('Capture v1 (/i/v1/analytics/events)', () => {
   it.each([
     ['no Authorization', { Authorization: '' }, 401, v1Error('missing_authorization', 'Send the project API key (phc_…) as "Authorization: Bearer phc_…".')],
     ['a personal key', { Authorization: 'Bearer phx_SomePersonalKey' }, 401, v1Error('invalid_api_token', 'This is a personal API key (phx_): capture takes the project API key (phc_), the one SDKs are given.')],
-    ['a key of no project', { Authorization: 'Bearer phc_NoProjectHasThisKey000000000000000000' }, 401, v1Error('invalid_api_token', 'No project has this API key. Send the project API key (phc_) your project was given.')],
+    ['a key of no project', { Authorization: 'Bearer phc_NoProjectHasThisKey000000000000000000' }, 401, v1Error('invalid_api_token', 'Project API key invalid: no project has this key. The project API key is printed on the first boot and is the "api_token" of GET /api/projects/@current/ (or `npm run cli -- projects list`).')],
     ['Basic auth', { Authorization: 'Basic abc' }, 400, v1Error('invalid_header_value', 'Authorization must be "Bearer <project API key>".')],
     ['missing PostHog headers', { 'PostHog-Attempt': '', 'PostHog-Sdk-Info': '' }, 400, v1Error('missing_required_headers', 'Missing required headers: posthog-sdk-info, posthog-attempt. PostHog SDKs in capture v1 mode send them all.')],
     ['a text body', { 'Content-Type': 'text/plain' }, 415, v1Error('unsupported_content_type', 'Content-Type must be application/json, got "text/plain".')],

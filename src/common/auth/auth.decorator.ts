@@ -19,6 +19,8 @@ export type AuthRequirement =
       kind: 'projectKey';
       /** Capture: a well-formed key that cannot be checked (database down) is accepted and checked by the worker. */
       failOpen?: boolean;
+      /** The key comes in `Authorization: Bearer` instead of the payload (capture v1). */
+      bearer?: boolean;
     }
   | { kind: 'public' };
 
@@ -27,7 +29,7 @@ export const PersonalKeyAuth = (scope: Scope, options: { projectParam?: string; 
   SetMetadata(AUTH_METADATA, { kind: 'personalKey', scope, ...options } satisfies AuthRequirement);
 
 /** Public SDK routes: the project API key in the body or query (or a personal key with `project_id`). */
-export const ProjectKeyAuth = (options: { failOpen?: boolean } = {}) =>
+export const ProjectKeyAuth = (options: { failOpen?: boolean; bearer?: boolean } = {}) =>
   SetMetadata(AUTH_METADATA, { kind: 'projectKey', ...options } satisfies AuthRequirement);
 
 /** Routes anyone may call: health, metrics. */

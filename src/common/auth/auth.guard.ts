@@ -11,7 +11,7 @@ import { queryText } from '../http/query-values';
 import { parseId, UUID_PATTERN } from '../validation/patterns';
 import { AUTH_METADATA, AuthRequirement } from './auth.decorator';
 import { AuthErrors } from './auth-errors';
-import { findPersonalApiKey, findProjectIdParam, findProjectToken, projectTokenShapeProblem } from './key-sources';
+import { bearerToken, findPersonalApiKey, findProjectIdParam, findProjectToken, projectTokenShapeProblem } from './key-sources';
 import { scopeSatisfied } from './scopes';
 import type { OrganizationAccess, UserPrincipal } from './principal';
 
@@ -36,7 +36,10 @@ export class AuthGuard implements CanActivate {
     if (!requirement) throw ApiError.serverError();
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     if (requirement.kind === 'public') return true;
-    if (requirement.kind === 'projectKey') return this.authenticateProjectKey(request, requirement.failOpen === true);
+    if (requirement.kind === 'projectKey') {
+      const token = requirement.bearer ? bearerToken(request.headers.authorization) : findProjectToken(request.body, request.query);
+      return this.authenticateProjectKey(request, token, requirement.failOpen === true);
+    }
     const principal = await this.authenticateUser(request);
     if (!scopeSatisfied(principal.key.scopes, requirement.scope)) throw AuthErrors.missingScope(requirement.scope);
     if (requirement.projectParam) {
@@ -106,8 +109,7 @@ export class AuthGuard implements CanActivate {
    * Public SDK routes: a project API key, or a personal key plus `project_id` (CONTRACT §2).
    * The token cache keeps this off the database on the hot paths.
    */
-  private async authenticateProjectKey(request: FastifyRequest, failOpen: boolean): Promise<boolean> {
-    const token = findProjectToken(request.body, request.query);
+  private async authenticateProjectKey(request: FastifyRequest, token: string | null, failOpen: boolean): Promise<boolean> {
     if (!token) throw AuthErrors.missingProjectKey();
     const problem = projectTokenShapeProblem(token);
     if (problem) throw AuthErrors.malformedProjectKey(problem);

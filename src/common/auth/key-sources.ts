@@ -22,14 +22,20 @@ function asBag(value: unknown): Bag {
   return isJsonObject(value) ? value : null;
 }
 
+/** The token of an `Authorization: Bearer <token>` header; null without one. */
+export function bearerToken(authorization: string | undefined): string | null {
+  const header = nonEmptyString(authorization);
+  const bearer = header ? BEARER.exec(header) : null;
+  return bearer ? bearer[1].trim() : null;
+}
+
 /**
  * PostHog's order (posthog/auth.py): Authorization Bearer header, then body `personal_api_key`,
  * then query `personal_api_key`. Only the first candidate found is tried.
  */
 export function findPersonalApiKey(authorization: string | undefined, body: unknown, query: unknown): FoundPersonalKey | null {
-  const header = nonEmptyString(authorization);
-  const bearer = header ? BEARER.exec(header) : null;
-  if (bearer) return { key: bearer[1].trim(), source: 'Authorization header' };
+  const bearer = bearerToken(authorization);
+  if (bearer) return { key: bearer, source: 'Authorization header' };
   const fromBody = nonEmptyString(asBag(body)?.personal_api_key);
   if (fromBody) return { key: fromBody, source: 'body' };
   const fromQuery = nonEmptyString(asBag(query)?.personal_api_key);

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { ProjectsModule } from '../projects/projects.module';
 import { CaptureV1Controller } from './capture-v1/capture-v1.controller';
 import { CaptureV1Service } from './capture-v1/capture-v1.service';
 import { CaptureController } from './capture.controller';
@@ -9,7 +8,7 @@ import { IngestionProducer } from './ingestion-producer';
 
 /** The API half of ingestion: decode, validate, enqueue. The worker half is IngestionWorkerModule. */
 @Module({
-  imports: [IngestionMetricsModule, ProjectsModule],
+  imports: [IngestionMetricsModule],
   controllers: [CaptureController, CaptureV1Controller],
   providers: [CaptureService, CaptureV1Service, IngestionProducer],
 })

@@ -2,6 +2,7 @@ import type { ApiError } from '../../../common/errors/api-error';
 
 /** v1 names some failures its own way; the rest keep the code they were raised with. */
 const TAGS: Record<string, string> = {
+  invalid_api_key: 'invalid_api_token',
   no_data: 'empty_body',
   invalid_payload: 'request_parsing_error',
   server_error: 'service_unavailable',

@@ -1,6 +1,5 @@
 import { ApiError } from '../../../common/errors/api-error';
-import { projectTokenShapeProblem } from '../../../common/auth/key-sources';
-import type { Encoding } from '../../../common/http/bounded-inflate';
+import { bearerToken, projectTokenShapeProblem } from '../../../common/auth/key-sources';
 import { mediaType } from '../../../common/http/payload-decoding';
 import { isJsonObject, JsonObject } from '../../../common/json/json-object';
 
@@ -11,15 +10,13 @@ import { isJsonObject, JsonObject } from '../../../common/json/json-object';
  * error tag; faults of one event are per-event drops in a 200, as PostHog's capture answers them.
  */
 
-/** What the headers say about the request. */
+/** What the headers say about the request (the key itself is the auth guard's: `ProjectKeyAuth({ bearer: true })`). */
 export interface CaptureV1Headers {
-  token: string;
   requestId: string;
   /** `PostHog-Sdk-Info` split at its last `/` (posthog-python/7.42.0), which becomes `$lib` / `$lib_version`. */
   sdk: { lib: string; version: string } | null;
   /** `PostHog-Request-Timestamp`: the client's clock when it sent, for skew correction. */
   clientTime: string;
-  encoding: Encoding | null;
 }
 
 /** The batch turned into v0 events for the capture pipeline, with the events refused before it. */
@@ -33,7 +30,7 @@ export interface CaptureV1Batch {
 }
 
 const REQUIRED_HEADERS = ['posthog-sdk-info', 'posthog-attempt', 'posthog-request-id', 'posthog-request-timestamp', 'content-type', 'user-agent'];
-const ENCODINGS: Record<string, Encoding> = { gzip: 'gzip', deflate: 'deflate', br: 'br' };
+const ENCODINGS = new Set(['gzip', 'deflate', 'br']);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const RFC3339 = /^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:\d\d)$/;
 /** Bytes of an event name or distinct id past which v1 drops the event. */
@@ -56,7 +53,7 @@ function header(headers: Headers, name: string): string | undefined {
 }
 
 export function parseCaptureV1Headers(headers: Headers): CaptureV1Headers {
-  const token = bearerToken(header(headers, 'authorization'));
+  checkAuthorization(header(headers, 'authorization'));
   const missing = REQUIRED_HEADERS.filter((name) => !header(headers, name)?.trim());
   if (missing.length > 0) throw v1Error(400, 'missing_required_headers', `Missing required headers: ${missing.join(', ')}. PostHog SDKs in capture v1 mode send them all.`);
   const type = mediaType(header(headers, 'content-type'));
@@ -68,21 +65,21 @@ export function parseCaptureV1Headers(headers: Headers): CaptureV1Headers {
   if (!RFC3339.test(clientTime) || Number.isNaN(Date.parse(clientTime))) {
     throw v1Error(400, 'invalid_header_value', 'PostHog-Request-Timestamp must be an RFC 3339 timestamp.');
   }
-  return { token, requestId, sdk: sdkInfo(header(headers, 'posthog-sdk-info')!), clientTime, encoding: encodingOf(header(headers, 'content-encoding')) };
+  checkEncoding(header(headers, 'content-encoding'));
+  return { requestId, sdk: sdkInfo(header(headers, 'posthog-sdk-info')!), clientTime };
 }
 
-function bearerToken(authorization: string | undefined): string {
+/** v1's answers for a key that is missing, not Bearer, personal or malformed; whether it names a project is the guard's. */
+function checkAuthorization(authorization: string | undefined): void {
   if (!authorization?.trim()) {
     throw v1Error(401, 'missing_authorization', 'Send the project API key (phc_…) as "Authorization: Bearer phc_…".');
   }
-  const match = /^bearer\s+(.+)$/i.exec(authorization.trim());
-  if (!match) throw v1Error(400, 'invalid_header_value', 'Authorization must be "Bearer <project API key>".');
-  const token = match[1].trim();
+  const token = bearerToken(authorization);
+  if (token === null) throw v1Error(400, 'invalid_header_value', 'Authorization must be "Bearer <project API key>".');
   if (token.startsWith('phx_')) {
     throw v1Error(401, 'invalid_api_token', 'This is a personal API key (phx_): capture takes the project API key (phc_), the one SDKs are given.');
   }
   if (projectTokenShapeProblem(token) !== null) throw v1Error(401, 'invalid_api_token', 'The project API key is malformed: at most 64 printable ASCII characters.');
-  return token;
 }
 
 function sdkInfo(raw: string): CaptureV1Headers['sdk'] {
@@ -91,12 +88,12 @@ function sdkInfo(raw: string): CaptureV1Headers['sdk'] {
   return { lib: raw.slice(0, at).trim(), version: raw.slice(at + 1).trim() };
 }
 
-function encodingOf(raw: string | undefined): Encoding | null {
+/** The body is inflated by the shared payload decoding; this refuses, first, what it cannot inflate. */
+function checkEncoding(raw: string | undefined): void {
   const name = raw?.trim().toLowerCase();
-  if (!name || name === 'identity') return null;
-  const encoding = ENCODINGS[name];
-  if (!encoding) throw v1Error(415, 'unsupported_encoding', `Content-Encoding "${name}" is not supported here: send gzip, deflate or br, or none.`);
-  return encoding;
+  if (name && name !== 'identity' && !ENCODINGS.has(name)) {
+    throw v1Error(415, 'unsupported_encoding', `Content-Encoding "${name}" is not supported here: send gzip, deflate or br, or none.`);
+  }
 }
 
 /** The parsed JSON body → the events to capture and those dropped already (a malformed batch is a 400). */

@@ -1,7 +1,8 @@
 import { Controller, HttpCode, Options, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { PublicRoute } from '../../../common/auth/auth.decorator';
+import { ProjectKeyAuth, PublicRoute } from '../../../common/auth/auth.decorator';
+import { CallerProject, ProjectPrincipal } from '../../../common/auth/principal';
 import { PublicRouteOptions, PublicSdkRoute } from '../../../common/http/public-route';
 import { captureV1ErrorBody } from './capture-v1-reply';
 import { parseCaptureV1Headers } from './capture-v1-request';
@@ -23,7 +24,7 @@ export class CaptureV1Controller {
 
   @Post(V1_PATH)
   @HttpCode(200)
-  @PublicRoute()
+  @ProjectKeyAuth({ failOpen: true, bearer: true })
   @PublicSdkRoute(V1_ROUTE)
   @ApiOperation({ summary: "Capture v1 (posthog-python's capture_mode=\"v1\"): a batch with a result per event" })
   @ApiHeader({ name: 'Authorization', required: true, description: 'Bearer <project API key>' })
@@ -33,10 +34,10 @@ export class CaptureV1Controller {
   @ApiHeader({ name: 'PostHog-Request-Timestamp', required: true, description: "The client's clock (RFC 3339), for skew correction" })
   @ApiBody({ schema: { type: 'object', required: ['created_at', 'batch'], properties: { created_at: { type: 'string' }, historical_migration: { type: 'boolean' }, batch: { type: 'array', items: { type: 'object' } } } } })
   @ApiOkResponse({ schema: { type: 'object', properties: { results: { type: 'object', additionalProperties: { type: 'object', properties: { result: { type: 'string', enum: ['ok', 'drop'] }, details: { type: 'string' } } } } } } })
-  async post(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async post(@CallerProject() caller: ProjectPrincipal, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const headers = parseCaptureV1Headers(request.headers);
     reply.header('posthog-request-id', headers.requestId);
-    return this.capture.accept({
+    return this.capture.accept(caller, {
       headers,
       body: request.body,
       ip: request.ip ?? null,

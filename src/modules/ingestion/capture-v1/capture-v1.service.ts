@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { ProjectPrincipal } from '../../../common/auth/principal';
-import { ProjectsService } from '../../projects/projects.service';
 import { CaptureService } from '../capture.service';
 import { captureV1Results } from './capture-v1-reply';
-import { CaptureV1Headers, parseCaptureV1Batch, v1Error } from './capture-v1-request';
+import { CaptureV1Headers, parseCaptureV1Batch } from './capture-v1-request';
 
 export interface CaptureV1Input {
   headers: CaptureV1Headers;
@@ -17,13 +16,9 @@ export interface CaptureV1Input {
 /** Capture v1 on top of the v0 pipeline: the batch becomes v0 events, and every event gets its own result. */
 @Injectable()
 export class CaptureV1Service {
-  constructor(
-    private readonly projects: ProjectsService,
-    private readonly capture: CaptureService,
-  ) {}
+  constructor(private readonly capture: CaptureService) {}
 
-  async accept(input: CaptureV1Input): Promise<ReturnType<typeof captureV1Results>> {
-    const principal = await this.principal(input.headers.token);
+  async accept(principal: ProjectPrincipal, input: CaptureV1Input): Promise<ReturnType<typeof captureV1Results>> {
     const batch = parseCaptureV1Batch(input.body, input.headers);
     const drops = new Map(batch.drops);
     if (batch.events.length > 0) {
@@ -39,18 +34,5 @@ export class CaptureV1Service {
       for (const [index, reason] of outcome.dropped) drops.set(batch.uuids[batch.events[index].position], reason);
     }
     return captureV1Results(batch.uuids, drops);
-  }
-
-  /** A key of no project is refused (401), so a mistyped key shows at once; an unreachable database lets it through. */
-  private async principal(token: string): Promise<ProjectPrincipal> {
-    let projectId: number | null;
-    try {
-      projectId = await this.projects.projectIdForToken(token);
-    } catch {
-      // As on v0 capture: the worker checks the key once the database is back, so nothing is lost meanwhile.
-      return { kind: 'project', projectId: null, token };
-    }
-    if (projectId === null) throw v1Error(401, 'invalid_api_token', 'No project has this API key. Send the project API key (phc_) your project was given.');
-    return { kind: 'project', projectId, token };
   }
 }
