@@ -4,7 +4,7 @@ import { AnalyticsRepository } from './analytics.repository';
 import { actorPage, sortActors } from './model/actor-page';
 import { ActorEventsWithValues, runsByBreakdown } from './model/funnel-breakdown';
 import { conversionHistogram, conversionSeconds, ConversionTrendTally, Histogram, stepsByEntrancePeriod, trendsActorSelected } from './model/funnel-conversion';
-import { ActorEvents, FunnelSpec, funnelSpecOf, KeptRun, keptRuns, outcomeOf, StepSummary, StepTally, stepSelector } from './model/funnel-evaluation';
+import { ActorEvents, evaluateActor, FunnelSpec, funnelSpecOf, KeptRun, keptRuns, outcomeOf, StepSummary, StepTally, stepSelector } from './model/funnel-evaluation';
 import { bucketKey, bucketStarts, intervalStart } from './model/insight-dates';
 import type { FunnelActorsSelection, InsightQuery } from './model/insight-query';
 import type { ActorPage, BreakdownValue } from './model/insight-result';
@@ -41,7 +41,7 @@ export class FunnelsService {
     if (options.vizType === 'time_to_convert') {
       const samples: number[] = [];
       await this.forEachActor(query, ctx, null, (row) => {
-        const seconds = conversionSeconds(outcomeOf(keptRuns(row, spec)), options.fromStep, options.toStep);
+        const seconds = conversionSeconds(evaluateActor(row, spec), options.fromStep, options.toStep);
         if (seconds !== null) samples.push(seconds);
       });
       return { vizType: 'time_to_convert', histogram: conversionHistogram(samples, options.binCount) };
@@ -123,7 +123,10 @@ export class FunnelsService {
   /** The runs an actor counts under each line: the pass's own line, or one per attributed breakdown value. */
   private attributed(query: InsightQuery, spec: FunnelSpec, row: ActorEventsRow, pass: Pass): Array<{ key: FunnelLineKey; runs: KeptRun[] }> {
     if (pass.key) return [{ key: pass.key, runs: keptRuns(row, spec) }];
-    return runsByBreakdown(row as ActorEventsWithValues, spec, query.funnel!.attribution).map(({ value, runs }) => ({ key: { value: this.shown(query, value), label: this.label(query, value) }, runs }));
+    return runsByBreakdown(row as ActorEventsWithValues, spec, query.funnel!.attribution).map(({ value, runs }) => {
+      const shown = this.shown(query, value);
+      return { key: { value: shown, label: Array.isArray(shown) ? shown.join('::') : String(shown) }, runs };
+    });
   }
 
   /** Several breakdown properties come back as JSON text of a list and are shown as the list. */
@@ -131,11 +134,6 @@ export class FunnelsService {
     const multi = query.breakdown?.kind === 'property' && query.breakdown.properties.length > 1;
     // An actor with no attributed event (the null marker) has no list to show.
     return multi && typeof value === 'string' && value.startsWith('[') ? (JSON.parse(value) as string[]) : value;
-  }
-
-  private label(query: InsightQuery, value: string): string {
-    const shown = this.shown(query, value);
-    return Array.isArray(shown) ? shown.join('::') : String(shown);
   }
 
   /** Property breakdown lines by how many actors entered them (ties in byte order), cut to the limit. */

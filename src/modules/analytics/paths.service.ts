@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../common/errors/api-error';
 import { AnalyticsRepository } from './analytics.repository';
 import { actorPage, sortActors } from './model/actor-page';
-import { ActorEvents, earliestBestRun, funnelSpecOf, keptRuns } from './model/funnel-evaluation';
+import { ActorEvents, earliestBestRun, funnelSpecOf, keptRuns, stepSelector } from './model/funnel-evaluation';
 import type { InsightQuery, PathActorsSelection, PathOptions } from './model/insight-query';
 import type { ActorPage } from './model/insight-result';
 import { actorPaths, EdgeTally, PathEdge, pathSelected, pathSpecOf, PathStep } from './model/path-building';
@@ -61,11 +61,11 @@ export class PathsService {
   private async funnelWindows(funnel: NonNullable<PathOptions['funnel']>, ctx: SqlContext): Promise<Map<string, Window>> {
     const spec = funnelSpecOf(funnel.query);
     const windows = new Map<string, Window>();
+    const chosen = stepSelector({ step: funnel.step });
     await this.repository.forEachRow<ActorEvents & { actor: string }>(funnelEventsSql(funnel.query, ctx), (row) => {
       const best = earliestBestRun(keptRuns(row, spec));
       const steps = best?.reached.length ?? 0;
-      const chosen = funnel.step > 0 ? steps >= funnel.step : steps === -funnel.step - 1;
-      if (!best || !chosen) return;
+      if (!best || !chosen(steps)) return;
       const at = (step: number) => best.reached[step - 1];
       if (funnel.step < 0) windows.set(row.actor, { from: at(steps), to: Infinity });
       else if (funnel.type === 'funnel_path_after_step') windows.set(row.actor, { from: at(funnel.step), to: Infinity });

@@ -15,7 +15,7 @@ export interface RetentionLine {
 }
 
 /** A retention persons page: the actors, and for each the intervals they were there (1) or not (0). */
-export interface RetentionActorsPage {
+interface RetentionActorsPage {
   page: ActorPage;
   appearances: Map<string, number[]>;
 }

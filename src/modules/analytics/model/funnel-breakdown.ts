@@ -40,7 +40,7 @@ function eventsWithValue(events: ActorEventsWithValues, value: string): ActorEve
   return { times: keep.map((i) => events.times[i]), masks: keep.map((i) => events.masks[i]), values: keep.map(() => value) };
 }
 
-export interface AttributedRuns {
+interface AttributedRuns {
   value: string;
   runs: KeptRun[];
 }

@@ -18,7 +18,7 @@ import type { InsightQuery } from './insight-query';
 
 export type FunnelOrderType = 'ordered' | 'strict' | 'unordered';
 
-export interface FunnelExclusionBits {
+interface FunnelExclusionBits {
   /** The mask bit exclusion events carry. */
   bit: number;
   fromStep: number;
@@ -165,7 +165,7 @@ export function keptRuns(events: ActorEvents, spec: FunnelSpec): KeptRun[] {
 }
 
 /** The runs that reached the most steps (none when there are no runs). */
-export function bestRuns(kept: KeptRun[]): KeptRun[] {
+function bestRuns(kept: KeptRun[]): KeptRun[] {
   const steps = kept.reduce((best, run) => Math.max(best, run.reached.length), 0);
   return kept.filter((run) => run.reached.length === steps && steps > 0);
 }

@@ -10,7 +10,7 @@ import type { PathOptions } from './insight-query';
  * items; otherwise the first `stepLimit` items are kept. Item i of a path has the key `i_item`.
  */
 
-export const SESSION_GAP_MS = 30 * 60 * 1000;
+const SESSION_GAP_MS = 30 * 60 * 1000;
 
 export interface PathSpec {
   cleaning: PathCleaningRule[];

@@ -77,7 +77,7 @@ export function propertyFilterValue(raw: unknown, attr: string, defaultType = 'e
 }
 
 /** Most names one list parameter may hold (excluded events, groupings, correlation names, …). */
-export const MAX_NAMES = 100;
+const MAX_NAMES = 100;
 
 /** A JSON list of texts (event names, path items, property names); absent means none. */
 export function nameListValue(input: FilterInput, key: string): string[] {

@@ -5,7 +5,7 @@ import { enumValue, FilterInput, integerValue, jsonValue, nameListValue, present
 
 /** Funnel correlation's own parameters, on top of the funnel filter; its persons' selection of one row. */
 
-export const CORRELATION_TYPES = ['events', 'properties', 'event_with_properties'] as const;
+const CORRELATION_TYPES = ['events', 'properties', 'event_with_properties'] as const;
 
 export interface CorrelationOptions {
   type: (typeof CORRELATION_TYPES)[number];

@@ -17,7 +17,7 @@ import { legacyBreakdown, ParseContext, parseLegacyFilter } from './legacy-filte
  */
 
 /** Exclusions per funnel: with at most 20 steps, every step and exclusion has its own bit of an int mask. */
-export const MAX_EXCLUSIONS = 10;
+const MAX_EXCLUSIONS = 10;
 /** A conversion window longer than ten years is surely a mistake (and would overflow date arithmetic). */
 const MAX_WINDOW_SECONDS = 3650 * 86_400;
 const UNIT_SECONDS: Record<FunnelWindowUnit, number> = { second: 1, minute: 60, hour: 3600, day: 86_400, week: 604_800, month: 2_678_400 };

@@ -14,8 +14,8 @@ import { ParseContext, parseLegacyFilter } from './legacy-filter.parser';
  * `local_path_cleaning_filters`), and funnel paths.
  */
 
-export const MAX_STEP_LIMIT = 20;
-export const MAX_EDGE_LIMIT = 10_000;
+const MAX_STEP_LIMIT = 20;
+const MAX_EDGE_LIMIT = 10_000;
 const DEFAULT_STEP_LIMIT = 5;
 const DEFAULT_EDGE_LIMIT = 50;
 

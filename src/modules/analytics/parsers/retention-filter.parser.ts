@@ -14,7 +14,7 @@ import { groupTypeIndex } from './series-values';
  * the `total_intervals` periods ending with the one holding `date_to`.
  */
 
-export const MAX_RETENTION_INTERVALS = 100;
+const MAX_RETENTION_INTERVALS = 100;
 const DEFAULT_INTERVALS = 11;
 const RETENTION_TYPES = ['retention_recurring', 'retention_first_time'] as const;
 const DEFAULT_ENTITY = { id: '$pageview', type: 'events' };

@@ -41,14 +41,15 @@ export interface FunnelReadOptions {
 /** With a property breakdown each event also carries its breakdown value (`values`). */
 export function funnelEventsSql(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions = {}): BuiltSql {
   const p = new SqlParams();
-  const conditions = entities(query).map((entity) => entitySql(entity.event, entity.properties, ctx, p));
+  const steps = entities(query);
+  const conditions = steps.map((entity) => entitySql(entity.event, entity.properties, ctx, p));
   const mask = conditions.map((condition, bit) => `(CASE WHEN ${condition} THEN ${2 ** bit} ELSE 0 END)`).join(' + ');
   const where = scopeWhere(query, query.range, ctx, p);
   const marked = options.marked ? entitySql(options.marked.event, options.marked.properties, ctx, p) : null;
   if (query.funnel?.orderType !== 'strict' && !options.withNames) where.push(`(${[...conditions, ...(marked ? [marked] : [])].join(' OR ')})`);
   if (options.extraFilter) where.push(filterSql(options.extraFilter, ctx, p));
   if (typeof options.cohort === 'number') where.push(cohortMemberSql(options.cohort, ctx, p));
-  const personProperties = personPropertiesNeeded(query, ctx, [...entities(query).map((e) => e.properties), options.extraFilter ?? null]);
+  const personProperties = personPropertiesNeeded(query, ctx, [...steps.map((e) => e.properties), options.extraFilter ?? null]);
   const joins = joinsSql({ actor: usesPersonActor(query) || personProperties, personProperties });
   const columns: Array<[string, string]> = [['masks', `(${mask})::int`]];
   if (query.breakdown?.kind === 'property') columns.push(['values', breakdownValueSql(query, ctx, p)]);
