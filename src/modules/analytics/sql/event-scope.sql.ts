@@ -94,11 +94,12 @@ export function personPropertiesNeeded(query: InsightQuery, ctx: SqlContext, ent
 
 /** The conditions every analytic read shares: project, time range, the query's filters and the test-account filters. */
 export function scopeWhere(query: InsightQuery, range: DateRange, ctx: SqlContext, p: SqlParams): string[] {
-  const where = [
-    `e.project_id = ${p.add(ctx.projectId)}`,
-    `e.timestamp >= ${p.add(range.from.toISO())}::timestamptz`,
-    `e.timestamp <= ${p.add(range.to.toISO())}::timestamptz`,
-  ];
+  return [...filtersWhere(query, ctx, p), `e.timestamp >= ${p.add(range.from.toISO())}::timestamptz`, `e.timestamp <= ${p.add(range.to.toISO())}::timestamptz`];
+}
+
+/** {@link scopeWhere} without the time range, for reads whose bounds differ per part (retention's first-time cohorts). */
+export function filtersWhere(query: InsightQuery, ctx: SqlContext, p: SqlParams): string[] {
+  const where = [`e.project_id = ${p.add(ctx.projectId)}`];
   if (query.properties) where.push(filterSql(query.properties, ctx, p));
   if (query.filterTestAccounts && ctx.testAccountFilters) where.push(filterSql(ctx.testAccountFilters, ctx, p));
   return where;

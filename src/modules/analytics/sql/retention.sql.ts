@@ -1,6 +1,6 @@
 import { SqlParams } from '../../../database/sql-params';
 import type { InsightQuery, Interval } from '../model/insight-query';
-import { actorSql, bucketSql, BuiltSql, entityWhere, filterSql, joinsSql, localTimestamp, personPropertiesNeeded, SqlContext, usesPersonActor } from './event-scope.sql';
+import { actorSql, bucketSql, BuiltSql, entityWhere, filtersWhere, joinsSql, localTimestamp, personPropertiesNeeded, SqlContext, usesPersonActor } from './event-scope.sql';
 import { breakdownValueSql } from './trends.sql';
 
 /**
@@ -27,9 +27,7 @@ function retentionCtes(query: InsightQuery, ctx: SqlContext, p: SqlParams): stri
   const zone = p.add(query.timezone);
   const period = bucketSql(query.interval, query.weekStartDay, zone);
   const index = periodIndexSql(query.interval, localTimestamp(query.range.from.toFormat("yyyy-MM-dd'T'HH:mm:ss"), p), period);
-  const common = [`e.project_id = ${p.add(ctx.projectId)}`, `${actor} IS NOT NULL`];
-  if (query.properties) common.push(filterSql(query.properties, ctx, p));
-  if (query.filterTestAccounts && ctx.testAccountFilters) common.push(filterSql(ctx.testAccountFilters, ctx, p));
+  const common = [...filtersWhere(query, ctx, p), `${actor} IS NOT NULL`];
   const from = `e.timestamp >= ${p.add(query.range.from.toISO())}::timestamptz`;
   const to = `e.timestamp <= ${p.add(query.range.to.toISO())}::timestamptz`;
   const breakdown = query.breakdown ? breakdownValueSql(query, ctx, p) : 'NULL::text';
