@@ -1,5 +1,6 @@
 import { ingestBatch } from '../support/ingestion';
 import { startTestApp, TestApp } from '../support/test-app';
+import { filterQuery as q, followUrl } from '../support/insights';
 
 /**
  * Funnel correlation over hand-made journeys (UTC, February 2026; funnel view → buy, 14-day window):
@@ -21,20 +22,13 @@ describe('Insights: funnel correlation', () => {
   let t: TestApp;
   let base: string;
   const STEPS = [{ id: 'view', order: 0 }, { id: 'buy', order: 1 }];
-  const q = (params: Record<string, unknown>) =>
-    new URLSearchParams(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)] as [string, string])).toString();
   const filter = (params: Record<string, unknown> = {}) => q({ events: STEPS, date_from: '2026-02-01', date_to: '2026-02-28', ...params });
   const correlation = async (params: Record<string, unknown> = {}) => {
     const res = await t.http.get(`${base}/insights/funnel/correlation/?${filter(params)}`);
     expect(res.status).toBe(200);
     return res.body;
   };
-  const get = async (path: string) => {
-    const relative = path.replace(/^https?:\/\/[^/]+/, '');
-    const res = await t.http.get(relative.startsWith('/') ? relative : `/${relative}`);
-    expect(res.status).toBe(200);
-    return res.body;
-  };
+  const get = (path: string) => followUrl(t, path);
   type Row = { event: { event: string }; success_count: number; failure_count: number; odds_ratio: number; correlation_type: string; success_people_url: string; failure_people_url: string };
   const rows = (body: { result: { events: Row[] } }) => body.result.events.map((r) => [r.event.event, r.success_count, r.failure_count, r.odds_ratio, r.correlation_type]);
   const emails = (body: { results: Array<{ people: Array<{ properties: { email: string } }> }> }) => body.results[0].people.map((p) => p.properties.email).sort();

@@ -1,5 +1,6 @@
 import { ingestBatch } from '../support/ingestion';
 import { startTestApp, TestApp } from '../support/test-app';
+import { filterQuery as q, followUrl } from '../support/insights';
 
 /**
  * Funnels over events ingested through /batch/, every number computed by hand from these journeys
@@ -21,8 +22,6 @@ describe('Insights: funnels', () => {
   let base: string;
   const STEPS = [{ id: '$pageview', order: 0 }, { id: 'signed_up', order: 1 }, { id: 'purchase', order: 2 }];
   const at = (event: string, distinct_id: string, timestamp: string, properties: Record<string, unknown> = {}) => ({ event, distinct_id, timestamp, properties });
-  const q = (params: Record<string, unknown>) =>
-    new URLSearchParams(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)] as [string, string])).toString();
   const filter = (params: Record<string, unknown> = {}) => q({ events: STEPS, date_from: '2026-01-01', date_to: '2026-01-31', ...params });
   const funnel = async (params: Record<string, unknown> = {}) => {
     const res = await t.http.get(`${base}/insights/funnel/?${filter(params)}`);
@@ -30,12 +29,7 @@ describe('Insights: funnels', () => {
     return res.body;
   };
   const counts = (body: { result: Array<{ count: number }> }) => body.result.map((s) => s.count);
-  const get = async (path: string) => {
-    const relative = path.replace(/^https?:\/\/[^/]+/, '');
-    const res = await t.http.get(relative.startsWith('/') ? relative : `/${relative}`);
-    expect(res.status).toBe(200);
-    return res.body;
-  };
+  const get = (path: string) => followUrl(t, path);
   const emails = (body: { results: Array<{ people: Array<{ properties: { email: string } }> }> }) => body.results[0].people.map((p) => p.properties.email).sort();
   const persons = (params: Record<string, unknown>) => get(`${base}/persons/funnel/?${filter(params)}`);
 

@@ -1,5 +1,6 @@
 import { ingestBatch } from '../support/ingestion';
 import { startTestApp, TestApp } from '../support/test-app';
+import { filterQuery as q } from '../support/insights';
 
 /**
  * Paths over page views ingested through /batch/ (UTC project, April 2026), computed by hand:
@@ -17,8 +18,6 @@ import { startTestApp, TestApp } from '../support/test-app';
 describe('Insights: paths', () => {
   let t: TestApp;
   let base: string;
-  const q = (params: Record<string, unknown>) =>
-    new URLSearchParams(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)] as [string, string])).toString();
   const filter = (params: Record<string, unknown> = {}) => q({ date_from: '2026-04-01', date_to: '2026-04-30', ...params });
   const paths = async (params: Record<string, unknown> = {}) => {
     const res = await t.http.get(`${base}/insights/path/?${filter(params)}`);

@@ -1,5 +1,6 @@
 import { ingestBatch } from '../support/ingestion';
 import { startTestApp, TestApp } from '../support/test-app';
+import { filterQuery as q, followUrl } from '../support/insights';
 
 /**
  * Retention over page views ingested through /batch/ (UTC project, March 2026 unless a test moves it;
@@ -15,8 +16,6 @@ import { startTestApp, TestApp } from '../support/test-app';
 describe('Insights: retention', () => {
   let t: TestApp;
   let base: string;
-  const q = (params: Record<string, unknown>) =>
-    new URLSearchParams(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)] as [string, string])).toString();
   const filter = (params: Record<string, unknown> = {}) => q({ date_to: '2026-03-05', period: 'Day', total_intervals: 5, ...params });
   const retention = async (params: Record<string, unknown> = {}) => {
     const res = await t.http.get(`${base}/insights/retention/?${filter(params)}`);
@@ -24,12 +23,7 @@ describe('Insights: retention', () => {
     return res.body;
   };
   const grid = (body: { result: Array<{ values: Array<{ count: number }> }> }) => body.result.map((row) => row.values.map((v) => v.count));
-  const get = async (path: string) => {
-    const relative = path.replace(/^https?:\/\/[^/]+/, '');
-    const res = await t.http.get(relative.startsWith('/') ? relative : `/${relative}`);
-    expect(res.status).toBe(200);
-    return res.body;
-  };
+  const get = (path: string) => followUrl(t, path);
   /** Persons reply as {email: appearances}. */
   const appearances = (body: { result: Array<{ person: { properties: { email: string } }; appearances: number[] }> }) =>
     Object.fromEntries(body.result.map((row) => [row.person.properties.email, row.appearances]));

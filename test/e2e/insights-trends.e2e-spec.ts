@@ -1,6 +1,7 @@
 import { AnalyticsRepository } from '../../src/modules/analytics/analytics.repository';
 import { ingestBatch } from '../support/ingestion';
 import { startTestApp, TestApp } from '../support/test-app';
+import { filterQuery as q, followUrl } from '../support/insights';
 
 /**
  * Trends, stickiness and lifecycle over events ingested through /batch/, with every number computed by
@@ -15,19 +16,12 @@ describe('Insights: trends, stickiness, lifecycle', () => {
   let t: TestApp;
   let base: string;
   const pv = (distinct_id: string, timestamp: string, properties: Record<string, unknown> = {}) => ({ event: '$pageview', distinct_id, timestamp, properties });
-  const q = (params: Record<string, unknown>) =>
-    new URLSearchParams(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)] as [string, string])).toString();
   const trend = async (params: Record<string, unknown>) => {
     const res = await t.http.get(`${base}/insights/trend/?${q({ date_from: '2026-01-01', date_to: '2026-01-04', ...params })}`);
     expect(res.status).toBe(200);
     return res.body;
   };
-  const people = async (path: string) => {
-    const relative = path.replace(/^https?:\/\/[^/]+/, '');
-    const res = await t.http.get(relative.startsWith('/') ? relative : `/${relative}`);
-    expect(res.status).toBe(200);
-    return res.body;
-  };
+  const people = (path: string) => followUrl(t, path);
   const names = (body: { results: Array<{ people: Array<{ name: string }> }> }) => body.results[0].people.map((p) => p.name);
 
   beforeAll(async () => {
