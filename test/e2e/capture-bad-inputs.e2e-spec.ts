@@ -141,7 +141,8 @@ describe('Capture of bad inputs', () => {
     ]);
     const codes = bombs.map((res) => `${res.status} ${JSON.parse(res.text).code}`);
     expect(codes.every((code) => code === '413 payload_too_large' || code === '503 server_error')).toBe(true);
-    expect(codes).toContain('503 server_error'); // the shared budget refused some before their own cap
+    // Which of them the shared budget refuses (503) depends on how they overlap; that the budget refuses is proven
+    // without timing in test/unit/http/bounded-inflate.spec.ts.
     // The shared budget is MAX_DECOMPRESSED here (4 MB): 16 bombs together cost about that, not 16 × 4 MB.
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(50 * 1024 * 1024);
     await expectAccepted(name, small);
