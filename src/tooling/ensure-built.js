@@ -10,7 +10,7 @@
  *   install: package.json / package-lock.json newer than node_modules/.hogbase-install-stamp
  *   build:   any file under src/ or a build config newer than dist/.hogbase-build-stamp
  *
- * Flags: --quiet prints nothing when everything is up to date (the CLI's case); --force-build always builds.
+ * Flag: --quiet prints nothing when everything is up to date (the CLI's case).
  */
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -18,18 +18,9 @@ const path = require('node:path');
 
 const root = path.resolve(__dirname, '..', '..');
 const quiet = process.argv.includes('--quiet');
-const forceBuild = process.argv.includes('--force-build');
 const installStamp = path.join(root, 'node_modules', '.hogbase-install-stamp');
 const buildStamp = path.join(root, 'dist', '.hogbase-build-stamp');
 const buildInputs = ['src', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', 'package-lock.json'];
-
-function mtime(file) {
-  try {
-    return fs.statSync(file).mtimeMs;
-  } catch {
-    return 0;
-  }
-}
 
 /** The newest modification time of a file or of anything under a folder. */
 function newest(entry) {
@@ -52,22 +43,26 @@ function phase(label, command, args) {
   process.stdout.write(`[up] ${label}: done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }
 
-function touch(file) {
+/** Stamps with the time the step started, so a source saved while it ran is newer than the stamp and is built next time. */
+function stamp(file, startedMs) {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, `${new Date().toISOString()}\n`);
+  fs.writeFileSync(file, `${new Date(startedMs).toISOString()}\n`);
+  fs.utimesSync(file, startedMs / 1000, startedMs / 1000);
 }
 
-const installedAt = mtime(installStamp);
-if (installedAt < Math.max(mtime(path.join(root, 'package.json')), mtime(path.join(root, 'package-lock.json')))) {
+const installedAt = newest(installStamp);
+if (installedAt < Math.max(newest(path.join(root, 'package.json')), newest(path.join(root, 'package-lock.json')))) {
+  const started = Date.now();
   phase('installing dependencies (npm install)', 'npm', ['install', '--no-audit', '--no-fund', '--loglevel=error']);
-  touch(installStamp);
+  stamp(installStamp, started);
 }
 
-const builtAt = mtime(buildStamp);
+const builtAt = newest(buildStamp);
 const sourcesAt = Math.max(...buildInputs.map((entry) => newest(path.join(root, entry))));
-if (forceBuild || builtAt < sourcesAt || !fs.existsSync(path.join(root, 'dist', 'main.js'))) {
+if (builtAt < sourcesAt || !fs.existsSync(path.join(root, 'dist', 'main.js'))) {
+  const started = Date.now();
   phase('building dist/ (nest build)', process.execPath, [require.resolve('@nestjs/cli/bin/nest.js', { paths: [root] }), 'build']);
-  touch(buildStamp);
+  stamp(buildStamp, started);
 } else if (!quiet) {
   process.stdout.write('[up] dependencies and build are up to date\n');
 }

@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ const PERSONAL_KEY_LINE = /Personal API key \(phx_, for \/api\/\):\s+(phx_[A-Za-
 const PROJECT_KEY_LINE = /Project API key \(phc_, for SDKs\):\s+(phc_[A-Za-z0-9]+)/;
 
 /** The README's `sh` blocks in order, except those marked as not runnable here (with the reason beside the mark). */
-export function readmeShellBlocks(markdown: string): string[] {
+function readmeShellBlocks(markdown: string): string[] {
   const blocks: string[] = [];
   const lines = markdown.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -54,7 +55,7 @@ describe('README commands', () => {
     for (const block of blocks) expect(block).not.toMatch(/<[a-z_ ]+>|…(?<!ph[xc]_…)/);
   });
 
-  it('runs every command in order without an error', () => {
+  it('runs every command in order without an error', async () => {
     const blocks = readmeShellBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'));
     const fill = (block: string) =>
       block.replaceAll('phx_…', keys.personal).replaceAll('phc_…', keys.project).replaceAll('http://localhost:8000', base);
@@ -69,14 +70,16 @@ describe('README commands', () => {
         return `echo "--- README block ${i + 1}"\n${fill(block)}${wait}`;
       }),
     ].join('\n');
-    const run = spawnSync('bash', ['-c', script], {
+    // Asynchronously, so this process keeps reading the service's output pipes while the commands run.
+    const run = await promisify(execFile)('bash', ['-c', script], {
       cwd: ROOT,
-      encoding: 'utf8',
       timeout: 180_000,
+      maxBuffer: 64 * 1024 * 1024,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    }).catch((error: { code?: number; stdout?: string; stderr?: string }) => {
+      throw new Error(`README commands failed (exit ${error.code}):\n${`${error.stdout}\n${error.stderr}`.slice(-4000)}`);
     });
     const output = `${run.stdout}\n${run.stderr}`;
-    if (run.status !== 0) throw new Error(`README commands failed (exit ${run.status}):\n${output.slice(-4000)}`);
     expect(output).toContain('"key":"new-checkout"');
     expect(output).toMatch(/"distinct_ids":\["user-1"\]/); // the persons behind today's DAU point
     expect(output).toMatch(/"properties":\{[^}]*"plan":"pro"/); // the person PATCH

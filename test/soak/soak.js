@@ -139,15 +139,15 @@ function startLoad(pool, state) {
     const elapsed = performance.now() - state.started;
     for (const route of ROUTES) {
       const due = Math.floor((elapsed * route.rate) / 1000);
-      for (let n = counters.get(route.name); n < due; n++) send(pool, state, route, n);
+      for (let n = counters.get(route.name); n < due; n++) send(pool, state, route, n, state.started + (n * 1000) / route.rate);
       counters.set(route.name, Math.max(counters.get(route.name), due));
     }
   }, 5);
   return () => clearInterval(ticker);
 }
 
-function send(pool, state, route, n) {
-  const due = performance.now();
+/** `due` is when the request was due, so a late ticker counts against the latency, as an open-loop driver measures. */
+function send(pool, state, route, n, due) {
   const stat = state.stats.get(route.name);
   const request = requestFor(route.name, n);
   pool
@@ -178,6 +178,7 @@ function startLagProbe(db, lagProbe, lags) {
     const { rows } = await db.query('SELECT uuid::text FROM event_uuid WHERE project_id = 1 AND uuid = ANY($1::uuid[])', [pending]).catch(() => ({ rows: [] }));
     const now = performance.now();
     for (const { uuid } of rows) {
+      if (!lagProbe.has(uuid)) continue; // a probe still running from before already took it
       const lag = now - lagProbe.get(uuid);
       lagProbe.delete(uuid);
       lags.window.push(lag);
