@@ -41,6 +41,14 @@ export interface AppConfig {
     cacheTtlSeconds: number;
     /** PostgreSQL parallel workers one analytic query may use (0: its own process only; 2 is PostgreSQL's default). */
     parallelWorkers: number;
+    /** In-memory column copies of each project's events that insights scan instead of PostgreSQL. */
+    columnar: {
+      enabled: boolean;
+      /** Events held in all copies of this process together; a project that would go past it is read from PostgreSQL. */
+      maxEvents: number;
+      /** How long a project's first insight waits for its copy to load before PostgreSQL answers it. */
+      waitMs: number;
+    };
   };
   queue: { prefix: string };
   ingestion: {
@@ -159,6 +167,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
       queryTimeoutMs: readInt(env, 'ANALYTICS_QUERY_TIMEOUT_MS', 30_000, 100, 3_600_000),
       cacheTtlSeconds: readInt(env, 'ANALYTICS_CACHE_TTL_SECONDS', 300, 0, 86_400),
       parallelWorkers: readInt(env, 'ANALYTICS_PARALLEL_WORKERS', 2, 0, 64),
+      columnar: {
+        enabled: readEnum(env, 'ANALYTICS_COLUMNAR', ['on', 'off'] as const, 'on') === 'on',
+        maxEvents: readInt(env, 'ANALYTICS_COLUMNAR_MAX_EVENTS', 50_000_000, 0, 2_000_000_000),
+        waitMs: readInt(env, 'ANALYTICS_COLUMNAR_WAIT_MS', 2_000, 0, 600_000),
+      },
     },
     queue: { prefix: env.QUEUE_PREFIX || 'hogbase' },
     ingestion: {

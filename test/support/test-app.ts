@@ -111,6 +111,17 @@ async function deleteRedisKeys(prefix: string): Promise<void> {
   }
 }
 
+/** Another API on the same database and queues with some settings changed (in this process), and its HTTP client. */
+export async function startExtraApi(t: TestApp, env: Record<string, string>): Promise<{ app: NestFastifyApplication; http: HttpClient; baseUrl: string; close(): Promise<void> }> {
+  const config = loadConfig({ DATABASE_URL: t.databaseUrl, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: t.runtime.config.queue.prefix, LOG_LEVEL: 'silent', ROLE: 'api', ...env });
+  const runtime: RuntimeOptions = { config, databaseUrl: t.databaseUrl, queue: configureQueueConnection(config, t.databaseUrl) };
+  const app = await createHttpApp(runtime, createRootLogger('silent'));
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  return { app, baseUrl, http: new HttpClient(baseUrl, t.keys.personalApiKey), close: () => app.close() };
+}
+
 /** Another worker process on the same database and queues (in this process, as its own Nest context). */
 export async function startExtraWorker(t: TestApp): Promise<INestApplicationContext> {
   const config = { ...t.runtime.config, role: 'worker' as const };

@@ -26,7 +26,7 @@ describe(loadConfig.name, () => {
         http: { host: '0.0.0.0', port: 8000, maxBodyBytes: 20_971_520, trustProxy: false, publicUrl: null, requestTimeoutMs: 30_000, processes: 1 },
         database: { url: null, dataDir: resolve('./data'), embeddedPort: 54329, poolSize: 10 },
         redis: { url: null },
-        analytics: { poolSize: 3, queryTimeoutMs: 30_000, cacheTtlSeconds: 300, parallelWorkers: 2 },
+        analytics: { poolSize: 3, queryTimeoutMs: 30_000, cacheTtlSeconds: 300, parallelWorkers: 2, columnar: { enabled: true, maxEvents: 50_000_000, waitMs: 2_000 } },
         queue: { prefix: 'hogbase' },
         ingestion: { partitions: 2, coalesceMs: 5, enqueueTimeoutMs: 1500, maxDecompressedBytes: 5 * 20_971_520, maxInflatingBytes: 5 * 20_971_520 },
         bootstrap: { projectApiKey: null, personalApiKey: null, adminEmail: 'admin@localhost' },
@@ -84,6 +84,9 @@ describe(loadConfig.name, () => {
         ANALYTICS_QUERY_TIMEOUT_MS: '1000',
         ANALYTICS_CACHE_TTL_SECONDS: '0',
         ANALYTICS_PARALLEL_WORKERS: '2',
+        ANALYTICS_COLUMNAR: 'off',
+        ANALYTICS_COLUMNAR_MAX_EVENTS: '1000',
+        ANALYTICS_COLUMNAR_WAIT_MS: '0',
       });
       expect(config).toEqual({
         role: 'worker',
@@ -91,7 +94,7 @@ describe(loadConfig.name, () => {
         http: { host: '127.0.0.1', port: 9000, maxBodyBytes: 2048, trustProxy: ['10.0.0.1'], publicUrl: 'https://hog.example.com', requestTimeoutMs: 30_000, processes: 1 },
         database: { url: 'postgres://u:p@db:5432/hog', dataDir: '/var/lib/hog', embeddedPort: 6000, poolSize: 20 },
         redis: { url: 'rediss://cache:6380' },
-        analytics: { poolSize: 5, queryTimeoutMs: 1000, cacheTtlSeconds: 0, parallelWorkers: 2 },
+        analytics: { poolSize: 5, queryTimeoutMs: 1000, cacheTtlSeconds: 0, parallelWorkers: 2, columnar: { enabled: false, maxEvents: 1000, waitMs: 0 } },
         queue: { prefix: 'q' },
         ingestion: { partitions: 8, coalesceMs: 0, enqueueTimeoutMs: 900, maxDecompressedBytes: 8192, maxInflatingBytes: 65536 },
         bootstrap: { projectApiKey: PROJECT_KEY, personalApiKey: PERSONAL_KEY, adminEmail: 'ops@example.com' },

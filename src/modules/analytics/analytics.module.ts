@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { PersonsModule } from '../persons/persons.module';
 import { AnalyticsRepository } from './analytics.repository';
+import { ColumnarStore } from './columnar/columnar-store.service';
 import { FunnelCorrelationService } from './funnel-correlation.service';
 import { FunnelsService } from './funnels.service';
 import { InsightActorsService } from './insight-actors.service';
@@ -23,7 +24,7 @@ import { TrendsService } from './trends.service';
 @Module({
   imports: [PersonsModule],
   controllers: [InsightsController, InsightPersonsController, QueryController],
-  providers: [AnalyticsRepository, InsightCache, TrendsService, StickinessLifecycleService, FunnelsService, FunnelCorrelationService, RetentionService, PathsService, InsightActorsService, InsightsService, LegacyInsightsService, QueryService],
+  providers: [AnalyticsRepository, ColumnarStore, InsightCache, TrendsService, StickinessLifecycleService, FunnelsService, FunnelCorrelationService, RetentionService, PathsService, InsightActorsService, InsightsService, LegacyInsightsService, QueryService],
   exports: [InsightsService],
 })
 export class AnalyticsModule {}

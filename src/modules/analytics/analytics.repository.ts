@@ -197,6 +197,32 @@ export class AnalyticsRepository implements OnApplicationShutdown {
     }
   }
 
+  /**
+   * Work on one analytics connection inside one REPEATABLE READ, read-only transaction, so every statement
+   * sees the same snapshot (the in-memory event copies read rows and the snapshot's horizon together).
+   * `statementTimeoutMs` replaces the session's limit for long bulk reads.
+   */
+  async inSnapshot<T>(work: (client: PoolClient) => Promise<T>, statementTimeoutMs?: number): Promise<T> {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw this.translate(error);
+    }
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      if (statementTimeoutMs !== undefined) await client.query(`SET LOCAL statement_timeout = ${Math.trunc(statementTimeoutMs)}`);
+      const result = await work(client);
+      await client.query('COMMIT');
+      client.release();
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      client.release(error instanceof Error ? error : true);
+      throw this.translate(error);
+    }
+  }
+
   private async run<R>(sql: BuiltSql): Promise<R[]> {
     try {
       return (await this.pool.query({ text: sql.text, values: sql.values })).rows as R[];

@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../common/errors/api-error';
 import { PersonQueriesService } from '../persons/person-queries.service';
-import { AnalyticsRepository } from './analytics.repository';
+import { ActorRow, AnalyticsRepository } from './analytics.repository';
+import { lifecycleActors, stickinessActors } from './columnar/columnar-lifecycle';
+import { ColumnarStore } from './columnar/columnar-store.service';
+import { columnarActivity } from './columnar/columnar-support';
+import { trendActors } from './columnar/columnar-trends';
+import { TrendsService } from './trends.service';
 import { ACTIVE_USER_DAYS, ActorsSelection, DateRange, InsightQuery, Series } from './model/insight-query';
 import type { ActorPage } from './model/insight-result';
 import { serializedGroup, serializedPerson, SerializedActor } from './presenters/actor.presenter';
@@ -16,29 +21,49 @@ export class InsightActorsService {
   constructor(
     private readonly repository: AnalyticsRepository,
     private readonly persons: PersonQueriesService,
+    private readonly store: ColumnarStore,
+    private readonly trends: TrendsService,
   ) {}
 
   async page(query: InsightQuery, selection: ActorsSelection, ctx: SqlContext): Promise<ActorPage> {
     const series = query.series[selection.seriesIndex];
     if (!series) throw ApiError.validation('An entity must be provided to pick the series: entity_id (and entity_math or entity_order).', 'entity_id');
-    const page = { limit: selection.limit, offset: selection.offset };
     const kind = actorKindOf(query, series);
-    const search = searchConditions(selection.search, kind, ctx);
-    let rows;
-    if (query.kind === 'stickiness') {
-      rows = await this.repository.actors(stickinessActorsSql({ ...query, range: selection.range }, series, selection.stickinessDays ?? 1, search, ctx, page));
-    } else if (query.kind === 'lifecycle' && selection.lifecycle) {
-      rows = await this.repository.actors(lifecycleActorsSql(query, series, selection.lifecycle.status, selection.lifecycle.target, search, ctx, page));
-    } else {
-      const range = activeWindow(series, selection.range);
-      rows = await this.repository.actors(trendActorsSql(query, series, range, sliceOf(query, selection), selection.search, ctx, page));
-    }
+    const rows = (selection.search ? null : await this.columnarPage(query, series, selection, ctx)) ?? (await this.sqlPage(query, series, selection, ctx));
     return {
       actors: rows.map((row) => ({ id: row.actor, value: row.value })),
       full: rows.length >= selection.limit,
       kind: kind.kind,
       groupTypeIndex: kind.kind === 'group' ? kind.groupTypeIndex : null,
     };
+  }
+
+  private sqlPage(query: InsightQuery, series: Series, selection: ActorsSelection, ctx: SqlContext): Promise<ActorRow[]> {
+    const page = { limit: selection.limit, offset: selection.offset };
+    const search = searchConditions(selection.search, actorKindOf(query, series), ctx);
+    if (query.kind === 'stickiness') {
+      return this.repository.actors(stickinessActorsSql({ ...query, range: selection.range }, series, selection.stickinessDays ?? 1, search, ctx, page));
+    }
+    if (query.kind === 'lifecycle' && selection.lifecycle) {
+      return this.repository.actors(lifecycleActorsSql(query, series, selection.lifecycle.status, selection.lifecycle.target, search, ctx, page));
+    }
+    const range = activeWindow(series, selection.range);
+    return this.repository.actors(trendActorsSql(query, series, range, sliceOf(query, selection), selection.search, ctx, page));
+  }
+
+  /** One page from the in-memory columns, or null when PostgreSQL must answer (search reads person properties). */
+  private async columnarPage(query: InsightQuery, series: Series, selection: ActorsSelection, ctx: SqlContext): Promise<ActorRow[] | null> {
+    const page = { limit: selection.limit, offset: selection.offset };
+    if (query.kind === 'stickiness' || query.kind === 'lifecycle') {
+      const columns = columnarActivity(query, ctx) ? await this.store.current(ctx.projectId) : null;
+      if (!columns) return null;
+      if (query.kind === 'stickiness') return stickinessActors(columns, { ...query, range: selection.range }, series, selection.stickinessDays ?? 1, page);
+      if (!selection.lifecycle) return null;
+      const created = await this.store.personCreated(ctx.projectId, columns);
+      return lifecycleActors(columns, query, series, created, selection.lifecycle.status, selection.lifecycle.target, page);
+    }
+    const read = await this.trends.columnarRead(query, ctx);
+    return read && trendActors(read.columns, series, selection.range, sliceOf(query, selection), read.values, page);
   }
 
   /** The page's actors as PostHog serializes them; actors deleted since are left out (`missing_persons`). */

@@ -3,13 +3,22 @@ import { AnalyticsRepository } from './analytics.repository';
 import { bucketKey, bucketStarts, previousRange } from './model/insight-dates';
 import { DateRange, InsightQuery, LIFECYCLE_STATUSES } from './model/insight-query';
 import type { InsightResult, SeriesResult } from './model/insight-result';
+import { lifecycleCounts, stickinessCounts } from './columnar/columnar-lifecycle';
+import { ColumnarStore } from './columnar/columnar-store.service';
+import { columnarActivity } from './columnar/columnar-support';
 import type { SqlContext } from './sql/event-scope.sql';
 import { lifecycleCountsSql, stickinessCountsSql } from './sql/stickiness-lifecycle.sql';
 
-/** Stickiness (actors by number of active intervals) and lifecycle (persons by status per period). */
+/**
+ * Stickiness (actors by number of active intervals) and lifecycle (persons by status per period), from
+ * the in-memory columns when they can answer the query, from PostgreSQL otherwise.
+ */
 @Injectable()
 export class StickinessLifecycleService {
-  constructor(private readonly repository: AnalyticsRepository) {}
+  constructor(
+    private readonly repository: AnalyticsRepository,
+    private readonly store: ColumnarStore,
+  ) {}
 
   /** Per series: for k = 1 … number of intervals in the range, the actors active in exactly k of them. */
   async stickiness(query: InsightQuery, ctx: SqlContext): Promise<InsightResult> {
@@ -17,10 +26,13 @@ export class StickinessLifecycleService {
       ? [['current', query.range], ['previous', previousRange(query.range)]]
       : [[null, query.range]];
     const lines: SeriesResult[] = [];
+    const columns = columnarActivity(query, ctx) ? await this.store.current(ctx.projectId) : null;
     for (const [compareLabel, range] of periods) {
       const intervals = bucketStarts(range, query.interval, query.weekStartDay).length;
       for (const series of query.series) {
-        const rows = await this.repository.counts(stickinessCountsSql({ ...query, range }, series, ctx), ['intervals']);
+        const rows = columns
+          ? stickinessCounts(columns, { ...query, range }, series)
+          : await this.repository.counts(stickinessCountsSql({ ...query, range }, series, ctx), ['intervals']);
         const byDays = new Map(rows.map((row) => [Number(row.intervals), row.value]));
         const data = Array.from({ length: intervals }, (_, i) => byDays.get(i + 1) ?? 0);
         lines.push({
@@ -37,7 +49,10 @@ export class StickinessLifecycleService {
     const series = query.series[0];
     if (!series) return { series: [], hasMore: false };
     const buckets = bucketStarts(query.range, query.interval, query.weekStartDay);
-    const rows = await this.repository.counts(lifecycleCountsSql(query, series, ctx), ['status', 'bucket']);
+    const columns = columnarActivity(query, ctx) ? await this.store.current(ctx.projectId) : null;
+    const rows = columns
+      ? lifecycleCounts(columns, query, series, await this.store.personCreated(ctx.projectId, columns))
+      : await this.repository.counts(lifecycleCountsSql(query, series, ctx), ['status', 'bucket']);
     const lines = LIFECYCLE_STATUSES.map((status): SeriesResult => {
       const byBucket = new Map(rows.filter((row) => row.status === status).map((row) => [row.bucket, row.value]));
       const sign = status === 'dormant' ? -1 : 1;

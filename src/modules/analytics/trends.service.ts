@@ -5,6 +5,10 @@ import { evaluateFormula, parseFormula } from './model/formula';
 import { bucketKey, bucketStarts, nextInterval, previousRange } from './model/insight-dates';
 import { ACTIVE_USER_DAYS, AGGREGATE_DISPLAYS, DateRange, InsightQuery, Series } from './model/insight-query';
 import type { BreakdownValue, InsightResult, SeriesResult } from './model/insight-result';
+import { columnarTrends, personBreakdownKey } from './columnar/columnar-support';
+import { ColumnarStore } from './columnar/columnar-store.service';
+import { PersonValues, topBreakdownValues, trendPoints } from './columnar/columnar-trends';
+import type { EventColumns } from './columnar/event-columns';
 import type { SqlContext } from './sql/event-scope.sql';
 import { activeActorsSql, ActiveWindow, BreakdownSlice, firstSeenPointsSql, topBreakdownValuesSql, trendPointsSql } from './sql/trends.sql';
 
@@ -19,27 +23,49 @@ function shownValue(key: string, multi: boolean): BreakdownValue {
   return multi ? (JSON.parse(key) as string[]) : key;
 }
 
-/** Trends: every series' points (per breakdown value, per compared period), then the formula over them. */
+/** The in-memory columns answering a trend, with each person's breakdown value when it has a person breakdown. */
+interface ColumnarRead {
+  columns: EventColumns;
+  values: PersonValues | null;
+}
+
+/**
+ * Trends: every series' points (per breakdown value, per compared period), then the formula over them;
+ * from the in-memory columns when they can answer the query, from PostgreSQL otherwise.
+ */
 @Injectable()
 export class TrendsService {
-  constructor(private readonly repository: AnalyticsRepository) {}
+  constructor(
+    private readonly repository: AnalyticsRepository,
+    private readonly store: ColumnarStore,
+  ) {}
 
   async compute(query: InsightQuery, ctx: SqlContext, cohortNames: ReadonlyMap<number, string>): Promise<InsightResult> {
-    const { slices, hasMore } = await this.slices(query, ctx, cohortNames);
+    const read = await this.columnarRead(query, ctx);
+    const { slices, hasMore } = await this.slices(query, ctx, cohortNames, read);
     const periods: Array<[SeriesResult['compareLabel'], DateRange]> = query.compare
       ? [['current', query.range], ['previous', previousRange(query.range)]]
       : [[null, query.range]];
     const lines: SeriesResult[] = [];
     for (const [compareLabel, range] of periods) {
       const perSeries: SeriesResult[][] = [];
-      for (const series of query.series) perSeries.push(await this.seriesLines(query, series, range, slices, compareLabel, ctx));
+      for (const series of query.series) perSeries.push(await this.seriesLines(query, series, range, slices, compareLabel, ctx, read));
       lines.push(...(query.formula ? this.formulaLines(query.formula, perSeries) : perSeries.flat()));
     }
     return { series: lines, hasMore };
   }
 
+  /** The project's columns when they answer this query (and its persons' breakdown values), else null. */
+  async columnarRead(query: InsightQuery, ctx: SqlContext): Promise<ColumnarRead | null> {
+    if (!columnarTrends(query, ctx)) return null;
+    const columns = await this.store.current(ctx.projectId);
+    if (!columns) return null;
+    const key = personBreakdownKey(query);
+    return { columns, values: key === null ? null : await this.store.personValues(ctx.projectId, columns, key) };
+  }
+
   /** The breakdown values of this page (most events first), or the listed cohorts, or no breakdown. */
-  private async slices(query: InsightQuery, ctx: SqlContext, cohortNames: ReadonlyMap<number, string>): Promise<{ slices: SliceView[]; hasMore: boolean }> {
+  private async slices(query: InsightQuery, ctx: SqlContext, cohortNames: ReadonlyMap<number, string>, read: ColumnarRead | null): Promise<{ slices: SliceView[]; hasMore: boolean }> {
     const breakdown = query.breakdown;
     if (!breakdown) return { slices: [{ slice: null, values: [{ key: null, value: null, label: null }] }], hasMore: false };
     if (breakdown.kind === 'cohort') {
@@ -49,19 +75,25 @@ export class TrendsService {
       }));
       return { slices, hasMore: false };
     }
-    const rows = await this.repository.breakdownValues(topBreakdownValuesSql(query, ctx, breakdown.limit, query.breakdownOffset));
+    const rows = read?.values
+      ? topBreakdownValues(read.columns, query, read.values, breakdown.limit, query.breakdownOffset)
+      : await this.repository.breakdownValues(topBreakdownValuesSql(query, ctx, breakdown.limit, query.breakdownOffset));
     const page = rows.slice(0, breakdown.limit).map((r) => r.value);
     const multi = breakdown.properties.length > 1;
     const values = page.map((key) => ({ key, value: shownValue(key, multi), label: multi ? (JSON.parse(key) as string[]).join('::') : key }));
     return { slices: page.length ? [{ slice: { kind: 'values', values: page }, values }] : [], hasMore: rows.length > breakdown.limit };
   }
 
-  private async seriesLines(query: InsightQuery, series: Series, range: DateRange, slices: SliceView[], compareLabel: SeriesResult['compareLabel'], ctx: SqlContext): Promise<SeriesResult[]> {
+  private async seriesLines(
+    query: InsightQuery, series: Series, range: DateRange, slices: SliceView[], compareLabel: SeriesResult['compareLabel'], ctx: SqlContext, read: ColumnarRead | null,
+  ): Promise<SeriesResult[]> {
     const aggregate = AGGREGATE_DISPLAYS.has(query.display);
     const buckets = aggregate ? [] : bucketStarts(range, query.interval, query.weekStartDay);
     const lines: SeriesResult[] = [];
     for (const view of slices) {
-      const rows = await this.points(query, series, range, view.slice, buckets, aggregate, ctx);
+      const rows = read
+        ? trendPoints(read.columns, query, series, range, view.slice, aggregate, read.values)
+        : await this.points(query, series, range, view.slice, buckets, aggregate, ctx);
       for (const shown of view.values) {
         const mine = rows.filter((row) => view.slice?.kind !== 'values' || row.breakdown_value === shown.key);
         const label = shown.label === null ? series.customName ?? series.name : `${series.customName ?? series.name} - ${shown.label}`;

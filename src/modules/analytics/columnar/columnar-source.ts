@@ -1,0 +1,134 @@
+import type { PoolClient } from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
+import { readCopyRows } from './copy-text';
+import { ColumnarEvent, pathItemOf } from './event-columns';
+
+/**
+ * The reads that build and refresh a project's in-memory event copy, all inside one REPEATABLE READ
+ * snapshot: the snapshot's xmin (every transaction below it has ended), the project's deletion generation,
+ * then either every row (COPY) or only rows written by transactions at or above the last xmin that were
+ * not applied yet. A transaction's rows are visible all together or not at all, so remembering which
+ * transactions were applied is enough to apply each row exactly once.
+ */
+
+export interface Horizon {
+  /** The snapshot's xmin, as decimal text. */
+  xmin: string;
+  /** null when the project no longer exists. */
+  generation: string | null;
+}
+
+export interface EventRow extends ColumnarEvent {
+  /** The writing transaction, when at or above the snapshot's xmin (it must be remembered as applied). */
+  tx: string | null;
+}
+
+export interface OwnerRow {
+  distinctId: string;
+  personId: string;
+  tx: string | null;
+}
+
+const DECIMAL = /^\d+$/;
+
+function eventColumnsSql(xmin: string): string {
+  return `(extract(epoch FROM timestamp) * 1000)::float8, event, distinct_id, left(uuid::text, 8),
+    CASE WHEN event = '$pageview' THEN properties ->> '$current_url' WHEN event = '$screen' THEN properties ->> '$screen_name' END,
+    CASE WHEN tx >= '${xmin}'::xid8 THEN tx::text END`;
+}
+
+function eventRow(fields: Array<string | null>): EventRow {
+  const event = fields[1] ?? '';
+  return {
+    time: Number(fields[0]),
+    event,
+    distinctId: fields[2] ?? '',
+    tie: parseInt(fields[3] ?? '0', 16),
+    item: pathItemOf(event, fields[4], fields[4]),
+    tx: fields[5],
+  };
+}
+
+export async function readHorizon(client: PoolClient, projectId: number): Promise<Horizon> {
+  const { rows } = await client.query<{ xmin: string; generation: string | null }>(
+    'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, (SELECT deletion_generation::text FROM project WHERE id = $1) AS generation',
+    [projectId],
+  );
+  return rows[0];
+}
+
+/** COPY of a whole result, row by row; the numbers put in `sql` are checked integers, never outside text. */
+async function copyEach(client: PoolClient, sql: string, timeoutMs: number, row: (fields: Array<string | null>) => void): Promise<void> {
+  const stream = copyTo(`COPY (${sql}) TO STDOUT`);
+  // pg's client-side read timeout applies to a COPY too; the load has its own, longer budget.
+  Object.assign(stream, { query_timeout: timeoutMs });
+  await readCopyRows(client.query(stream), row);
+}
+
+/** Every event of the project (stopping with an error once `budget` rows were read), then every distinct id's owner. */
+export async function readEverything(
+  client: PoolClient, projectId: number, horizon: Horizon, timeoutMs: number, budget: number,
+  onEvent: (row: EventRow) => void, onOwner: (row: OwnerRow) => void,
+): Promise<void> {
+  if (!Number.isSafeInteger(projectId) || !DECIMAL.test(horizon.xmin)) throw new Error('invalid project or snapshot horizon');
+  let events = 0;
+  await copyEach(client, `SELECT ${eventColumnsSql(horizon.xmin)} FROM event WHERE project_id = ${projectId}`, timeoutMs, (fields) => {
+    if (++events > budget) throw new ColumnarBudgetExceeded(budget);
+    onEvent(eventRow(fields));
+  });
+  const owners = `SELECT distinct_id, person_id::text, CASE WHEN tx >= '${horizon.xmin}'::xid8 THEN tx::text END FROM person_distinct_id WHERE project_id = ${projectId}`;
+  await copyEach(client, owners, timeoutMs, (fields) => onOwner({ distinctId: fields[0] ?? '', personId: fields[1] ?? '', tx: fields[2] }));
+}
+
+/** Rows of transactions at or above `since` (the last snapshot's xmin) that are not among `applied`. */
+export async function readChanges(client: PoolClient, projectId: number, since: string, applied: string[], horizon: Horizon): Promise<{ events: EventRow[]; owners: OwnerRow[] }> {
+  const events = await client.query<string[]>({
+    text: `SELECT ${eventColumnsSql(horizon.xmin)}, tx::text FROM event WHERE project_id = $1 AND tx >= $2::xid8 AND tx <> ALL($3::xid8[])`,
+    values: [projectId, since, applied],
+    rowMode: 'array',
+  });
+  const owners = await client.query<string[]>({
+    text: 'SELECT distinct_id, person_id::text, tx::text FROM person_distinct_id WHERE project_id = $1 AND tx >= $2::xid8 AND tx <> ALL($3::xid8[])',
+    values: [projectId, since, applied],
+    rowMode: 'array',
+  });
+  return {
+    // Every changed row is remembered by its own transaction, whatever the new horizon.
+    events: events.rows.map((fields) => ({ ...eventRow(fields), tx: fields[6] })),
+    owners: owners.rows.map((fields) => ({ distinctId: fields[0], personId: fields[1], tx: fields[2] })),
+  };
+}
+
+export class ColumnarBudgetExceeded extends Error {
+  constructor(readonly budget: number) {
+    super(`more than ${budget} events`);
+  }
+}
+
+/** Each person's value of one property as text, by the copy's dense person index; `missing` where the person has none. */
+export async function readPersonValues(client: PoolClient, projectId: number, key: string, missing: string, indexOf: (id: string) => number): Promise<Array<string | undefined>> {
+  if (!Number.isSafeInteger(projectId)) throw new Error('invalid project');
+  const values: Array<string | undefined> = [];
+  // COPY takes no bound parameters: the key is quoted by the driver's literal escaping.
+  const sql = `SELECT id::text, coalesce(properties ->> ${client.escapeLiteral(key)}, ${client.escapeLiteral(missing)}) FROM person WHERE project_id = ${projectId}`;
+  await copyEach(client, sql, LOAD_TIMEOUT_MS, (fields) => {
+    const person = indexOf(fields[0] ?? '');
+    if (person >= 0) values[person] = fields[1] ?? missing;
+  });
+  return values;
+}
+
+/** Each person's creation time (ms), by the copy's dense person index; NaN for persons without a row. */
+export async function readPersonCreated(client: PoolClient, projectId: number, persons: number, indexOf: (id: string) => number): Promise<Float64Array> {
+  if (!Number.isSafeInteger(projectId)) throw new Error('invalid project');
+  const created = new Float64Array(persons).fill(NaN);
+  const sql = `SELECT id::text, (extract(epoch FROM created_at) * 1000)::float8 FROM person WHERE project_id = ${projectId}`;
+  await copyEach(client, sql, LOAD_TIMEOUT_MS, (fields) => {
+    const person = indexOf(fields[0] ?? '');
+    if (person >= 0) created[person] = Number(fields[1]);
+  });
+  return created;
+}
+
+/** COPY reads of persons are bounded by the session's statement timeout, not the client's read timeout. */
+const LOAD_TIMEOUT_MS = 30 * 60_000;

@@ -1,0 +1,110 @@
+import type { ActorRow, PointRow } from '../analytics.repository';
+import { BREAKDOWN_NULL, DateRange, InsightQuery, Series } from '../model/insight-query';
+import type { BreakdownSlice } from '../sql/trends.sql';
+import { ActivityBits, Buckets, eventCodeOf, forEachEvent, MAX_ACTIVITY_BITS } from './columnar-buckets';
+import type { EventColumns } from './event-columns';
+
+/**
+ * Trends over the in-memory columns: the same rows the SQL of sql/trends.sql.ts and sql/actors.sql.ts
+ * returns for the queries columnar-support.ts accepts (total and dau maths, no filters, no breakdown or
+ * one person-property breakdown), so the services and presenters cannot tell which one answered.
+ */
+
+/** Each person's breakdown value (dense person index → text; PostHog's null marker when absent). */
+export type PersonValues = ReadonlyArray<string | undefined>;
+
+/** The breakdown value of event i: its person's value, or the null marker for an event without a person. */
+function valueOf(columns: EventColumns, values: PersonValues, i: number): string {
+  const person = columns.personOf[columns.distinct[i]];
+  return person < 0 ? BREAKDOWN_NULL : (values[person] ?? BREAKDOWN_NULL);
+}
+
+/** Which line of a slice event i belongs to, or -1 when the slice leaves it out. */
+function lineFinder(columns: EventColumns, slice: BreakdownSlice, values: PersonValues | null): (i: number) => number {
+  if (slice === null || values === null) return () => 0;
+  if (slice.kind === 'values') {
+    const lines = new Map(slice.values.map((value, line) => [value, line]));
+    return (i) => lines.get(valueOf(columns, values, i)) ?? -1;
+  }
+  if (slice.kind === 'point') return (i) => (valueOf(columns, values, i) === slice.values[0] ? 0 : -1);
+  throw new Error('cohort slices are read from PostgreSQL');
+}
+
+/** Whether a distinct count over these buckets fits the bits a query may allocate. */
+export function activityFits(columns: EventColumns, buckets: number): boolean {
+  return buckets * Math.max(columns.personCount, 1) <= MAX_ACTIVITY_BITS;
+}
+
+/** A series' points per (breakdown line, bucket): event counts (`total`) or distinct persons (`dau`). */
+export function trendPoints(
+  columns: EventColumns, query: InsightQuery, series: Series, range: DateRange, slice: BreakdownSlice, aggregate: boolean, values: PersonValues | null,
+): PointRow[] {
+  const buckets = aggregate ? null : new Buckets(range, query.interval, query.weekStartDay, query.timezone);
+  const width = buckets?.count ?? 1;
+  const lineCount = slice?.kind === 'values' ? slice.values.length : 1;
+  const lineOf = lineFinder(columns, slice, values);
+  const distinct = series.math === 'dau';
+  const counts = new Float64Array(lineCount * width);
+  const active = distinct ? new ActivityBits(lineCount * width, columns.personCount) : null;
+  forEachEvent(columns, eventCodeOf(columns, series.event), range, (i) => {
+    const line = lineOf(i);
+    const bucket = buckets ? buckets.indexOf(columns.time[i]) : 0;
+    if (line < 0 || bucket < 0) return;
+    if (!active) {
+      counts[line * width + bucket]++;
+      return;
+    }
+    const person = columns.personOf[columns.distinct[i]];
+    if (person >= 0) active.set(line * width + bucket, person);
+  });
+  const rows: PointRow[] = [];
+  for (let line = 0; line < lineCount; line++) {
+    for (let bucket = 0; bucket < width; bucket++) {
+      const value = active ? active.count(line * width + bucket) : counts[line * width + bucket];
+      if (value === 0) continue;
+      rows.push({ breakdown_value: slice?.kind === 'values' ? slice.values[line] : null, bucket: buckets ? buckets.keys[bucket] : null, value });
+    }
+  }
+  return rows;
+}
+
+/** Byte order of UTF-8 text, as `COLLATE "C"` sorts. */
+function byteOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+/** The breakdown values with the most events over every series, one page (plus one row to tell `next`). */
+export function topBreakdownValues(columns: EventColumns, query: InsightQuery, values: PersonValues, limit: number, offset: number): Array<{ value: string; events: string }> {
+  const codes = new Set(query.series.map((s) => eventCodeOf(columns, s.event)));
+  const anyEvent = codes.has(-1);
+  const counts = new Map<string, number>();
+  forEachEvent(columns, -1, query.range, (i) => {
+    if (!anyEvent && !codes.has(columns.event[i])) return;
+    const value = valueOf(columns, values, i);
+    counts.set(value, (counts.get(value) ?? 0) + 1);
+  });
+  const ranked = [...counts].sort(([a, x], [b, y]) => y - x || byteOrder(a, b));
+  return ranked.slice(offset, offset + limit + 1).map(([value, events]) => ({ value, events: String(events) }));
+}
+
+/** Person ids in numeric order (they are bigint ids). */
+function byId(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/** The persons behind one trends point with their event counts, largest first, then by person id descending. */
+export function trendActors(
+  columns: EventColumns, series: Series, range: DateRange, slice: BreakdownSlice, values: PersonValues | null, page: { limit: number; offset: number },
+): ActorRow[] {
+  const lineOf = lineFinder(columns, slice, values);
+  const counts = new Map<number, number>();
+  forEachEvent(columns, eventCodeOf(columns, series.event), range, (i) => {
+    const person = columns.personOf[columns.distinct[i]];
+    if (person >= 0 && lineOf(i) >= 0) counts.set(person, (counts.get(person) ?? 0) + 1);
+  });
+  const rows = [...counts].map(([person, value]) => ({ actor: columns.personIds[person], value }));
+  rows.sort((a, b) => b.value - a.value || byId(b.actor, a.actor));
+  return rows.slice(page.offset, page.offset + page.limit);
+}
+
+export { byId };

@@ -1,0 +1,127 @@
+/**
+ * A project's events held in memory as columns: one typed array per field, strings replaced by dense
+ * codes. Insights scan these arrays instead of reading rows from PostgreSQL; the copy is kept exact by
+ * the columnar store, which appends what each transaction added and reloads after deletes.
+ */
+
+/** Strings to dense codes and back (event names, distinct ids, path items). */
+export class Dictionary {
+  private readonly codes = new Map<string, number>();
+  readonly values: string[] = [];
+
+  code(value: string): number {
+    let code = this.codes.get(value);
+    if (code === undefined) {
+      code = this.values.length;
+      this.codes.set(value, code);
+      this.values.push(value);
+    }
+    return code;
+  }
+
+  find(value: string): number | undefined {
+    return this.codes.get(value);
+  }
+
+  get size(): number {
+    return this.values.length;
+  }
+}
+
+type TypedArray = Float64Array | Int32Array | Uint32Array;
+
+/** A typed array that doubles when full; `array` is only valid up to the owner's length. */
+function grown<T extends TypedArray>(array: T, needed: number, make: (size: number) => T, fill?: number): T {
+  if (needed <= array.length) return array;
+  const bigger = make(Math.max(needed, array.length * 2, 1024));
+  bigger.set(array);
+  if (fill !== undefined) bigger.fill(fill, array.length);
+  return bigger;
+}
+
+/** One event as the store reads it. */
+export interface ColumnarEvent {
+  /** ms since the epoch, with the microseconds PostgreSQL keeps as a fraction. */
+  time: number;
+  event: string;
+  distinctId: string;
+  /** The first 32 bits of the uuid: orders events of one actor at the same instant as `ORDER BY timestamp, uuid` does. */
+  tie: number;
+  /** A page view's URL without one trailing slash, a screen's name; null for other events. */
+  item: string | null;
+}
+
+export class EventColumns {
+  length = 0;
+  time = new Float64Array(0);
+  event = new Int32Array(0);
+  distinct = new Int32Array(0);
+  tie = new Uint32Array(0);
+  /** Path item code, -1 for none. */
+  item = new Int32Array(0);
+  readonly eventNames = new Dictionary();
+  readonly distinctIds = new Dictionary();
+  readonly items = new Dictionary();
+  /** distinct id code → dense person index, -1 when the distinct id has no person. */
+  personOf = new Int32Array(0);
+  /** dense person index → person id (text, as the persons pages use it). */
+  readonly personIds: string[] = [];
+  private readonly personIndex = new Map<string, number>();
+
+  append(row: ColumnarEvent): void {
+    const at = this.length;
+    if (at === this.time.length) this.grow(at + 1);
+    this.time[at] = row.time;
+    this.event[at] = this.eventNames.code(row.event);
+    this.distinct[at] = this.distinctCode(row.distinctId);
+    this.tie[at] = row.tie;
+    this.item[at] = row.item === null ? -1 : this.items.code(row.item);
+    this.length = at + 1;
+  }
+
+  /** Who owns a distinct id now (a merge moves it); null: nobody. */
+  setOwner(distinctId: string, personId: string | null): void {
+    const code = this.distinctCode(distinctId);
+    this.personOf[code] = personId === null ? -1 : this.personCode(personId);
+  }
+
+  get personCount(): number {
+    return this.personIds.length;
+  }
+
+  /** The dense index of a person id, or -1 when no event or distinct id of this copy names it. */
+  personIndexOf(personId: string): number {
+    return this.personIndex.get(personId) ?? -1;
+  }
+
+  private distinctCode(distinctId: string): number {
+    const code = this.distinctIds.code(distinctId);
+    if (code >= this.personOf.length) this.personOf = grown(this.personOf, code + 1, (n) => new Int32Array(n), -1);
+    return code;
+  }
+
+  private personCode(personId: string): number {
+    let code = this.personIndex.get(personId);
+    if (code === undefined) {
+      code = this.personIds.length;
+      this.personIndex.set(personId, code);
+      this.personIds.push(personId);
+    }
+    return code;
+  }
+
+  private grow(needed: number): void {
+    this.time = grown(this.time, needed, (n) => new Float64Array(n));
+    this.event = grown(this.event, needed, (n) => new Int32Array(n));
+    this.distinct = grown(this.distinct, needed, (n) => new Int32Array(n));
+    this.tie = grown(this.tie, needed, (n) => new Uint32Array(n));
+    this.item = grown(this.item, needed, (n) => new Int32Array(n));
+  }
+}
+
+/** A path item from a page view's URL: PostgreSQL's `regexp_replace(url, '(.)/$', '\1')`, one trailing slash off. */
+export function pathItemOf(event: string, url: string | null, screen: string | null): string | null {
+  if (event === '$screen') return screen;
+  if (event !== '$pageview' || url === null) return null;
+  return url.length >= 2 && url.endsWith('/') ? url.slice(0, -1) : url;
+}
