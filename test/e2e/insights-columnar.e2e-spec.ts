@@ -4,10 +4,10 @@ import { HttpClient } from '../support/http-client';
 import { startExtraApi, startTestApp, TestApp } from '../support/test-app';
 
 /**
- * The in-memory columns answer trends, stickiness, lifecycle and their persons exactly as PostgreSQL
- * does: the same requests go to an API with the columns and to one without (ANALYTICS_COLUMNAR=off) on
- * the same database, over generated events in several zones, after new events, a merge and a delete
- * (which the copy must follow), and the replies must be identical.
+ * The in-memory columns answer trends, stickiness, lifecycle, funnels, correlation, paths and their
+ * persons exactly as PostgreSQL does: the same requests go to an API with the columns and to one without (ANALYTICS_COLUMNAR=off) on
+ * the same database, over generated events in several zones, after new events, a merge, changed and new
+ * persons, and a delete (which the copy must follow), and the replies must be identical.
  */
 describe('Columnar insights', () => {
   let t: TestApp;
@@ -35,8 +35,9 @@ describe('Columnar insights', () => {
     day: fc.nat(DAYS.length - 1),
     hour: fc.nat(23),
     micros: fc.nat(59_999_999),
+    page: fc.constantFrom('/', '/a', '/a/', '/b', null),
   });
-  type Generated = { name: string; person: number; alias: number; day: number; hour: number; micros: number };
+  type Generated = { name: string; person: number; alias: number; day: number; hour: number; micros: number; page: string | null };
   /** Person PERSONS has no person row: its events have no actor. */
   const distinctId = (e: Generated) => (e.person === PERSONS ? 'ghost' : `d${e.person}-${e.alias}`);
   const at = (e: Generated) => `${DAYS[e.day]}T${String(e.hour).padStart(2, '0')}:${String(Math.floor(e.micros / 1e6)).padStart(2, '0')}:00.${String(e.micros % 1e6).padStart(6, '0')}Z`;
@@ -58,12 +59,16 @@ describe('Columnar insights', () => {
 
   async function insert(events: Generated[]): Promise<void> {
     for (const e of events) {
-      await t.sql(`INSERT INTO event (project_id, uuid, event, distinct_id, properties, timestamp) VALUES ($1, gen_random_uuid(), $2, $3, '{}', $4)`, [t.keys.projectId, e.name, distinctId(e), at(e)]);
+      const properties = e.page === null ? {} : { $current_url: `https://example.com${e.page}` };
+      await t.sql(`INSERT INTO event (project_id, uuid, event, distinct_id, properties, timestamp) VALUES ($1, gen_random_uuid(), $2, $3, $4, $5)`, [
+        t.keys.projectId, e.name, distinctId(e), JSON.stringify(properties), at(e),
+      ]);
     }
   }
 
   const json = (value: unknown) => encodeURIComponent(JSON.stringify(value));
   const range = `date_from=${DAYS[0]}&date_to=${DAYS[DAYS.length - 1]}&refresh=true`;
+  const STEPS = [{ id: '$pageview', order: 0 }, { id: 'signup', order: 1 }, { id: 'buy', order: 2 }];
   const REQUESTS = [
     `insights/trend/?events=${json([{ id: '$pageview' }, { id: 'signup', order: 1 }])}&${range}`,
     `insights/trend/?events=${json([{ id: '$pageview', math: 'dau' }])}&interval=hour&date_from=${DAYS[2]}&date_to=${DAYS[3]}&refresh=true`,
@@ -75,6 +80,20 @@ describe('Columnar insights', () => {
     `insights/trend/?insight=STICKINESS&shown_as=Stickiness&events=${json([{ id: '$pageview' }])}&${range}`,
     `insights/trend/?shown_as=Lifecycle&events=${json([{ id: '$pageview' }])}&${range}`,
     `insights/trend/?shown_as=Lifecycle&events=${json([{ id: '$pageview' }])}&interval=week&${range}`,
+    `insights/funnel/?events=${json(STEPS)}&${range}`,
+    `insights/funnel/?events=${json(STEPS)}&funnel_order_type=strict&${range}`,
+    `insights/funnel/?events=${json(STEPS)}&funnel_order_type=unordered&funnel_window_interval=2&funnel_window_interval_unit=day&${range}`,
+    `insights/funnel/?events=${json(STEPS)}&breakdown=plan&breakdown_type=person&${range}`,
+    `insights/funnel/?events=${json(STEPS.slice(0, 2))}&funnel_viz_type=trends&${range}`,
+    `insights/funnel/?events=${json(STEPS.slice(0, 2))}&funnel_viz_type=time_to_convert&${range}`,
+    `insights/funnel/?events=${json([STEPS[0], STEPS[2]])}&exclusions=${json([{ id: 'signup', funnel_from_step: 0, funnel_to_step: 1 }])}&${range}`,
+    `insights/funnel/correlation/?events=${json([STEPS[0], STEPS[2]])}&funnel_correlation_type=events&${range}`,
+    `insights/retention/?period=Day&total_intervals=10&date_to=${DAYS[DAYS.length - 1]}&refresh=true`,
+    `insights/retention/?period=Day&total_intervals=8&retention_type=retention_first_time&target_entity=${json({ id: 'signup', type: 'events' })}&returning_entity=${json({ id: '$pageview', type: 'events' })}&date_to=${DAYS[DAYS.length - 2]}&refresh=true`,
+    `insights/retention/?period=Week&total_intervals=3&date_to=${DAYS[DAYS.length - 1]}&refresh=true`,
+    `insights/retention/?period=Hour&total_intervals=24&date_to=${DAYS[3]}T23:00:00&refresh=true`,
+    `insights/path/?path_type=%24pageview&${range}`,
+    `insights/path/?include_event_types=${json(['$pageview', 'custom_event'])}&step_limit=3&${range}`,
   ];
 
   /** A reply without what differs between two computations of the same answer (times, the host in URLs). */
@@ -83,13 +102,13 @@ describe('Columnar insights', () => {
     return JSON.parse(text, (key, value) => (/refresh|cached|timings/.test(key) ? undefined : value));
   }
 
-  type Line = { data?: number[]; persons_urls?: Array<{ url: string }>; persons?: { url: string } };
-  /** The persons URLs of an insight reply's non-zero points (at most `most`, spread over the lines), as paths. */
-  function personsUrls(body: { result: Line[] }, most = 4): string[] {
-    const urls = body.result.flatMap((line) => [
-      ...(line.persons_urls ?? []).filter((_, i) => (line.data?.[i] ?? 0) !== 0).map((p) => p.url),
-      ...(line.persons?.url ? [line.persons.url] : []),
-    ]);
+  /** Every persons URL of a reply (trend points, funnel steps, correlation rows), at most `most` spread over them, as paths. */
+  function personsUrls(body: unknown, most = 6): string[] {
+    const urls: string[] = [];
+    JSON.stringify(body, (key, value) => {
+      if (typeof value === 'string' && /url$/.test(key) && value.includes('api/projects/')) urls.push(value);
+      return value;
+    });
     const step = Math.max(1, Math.ceil(urls.length / most));
     return urls.filter((_, i) => i % step === 0).map((url) => url.replace(/^https?:\/\/[^/]+/, '').replace(/^(?!\/)/, '/'));
   }
@@ -103,12 +122,16 @@ describe('Columnar insights', () => {
 
   async function everyAnswerAgrees(): Promise<void> {
     for (const request of REQUESTS) {
-      const body = (await same(`${base}/${request}`)) as Parameters<typeof personsUrls>[0];
+      const body = await same(`${base}/${request}`);
       for (const url of personsUrls(body)) await same(url);
+      if (request.startsWith('insights/path/')) {
+        const edges = (body as { result: Array<{ target: string }> }).result;
+        for (const edge of edges.slice(0, 3)) await same(`${base}/persons/path/?${request.split('?')[1]}&path_end_key=${encodeURIComponent(edge.target)}`);
+      }
     }
   }
 
-  it('gives the same trends, stickiness, lifecycle and persons as PostgreSQL, before and after new events, a merge and a delete', async () => {
+  it('gives the same insights and persons as PostgreSQL, before and after new events, a merge, person changes and a delete', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom('UTC', 'America/New_York', 'Asia/Kolkata'),
@@ -123,8 +146,15 @@ describe('Columnar insights', () => {
           // New events and a merge (d1-1 moves to person 0) reach the copy through its incremental refresh.
           await insert(later);
           await t.sql(`UPDATE person_distinct_id SET person_id = $2 WHERE project_id = $1 AND distinct_id = 'd1-1'`, [t.keys.projectId, ids[0]]);
+          // A person's properties and creation change, and a new person arrives with events, after the copy read persons.
+          await t.sql(`UPDATE person SET properties = '{"plan": "team"}', created_at = $2 WHERE id = $1`, [ids[3], `${DAYS[1]}T00:00:00Z`]);
+          const [late] = await t.sql<{ id: string }>(`INSERT INTO person (project_id, uuid, properties, created_at) VALUES ($1, gen_random_uuid(), '{"plan": "late"}', $2) RETURNING id`, [t.keys.projectId, `${DAYS[4]}T00:00:00Z`]);
+          await t.sql(`INSERT INTO person_distinct_id (project_id, distinct_id, person_id) VALUES ($1, 'late-0', $2)`, [t.keys.projectId, late.id]);
+          await t.sql(`INSERT INTO event (project_id, uuid, event, distinct_id, properties, timestamp) VALUES ($1, gen_random_uuid(), '$pageview', 'late-0', '{}', $2), ($1, gen_random_uuid(), 'signup', 'late-0', '{}', $3)`, [
+            t.keys.projectId, `${DAYS[4]}T10:00:00Z`, `${DAYS[4]}T11:00:00Z`,
+          ]);
           await everyAnswerAgrees();
-          expect(store.heldEvents()).toBe(first.length + later.length);
+          expect(store.heldEvents()).toBe(first.length + later.length + 2);
           // A deleted person takes their distinct ids along: the copy is loaded again.
           await t.sql('DELETE FROM person WHERE id = $1', [ids[2]]);
           await everyAnswerAgrees();

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { PersonsModule } from '../persons/persons.module';
+import { ActorSequencesService } from './actor-sequences.service';
 import { AnalyticsRepository } from './analytics.repository';
 import { ColumnarStore } from './columnar/columnar-store.service';
 import { FunnelCorrelationService } from './funnel-correlation.service';
@@ -24,7 +25,7 @@ import { TrendsService } from './trends.service';
 @Module({
   imports: [PersonsModule],
   controllers: [InsightsController, InsightPersonsController, QueryController],
-  providers: [AnalyticsRepository, ColumnarStore, InsightCache, TrendsService, StickinessLifecycleService, FunnelsService, FunnelCorrelationService, RetentionService, PathsService, InsightActorsService, InsightsService, LegacyInsightsService, QueryService],
+  providers: [AnalyticsRepository, ColumnarStore, ActorSequencesService, InsightCache, TrendsService, StickinessLifecycleService, FunnelsService, FunnelCorrelationService, RetentionService, PathsService, InsightActorsService, InsightsService, LegacyInsightsService, QueryService],
   exports: [InsightsService],
 })
 export class AnalyticsModule {}

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DateTime } from 'luxon';
-import { Pool, PoolClient } from 'pg';
+import { Client, Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { ApiError } from '../../common/errors/api-error';
@@ -39,6 +39,8 @@ const FETCH_ROWS = 2000;
 const CLIENT_TIMEOUT_MARGIN_MS = 5_000;
 /** SQLSTATE 57014: the statement timeout (or a cancel) stopped the query. */
 const QUERY_CANCELED = '57014';
+/** How long a bulk read waits for a lock (a migration's, a manual LOCK TABLE) before it gives up. */
+const BULK_LOCK_TIMEOUT_MS = 5_000;
 /** Patterns PostgreSQL refuses even after RE2 accepted them (see the events list). */
 const PATTERN_ERRORS = new Set(['2201B', '54000', '54001']);
 
@@ -52,6 +54,8 @@ const PATTERN_ERRORS = new Set(['2201B', '54000', '54001']);
 export class AnalyticsRepository implements OnApplicationShutdown {
   private readonly logger = new Logger(AnalyticsRepository.name);
   private readonly pool: Pool;
+  /** Backends running a bulk read (an in-memory copy's load), cancelled at shutdown so the pool can close. */
+  private readonly bulkReads = new Set<number>();
 
   constructor(@InjectDataSource() dataSource: DataSource, @Inject(APP_CONFIG) private readonly config: AppConfig) {
     const shared = ((dataSource.driver as PostgresDriver).master as Pool).options;
@@ -200,27 +204,49 @@ export class AnalyticsRepository implements OnApplicationShutdown {
   /**
    * Work on one analytics connection inside one REPEATABLE READ, read-only transaction, so every statement
    * sees the same snapshot (the in-memory event copies read rows and the snapshot's horizon together).
-   * `statementTimeoutMs` replaces the session's limit for long bulk reads.
+   * A bulk read (a copy's load, which may take minutes) runs on a connection of its own with its own
+   * statement timeout: outside the pool, so insights keep their connections, and without the pool's
+   * client-side read timeout, which a COPY stream never clears.
    */
-  async inSnapshot<T>(work: (client: PoolClient) => Promise<T>, statementTimeoutMs?: number): Promise<T> {
-    let client: PoolClient;
+  async inSnapshot<T>(work: (client: PoolClient) => Promise<T>, bulkTimeoutMs?: number): Promise<T> {
+    let client: PoolClient | Client;
     try {
-      client = await this.pool.connect();
+      client = bulkTimeoutMs === undefined ? await this.pool.connect() : await this.bulkClient();
     } catch (error) {
       throw this.translate(error);
     }
+    const backend = (client as unknown as { processID: number }).processID;
+    const done = async (error?: unknown) => {
+      if (bulkTimeoutMs !== undefined) return (client as Client).end().catch(() => undefined);
+      (client as PoolClient).release(error === undefined ? undefined : error instanceof Error ? error : true);
+    };
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      if (statementTimeoutMs !== undefined) await client.query(`SET LOCAL statement_timeout = ${Math.trunc(statementTimeoutMs)}`);
-      const result = await work(client);
+      if (bulkTimeoutMs !== undefined) {
+        this.bulkReads.add(backend);
+        await client.query(`SET LOCAL statement_timeout = ${Math.trunc(bulkTimeoutMs)}`);
+        // A bulk read waits for no one's lock for long: it fails, and PostgreSQL answers meanwhile.
+        await client.query(`SET LOCAL lock_timeout = ${BULK_LOCK_TIMEOUT_MS}`);
+      }
+      const result = await work(client as PoolClient);
       await client.query('COMMIT');
-      client.release();
+      await done();
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
-      client.release(error instanceof Error ? error : true);
+      await done(error);
       throw this.translate(error);
+    } finally {
+      this.bulkReads.delete(backend);
     }
+  }
+
+  private async bulkClient(): Promise<Client> {
+    const { query_timeout: _readTimeout, ...options } = this.pool.options;
+    const client = new Client(options);
+    client.on('error', (error) => this.logger.warn(`analytics bulk read connection lost: ${error.message}`));
+    await client.connect();
+    return client;
   }
 
   private async run<R>(sql: BuiltSql): Promise<R[]> {
@@ -245,6 +271,20 @@ export class AnalyticsRepository implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    if (this.bulkReads.size > 0) await this.cancelBulkReads();
     await this.pool.end();
+  }
+
+  /** A load may run for minutes: its statement is cancelled (from a connection of its own) instead of awaited. */
+  private async cancelBulkReads(): Promise<void> {
+    const client = new Client(this.pool.options);
+    try {
+      await client.connect();
+      await client.query('SELECT pg_cancel_backend(pid) FROM unnest($1::int[]) AS pid', [[...this.bulkReads]]);
+    } catch (error) {
+      this.logger.warn(`analytics bulk reads could not be cancelled at shutdown: ${(error as Error).message}`);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ActorSequencesService } from './actor-sequences.service';
 import { AnalyticsRepository } from './analytics.repository';
 import { actorPage, sortActors } from './model/actor-page';
 import { ActorFunnelSpan, CorrelationResult, CorrelationTally, eventsInSpan, funnelSpan, propertyText } from './model/funnel-correlation';
@@ -7,7 +8,7 @@ import type { InsightQuery } from './model/insight-query';
 import type { ActorPage } from './model/insight-result';
 import type { CorrelationActorsSelection, CorrelationOptions } from './parsers/funnel-correlation.parser';
 import type { SqlContext } from './sql/event-scope.sql';
-import { FunnelReadOptions, funnelEventsSql } from './sql/funnel.sql';
+import type { FunnelReadOptions } from './sql/funnel.sql';
 
 /** Actors whose properties are read at once (property correlation). */
 const PROPERTY_BATCH = 5000;
@@ -21,7 +22,10 @@ type CorrelationRow = ActorEvents & { actor: string; names?: string[]; propertie
  */
 @Injectable()
 export class FunnelCorrelationService {
-  constructor(private readonly repository: AnalyticsRepository) {}
+  constructor(
+    private readonly repository: AnalyticsRepository,
+    private readonly sequences: ActorSequencesService,
+  ) {}
 
   async correlate(query: InsightQuery, options: CorrelationOptions, ctx: SqlContext): Promise<CorrelationResult> {
     const tally = new CorrelationTally();
@@ -71,7 +75,7 @@ export class FunnelCorrelationService {
   private forEachSpan(query: InsightQuery, ctx: SqlContext, read: FunnelReadOptions, visit: (row: CorrelationRow, span: ActorFunnelSpan) => void): Promise<void> {
     const spec: FunnelSpec = funnelSpecOf(query);
     const rangeEnd = query.range.to.toMillis();
-    return this.repository.forEachRow<CorrelationRow>(funnelEventsSql(query, ctx, read), (row) => {
+    return this.sequences.forEachFunnelActor<CorrelationRow>(query, ctx, read, (row) => {
       const span = funnelSpan(keptRuns(row, spec), spec.stepCount, spec.windowEnd, rangeEnd);
       if (span) visit(row, span);
     });

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DateTime } from 'luxon';
+import { ActorSequencesService } from './actor-sequences.service';
 import { AnalyticsRepository } from './analytics.repository';
 import { actorPage, sortActors } from './model/actor-page';
 import { ActorEventsWithValues, runsByBreakdown } from './model/funnel-breakdown';
@@ -9,7 +10,6 @@ import { bucketKey, bucketStarts, intervalStart } from './model/insight-dates';
 import type { FunnelActorsSelection, InsightQuery } from './model/insight-query';
 import type { ActorPage, BreakdownValue } from './model/insight-result';
 import type { SqlContext } from './sql/event-scope.sql';
-import { funnelEventsSql } from './sql/funnel.sql';
 
 type ActorEventsRow = ActorEvents & { actor: string; values?: string[] };
 
@@ -33,7 +33,10 @@ interface Pass {
 /** Funnels: every actor's events evaluated as they stream in, then tallied per line, or selected as persons. */
 @Injectable()
 export class FunnelsService {
-  constructor(private readonly repository: AnalyticsRepository) {}
+  constructor(
+    private readonly repository: AnalyticsRepository,
+    private readonly sequences: ActorSequencesService,
+  ) {}
 
   async compute(query: InsightQuery, ctx: SqlContext, cohortNames: ReadonlyMap<number, string>): Promise<FunnelResult> {
     const options = query.funnel!;
@@ -148,6 +151,6 @@ export class FunnelsService {
   }
 
   private forEachActor(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null, visit: (row: ActorEventsRow) => void): Promise<void> {
-    return this.repository.forEachRow<ActorEventsRow>(funnelEventsSql(query, ctx, { cohort }), visit);
+    return this.sequences.forEachFunnelActor<ActorEventsRow>(query, ctx, { cohort }, visit);
   }
 }

@@ -1,23 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../common/errors/api-error';
-import { AnalyticsRepository } from './analytics.repository';
+import { ActorSequencesService } from './actor-sequences.service';
 import { actorPage, sortActors } from './model/actor-page';
 import { ActorEvents, earliestBestRun, funnelSpecOf, keptRuns, stepSelector } from './model/funnel-evaluation';
 import type { InsightQuery, PathActorsSelection, PathOptions } from './model/insight-query';
 import type { ActorPage } from './model/insight-result';
 import { actorPaths, EdgeTally, PathEdge, pathSelected, pathSpecOf, PathStep } from './model/path-building';
 import type { SqlContext } from './sql/event-scope.sql';
-import { funnelEventsSql } from './sql/funnel.sql';
-import { pathEventsSql } from './sql/paths.sql';
 
-type PathRow = { actor: string; times: number[]; items: Array<string | null> };
 /** The span of an actor's events a funnel path reads. */
 type Window = { from: number; to: number };
 
 /** Paths: every actor's sessions built as their events stream in, counted into edges or selected as persons. */
 @Injectable()
 export class PathsService {
-  constructor(private readonly repository: AnalyticsRepository) {}
+  constructor(private readonly sequences: ActorSequencesService) {}
 
   async edges(query: InsightQuery, ctx: SqlContext): Promise<PathEdge[]> {
     const options = query.paths!;
@@ -44,7 +41,7 @@ export class PathsService {
     const options = query.paths!;
     const spec = pathSpecOf(options);
     const windows = options.funnel ? await this.funnelWindows(options.funnel, ctx) : null;
-    await this.repository.forEachRow<PathRow>(pathEventsSql(query, ctx), (row) => {
+    await this.sequences.forEachPathActor(query, ctx, (row) => {
       if (!windows) return visit(row.actor, actorPaths(row.times, row.items, spec));
       const window = windows.get(row.actor);
       if (!window) return;
@@ -62,7 +59,7 @@ export class PathsService {
     const spec = funnelSpecOf(funnel.query);
     const windows = new Map<string, Window>();
     const chosen = stepSelector({ step: funnel.step });
-    await this.repository.forEachRow<ActorEvents & { actor: string }>(funnelEventsSql(funnel.query, ctx), (row) => {
+    await this.sequences.forEachFunnelActor<ActorEvents & { actor: string }>(funnel.query, ctx, {}, (row) => {
       const best = earliestBestRun(keptRuns(row, spec));
       const steps = best?.reached.length ?? 0;
       if (!best || !chosen(steps)) return;

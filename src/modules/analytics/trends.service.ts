@@ -7,8 +7,8 @@ import { ACTIVE_USER_DAYS, AGGREGATE_DISPLAYS, DateRange, InsightQuery, Series }
 import type { BreakdownValue, InsightResult, SeriesResult } from './model/insight-result';
 import { columnarTrends, personBreakdownKey } from './columnar/columnar-support';
 import { ColumnarStore } from './columnar/columnar-store.service';
-import { PersonValues, topBreakdownValues, trendPoints } from './columnar/columnar-trends';
-import type { EventColumns } from './columnar/event-columns';
+import { topBreakdownValues, trendPoints } from './columnar/columnar-trends';
+import type { EventColumns, PersonColumn } from './columnar/event-columns';
 import type { SqlContext } from './sql/event-scope.sql';
 import { activeActorsSql, ActiveWindow, BreakdownSlice, firstSeenPointsSql, topBreakdownValuesSql, trendPointsSql } from './sql/trends.sql';
 
@@ -26,7 +26,7 @@ function shownValue(key: string, multi: boolean): BreakdownValue {
 /** The in-memory columns answering a trend, with each person's breakdown value when it has a person breakdown. */
 interface ColumnarRead {
   columns: EventColumns;
-  values: PersonValues | null;
+  values: PersonColumn | null;
 }
 
 /**
@@ -61,7 +61,7 @@ export class TrendsService {
     const columns = await this.store.current(ctx.projectId);
     if (!columns) return null;
     const key = personBreakdownKey(query);
-    return { columns, values: key === null ? null : await this.store.personValues(ctx.projectId, columns, key) };
+    return { columns, values: key === null ? null : await this.store.personProperty(ctx.projectId, columns, key) };
   }
 
   /** The breakdown values of this page (most events first), or the listed cohorts, or no breakdown. */

@@ -52,8 +52,8 @@ function shiftedKeys(buckets: Buckets, interval: string, steps: number): Int32Ar
   });
 }
 
-/** Every (person, bucket, status) of the range, for buckets inside it; `created` is each person's creation (ms, NaN without a person row). */
-function lifecycleStatuses(columns: EventColumns, query: InsightQuery, series: Series, created: Float64Array, visit: (person: number, key: string, status: LifecycleStatus) => void): void {
+/** Every (person, bucket, status) of the range, for buckets inside it; `created` is each person's creation (ms; undefined without a person row). */
+function lifecycleStatuses(columns: EventColumns, query: InsightQuery, series: Series, created: ReadonlyArray<number | undefined>, visit: (person: number, key: string, status: LifecycleStatus) => void): void {
   const first = intervalStart(query.range.from.setZone(query.timezone), query.interval, query.weekStartDay);
   const widened = { from: first.minus({ [`${query.interval}s`]: 1 }), to: query.range.to };
   const { buckets, bits, persons } = activity(columns, query, series, widened);
@@ -64,11 +64,12 @@ function lifecycleStatuses(columns: EventColumns, query: InsightQuery, series: S
   const shown = (bucket: number) => bucket >= firstShown && bucket <= lastShown;
   for (let person = 0; person < persons.length; person++) {
     if (persons[person] === 0) continue;
-    const createdBucket = Number.isNaN(created[person]) ? -2 : buckets.indexOf(created[person]);
+    const createdAt = created[person];
+    const createdBucket = createdAt === undefined ? -2 : buckets.indexOf(createdAt);
     let previous = -1;
     for (let bucket = 0; bucket < buckets.count; bucket++) {
       if (!bits.has(bucket, person)) continue;
-      if (!Number.isNaN(created[person]) && shown(bucket)) {
+      if (createdAt !== undefined && shown(bucket)) {
         const status = createdBucket === bucket ? 'new' : previous >= 0 && previous === previousKey[bucket] ? 'returning' : 'resurrecting';
         visit(person, buckets.keys[bucket], status);
       }
@@ -80,7 +81,7 @@ function lifecycleStatuses(columns: EventColumns, query: InsightQuery, series: S
 }
 
 /** Persons per (status, bucket) inside the range. */
-export function lifecycleCounts(columns: EventColumns, query: InsightQuery, series: Series, created: Float64Array): Array<{ status: string; bucket: string; value: number }> {
+export function lifecycleCounts(columns: EventColumns, query: InsightQuery, series: Series, created: ReadonlyArray<number | undefined>): Array<{ status: string; bucket: string; value: number }> {
   const counts = new Map<string, number>();
   lifecycleStatuses(columns, query, series, created, (_, bucket, status) => {
     const key = `${status} ${bucket}`;
@@ -94,7 +95,7 @@ export function lifecycleCounts(columns: EventColumns, query: InsightQuery, seri
 
 /** The persons holding `status` in the bucket that starts at `target`, in person-id order. */
 export function lifecycleActors(
-  columns: EventColumns, query: InsightQuery, series: Series, created: Float64Array, status: LifecycleStatus, target: DateTime, page: { limit: number; offset: number },
+  columns: EventColumns, query: InsightQuery, series: Series, created: ReadonlyArray<number | undefined>, status: LifecycleStatus, target: DateTime, page: { limit: number; offset: number },
 ): ActorRow[] {
   const targetKey = intervalStart(target.setZone(query.timezone), query.interval, query.weekStartDay).toFormat("yyyy-MM-dd'T'HH:mm:ss");
   const ids = new Set<string>();

@@ -57,27 +57,27 @@ export async function readHorizon(client: PoolClient, projectId: number): Promis
   return rows[0];
 }
 
-/** COPY of a whole result, row by row; the numbers put in `sql` are checked integers, never outside text. */
-async function copyEach(client: PoolClient, sql: string, timeoutMs: number, row: (fields: Array<string | null>) => void): Promise<void> {
-  const stream = copyTo(`COPY (${sql}) TO STDOUT`);
-  // pg's client-side read timeout applies to a COPY too; the load has its own, longer budget.
-  Object.assign(stream, { query_timeout: timeoutMs });
-  await readCopyRows(client.query(stream), row);
+/**
+ * COPY of a whole result, row by row; the numbers put in `sql` are checked integers, never outside text.
+ * Run on a connection without a client-side read timeout: a COPY stream never clears pg's timer.
+ */
+async function copyEach(client: PoolClient, sql: string, row: (fields: Array<string | null>) => void): Promise<void> {
+  await readCopyRows(client.query(copyTo(`COPY (${sql}) TO STDOUT`)), row);
 }
 
 /** Every event of the project (stopping with an error once `budget` rows were read), then every distinct id's owner. */
 export async function readEverything(
-  client: PoolClient, projectId: number, horizon: Horizon, timeoutMs: number, budget: number,
+  client: PoolClient, projectId: number, horizon: Horizon, budget: number,
   onEvent: (row: EventRow) => void, onOwner: (row: OwnerRow) => void,
 ): Promise<void> {
   if (!Number.isSafeInteger(projectId) || !DECIMAL.test(horizon.xmin)) throw new Error('invalid project or snapshot horizon');
   let events = 0;
-  await copyEach(client, `SELECT ${eventColumnsSql(horizon.xmin)} FROM event WHERE project_id = ${projectId}`, timeoutMs, (fields) => {
+  await copyEach(client, `SELECT ${eventColumnsSql(horizon.xmin)} FROM event WHERE project_id = ${projectId}`, (fields) => {
     if (++events > budget) throw new ColumnarBudgetExceeded(budget);
     onEvent(eventRow(fields));
   });
   const owners = `SELECT distinct_id, person_id::text, CASE WHEN tx >= '${horizon.xmin}'::xid8 THEN tx::text END FROM person_distinct_id WHERE project_id = ${projectId}`;
-  await copyEach(client, owners, timeoutMs, (fields) => onOwner({ distinctId: fields[0] ?? '', personId: fields[1] ?? '', tx: fields[2] }));
+  await copyEach(client, owners, (fields) => onOwner({ distinctId: fields[0] ?? '', personId: fields[1] ?? '', tx: fields[2] }));
 }
 
 /** Rows of transactions at or above `since` (the last snapshot's xmin) that are not among `applied`. */
@@ -105,30 +105,39 @@ export class ColumnarBudgetExceeded extends Error {
   }
 }
 
-/** Each person's value of one property as text, by the copy's dense person index; `missing` where the person has none. */
-export async function readPersonValues(client: PoolClient, projectId: number, key: string, missing: string, indexOf: (id: string) => number): Promise<Array<string | undefined>> {
+/** Every person's value of one property as text (null when absent). */
+export async function readPersonProperty(client: PoolClient, projectId: number, key: string, row: (personId: string, value: string | null) => void): Promise<void> {
   if (!Number.isSafeInteger(projectId)) throw new Error('invalid project');
-  const values: Array<string | undefined> = [];
   // COPY takes no bound parameters: the key is quoted by the driver's literal escaping.
-  const sql = `SELECT id::text, coalesce(properties ->> ${client.escapeLiteral(key)}, ${client.escapeLiteral(missing)}) FROM person WHERE project_id = ${projectId}`;
-  await copyEach(client, sql, LOAD_TIMEOUT_MS, (fields) => {
-    const person = indexOf(fields[0] ?? '');
-    if (person >= 0) values[person] = fields[1] ?? missing;
-  });
-  return values;
+  const sql = `SELECT id::text, properties ->> ${client.escapeLiteral(key)} FROM person WHERE project_id = ${projectId}`;
+  await copyEach(client, sql, (fields) => row(fields[0] ?? '', fields[1]));
 }
 
-/** Each person's creation time (ms), by the copy's dense person index; NaN for persons without a row. */
-export async function readPersonCreated(client: PoolClient, projectId: number, persons: number, indexOf: (id: string) => number): Promise<Float64Array> {
+/** Every person's creation time (ms). */
+export async function readPersonCreated(client: PoolClient, projectId: number, row: (personId: string, created: number) => void): Promise<void> {
   if (!Number.isSafeInteger(projectId)) throw new Error('invalid project');
-  const created = new Float64Array(persons).fill(NaN);
   const sql = `SELECT id::text, (extract(epoch FROM created_at) * 1000)::float8 FROM person WHERE project_id = ${projectId}`;
-  await copyEach(client, sql, LOAD_TIMEOUT_MS, (fields) => {
-    const person = indexOf(fields[0] ?? '');
-    if (person >= 0) created[person] = Number(fields[1]);
-  });
-  return created;
+  await copyEach(client, sql, (fields) => row(fields[0] ?? '', Number(fields[1])));
 }
 
-/** COPY reads of persons are bounded by the session's statement timeout, not the client's read timeout. */
-const LOAD_TIMEOUT_MS = 30 * 60_000;
+export interface ChangedPerson {
+  personId: string;
+  created: number;
+  /** The values of `keys`, in order, as text (null when absent). */
+  values: Array<string | null>;
+}
+
+/**
+ * Persons written by transactions at or above `since`. Reading one twice is harmless (the row is its
+ * latest version), so no applied set is needed here.
+ */
+export async function readChangedPersons(client: PoolClient, projectId: number, since: string, keys: string[]): Promise<ChangedPerson[]> {
+  const { rows } = await client.query<string[]>({
+    text: `SELECT id::text, (extract(epoch FROM created_at) * 1000)::float8,
+        array(SELECT properties ->> k FROM unnest($3::text[]) WITH ORDINALITY AS wanted(k, n) ORDER BY n)
+      FROM person WHERE project_id = $1 AND tx >= $2::xid8`,
+    values: [projectId, since, keys],
+    rowMode: 'array',
+  });
+  return rows.map((fields) => ({ personId: fields[0], created: Number(fields[1]), values: fields[2] as unknown as Array<string | null> }));
+}

@@ -1,10 +1,14 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Counter, Gauge } from 'prom-client';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
+import { MetricsService } from '../../metrics/metrics.service';
 import { AnalyticsRepository } from '../analytics.repository';
 import { BREAKDOWN_NULL } from '../model/insight-query';
-import { ColumnarBudgetExceeded, EventRow, Horizon, OwnerRow, readChanges, readEverything, readHorizon, readPersonCreated, readPersonValues } from './columnar-source';
-import { EventColumns } from './event-columns';
+import {
+  ColumnarBudgetExceeded, Horizon, readChangedPersons, readChanges, readEverything, readHorizon, readPersonCreated, readPersonProperty,
+} from './columnar-source';
+import { EventColumns, PersonColumn } from './event-columns';
 
 /** A full load may take minutes on a large project; it runs in the background while PostgreSQL answers. */
 const LOAD_TIMEOUT_MS = 30 * 60_000;
@@ -15,11 +19,15 @@ interface ProjectCopy {
   columns: EventColumns;
   /** xmin of the snapshot the copy is up to date with. */
   horizon: bigint;
-  /** Transactions at or above the horizon whose rows are already in the copy. */
+  /** Transactions at or above the horizon whose event and distinct-id rows are already in the copy. */
   applied: Set<string>;
   generation: string;
-  /** The refresh that runs now, and the one queued after it (shared by every request that arrives meanwhile). */
-  running: Promise<unknown> | null;
+  /** Person properties read so far (breakdowns), and creation times (lifecycle), kept up to date with the events. */
+  properties: Map<string, PersonColumn>;
+  created: number[] | null;
+  /** Work on the copy runs one piece at a time, in order: `tail` is the last piece queued. */
+  tail: Promise<unknown>;
+  /** The refresh queued behind the running work, shared by every request that arrives meanwhile. */
   queued: Promise<boolean> | null;
 }
 
@@ -38,17 +46,74 @@ export class ColumnarStore {
   private readonly entries = new Map<number, Entry>();
   /** Insights (and persons pages) the columns answered since start. */
   answered = 0;
+  private readonly answers: Counter;
 
   constructor(
     private readonly repository: AnalyticsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    metrics: MetricsService,
+  ) {
+    const registers = [metrics.registry];
+    this.answers = new Counter({ name: 'analytics_columnar_answers_total', help: 'Insight reads answered from the in-memory event columns', registers });
+    const store = this;
+    new Gauge({
+      name: 'analytics_columnar_events',
+      help: 'Events held in the in-memory column copies of this process',
+      registers,
+      collect() {
+        this.set(store.heldEvents());
+      },
+    });
+  }
 
   /** The project's copy, up to date as of now, or null when PostgreSQL must answer. */
   async current(projectId: number): Promise<EventColumns | null> {
     const columns = await this.upToDate(projectId);
-    if (columns) this.answered++;
+    if (columns) {
+      this.answered++;
+      this.answers.inc();
+    }
     return columns;
+  }
+
+  /** Each person's value of a person property, by the copy's person index (read once, then kept up to date). */
+  personProperty(projectId: number, columns: EventColumns, key: string): Promise<PersonColumn> {
+    const copy = this.copyOf(projectId, columns);
+    const known = copy?.properties.get(key);
+    if (known) return Promise.resolve(known);
+    const read = async () => {
+      const column = new PersonColumn(BREAKDOWN_NULL);
+      await this.repository.inSnapshot((client) => readPersonProperty(client, projectId, key, (id, value) => column.set(columns.personIndexFor(id), value)), LOAD_TIMEOUT_MS);
+      copy?.properties.set(key, column);
+      return column;
+    };
+    return copy ? this.serialized(copy, read) : read();
+  }
+
+  /** Each person's creation time (ms; undefined without a person row), by the copy's person index. */
+  personCreated(projectId: number, columns: EventColumns): Promise<ReadonlyArray<number | undefined>> {
+    const copy = this.copyOf(projectId, columns);
+    if (copy?.created) return Promise.resolve(copy.created);
+    const read = async () => {
+      const created: number[] = [];
+      await this.repository.inSnapshot((client) => readPersonCreated(client, projectId, (id, at) => (created[columns.personIndexFor(id)] = at)), LOAD_TIMEOUT_MS);
+      if (copy) copy.created = created;
+      return created;
+    };
+    return copy ? this.serialized(copy, read) : read();
+  }
+
+  /** Events held in every copy of this process. */
+  heldEvents(): number {
+    let total = 0;
+    for (const entry of this.entries.values()) if (entry.state === 'ready') total += entry.copy.columns.length;
+    return total;
+  }
+
+  /** The copy these columns belong to; null when a delete replaced it meanwhile (what is read then is not kept). */
+  private copyOf(projectId: number, columns: EventColumns): ProjectCopy | null {
+    const entry = this.entries.get(projectId);
+    return entry?.state === 'ready' && entry.copy.columns === columns ? entry.copy : null;
   }
 
   private async upToDate(projectId: number): Promise<EventColumns | null> {
@@ -67,24 +132,7 @@ export class ColumnarStore {
     return this.entries.has(projectId) ? null : this.upToDate(projectId);
   }
 
-  /** Each person's value of a person property (PostHog's null marker when absent), by the copy's person index. */
-  personValues(projectId: number, columns: EventColumns, key: string): Promise<Array<string | undefined>> {
-    return this.repository.inSnapshot((client) => readPersonValues(client, projectId, key, BREAKDOWN_NULL, (id) => columns.personIndexOf(id)));
-  }
-
-  /** Each person's creation time (ms; NaN without a person row), by the copy's person index. */
-  personCreated(projectId: number, columns: EventColumns): Promise<Float64Array> {
-    return this.repository.inSnapshot((client) => readPersonCreated(client, projectId, columns.personCount, (id) => columns.personIndexOf(id)));
-  }
-
-  /** Events held in every copy of this process. */
-  heldEvents(): number {
-    let total = 0;
-    for (const entry of this.entries.values()) if (entry.state === 'ready') total += entry.copy.columns.length;
-    return total;
-  }
-
-  /** Waits up to `waitMs` for a load; a copy that arrives in time is used (it is as fresh as its snapshot plus one refresh). */
+  /** Waits up to `waitMs` for a load; a copy that arrives in time is used (after one refresh). */
   private async afterLoad(projectId: number, done: Promise<void>, waitMs: number): Promise<EventColumns | null> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), waitMs)));
@@ -97,17 +145,18 @@ export class ColumnarStore {
 
   private async load(projectId: number): Promise<void> {
     const started = Date.now();
-    const budget = this.config.analytics.columnar.maxEvents - this.heldEvents();
+    const budget = Math.max(this.config.analytics.columnar.maxEvents - this.heldEvents(), 0);
     try {
-      const copy = await this.repository.inSnapshot(async (client) => {
+      const copy = await this.repository.inSnapshot(async (client): Promise<ProjectCopy> => {
         const horizon = await readHorizon(client, projectId);
         const columns = new EventColumns();
         const applied = new Set<string>();
         const remember = (tx: string | null) => tx !== null && applied.add(tx);
-        await readEverything(client, projectId, horizon, LOAD_TIMEOUT_MS, Math.max(budget, 0),
+        await readEverything(client, projectId, horizon, budget,
           (row) => { columns.append(row); remember(row.tx); },
           (row) => { columns.setOwner(row.distinctId, row.personId); remember(row.tx); });
-        return { columns, horizon: BigInt(horizon.xmin), applied, generation: horizon.generation ?? '', running: null, queued: null };
+        const generation = horizon.generation ?? '';
+        return { columns, horizon: BigInt(horizon.xmin), applied, generation, properties: new Map(), created: null, tail: Promise.resolve(), queued: null };
       }, LOAD_TIMEOUT_MS);
       this.entries.set(projectId, { state: 'ready', copy });
       this.logger.log(`analytics copy of project ${projectId} loaded: ${copy.columns.length} events, ${copy.columns.distinctIds.size} distinct ids in ${Date.now() - started} ms`);
@@ -121,52 +170,56 @@ export class ColumnarStore {
     }
   }
 
+  /** Runs `work` after everything queued on the copy before it, so reads of changes never overlap. */
+  private serialized<T>(copy: ProjectCopy, work: () => Promise<T>): Promise<T> {
+    const run = copy.tail.catch(() => undefined).then(work);
+    copy.tail = run;
+    return run;
+  }
+
   /**
    * Brings the copy up to date; false when it cannot be (a delete happened: a new load starts). Requests
-   * arriving while a refresh runs share the next one, which starts after it, so none is answered from a
-   * snapshot older than its own arrival.
+   * arriving while other work on the copy runs share the next refresh, which starts after that work, so
+   * none is answered from a snapshot older than its own arrival.
    */
   private refresh(projectId: number, copy: ProjectCopy): Promise<boolean> {
-    if (copy.queued) return copy.queued;
-    const next = (async () => {
-      await copy.running?.catch(() => undefined);
+    copy.queued ??= this.serialized(copy, () => {
       copy.queued = null;
-      const run = this.applyChanges(projectId, copy);
-      copy.running = run;
-      try {
-        return await run;
-      } finally {
-        copy.running = null;
-      }
-    })();
-    copy.queued = next;
-    return next;
+      return this.applyChanges(projectId, copy);
+    });
+    return copy.queued;
   }
 
   private async applyChanges(projectId: number, copy: ProjectCopy): Promise<boolean> {
+    const keys = [...copy.properties.keys()];
+    const personsKept = copy.created !== null || keys.length > 0;
     const changes = await this.repository.inSnapshot(async (client) => {
       const horizon = await readHorizon(client, projectId);
-      if (horizon.generation !== copy.generation) return { horizon, rows: null };
-      return { horizon, rows: await readChanges(client, projectId, copy.horizon.toString(), [...copy.applied], horizon) };
+      if (horizon.generation !== copy.generation) return null;
+      const since = copy.horizon.toString();
+      const rows = await readChanges(client, projectId, since, [...copy.applied], horizon);
+      const persons = personsKept ? await readChangedPersons(client, projectId, since, keys) : [];
+      return { horizon, ...rows, persons };
     });
-    if (changes.rows === null) {
+    if (changes === null) {
       this.entries.delete(projectId);
       this.logger.log(`analytics copy of project ${projectId} dropped: events or persons were deleted; it is loaded again on the next insight`);
       return false;
     }
-    this.apply(copy, changes.horizon, changes.rows.events, changes.rows.owners);
+    const { columns } = copy;
+    for (const row of changes.events) columns.append(row);
+    for (const row of changes.owners) columns.setOwner(row.distinctId, row.personId);
+    for (const person of changes.persons) {
+      const index = columns.personIndexFor(person.personId);
+      if (copy.created) copy.created[index] = person.created;
+      keys.forEach((key, k) => copy.properties.get(key)?.set(index, person.values[k]));
+    }
+    this.advance(copy, changes.horizon, [...changes.events, ...changes.owners].map((row) => row.tx));
     return true;
   }
 
-  private apply(copy: ProjectCopy, horizon: Horizon, events: EventRow[], owners: OwnerRow[]): void {
-    for (const row of events) {
-      copy.columns.append(row);
-      if (row.tx !== null) copy.applied.add(row.tx);
-    }
-    for (const row of owners) {
-      copy.columns.setOwner(row.distinctId, row.personId);
-      if (row.tx !== null) copy.applied.add(row.tx);
-    }
+  private advance(copy: ProjectCopy, horizon: Horizon, txs: Array<string | null>): void {
+    for (const tx of txs) if (tx !== null) copy.applied.add(tx);
     copy.horizon = BigInt(horizon.xmin);
     // Transactions below the new horizon are never asked for again.
     for (const tx of copy.applied) if (BigInt(tx) < copy.horizon) copy.applied.delete(tx);

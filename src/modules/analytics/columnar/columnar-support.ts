@@ -1,6 +1,7 @@
 import type { PropertyNode } from '../../events/property-filters';
 import type { InsightQuery } from '../model/insight-query';
 import type { SqlContext } from '../sql/event-scope.sql';
+import type { FunnelReadOptions } from '../sql/funnel.sql';
 
 /**
  * Which queries the in-memory columns answer. They hold each event's time, name, distinct id (and its
@@ -33,4 +34,23 @@ export function personBreakdownKey(query: InsightQuery): string | null {
 /** Stickiness and lifecycle count persons by when they were active, whatever the math. */
 export function columnarActivity(query: InsightQuery, ctx: SqlContext): boolean {
   return plainScope(query, ctx, query.series.map((s) => s.properties));
+}
+
+/** Funnel reads without cohorts or property reads: steps, exclusions, names and marks by event name only. */
+export function columnarFunnel(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions): boolean {
+  const filters = [...query.series.map((s) => s.properties), ...(query.funnel?.exclusions ?? []).map((e) => e.properties), options.extraFilter ?? null, options.marked?.properties ?? null];
+  if (!plainScope(query, ctx, filters) || typeof options.cohort === 'number' || options.propertiesOf) return false;
+  const breakdown = query.breakdown;
+  return breakdown === null || (breakdown.kind === 'property' && breakdown.properties.length === 1 && breakdown.properties[0].type === 'person');
+}
+
+/** Paths of page views, screens and custom events by name (their items are held in the columns). */
+export function columnarPaths(query: InsightQuery, ctx: SqlContext): boolean {
+  return plainScope(query, ctx, []);
+}
+
+/** Retention without a breakdown or filters: cohorts and returns by event name only. */
+export function columnarRetention(query: InsightQuery, ctx: SqlContext): boolean {
+  const options = query.retention;
+  return options !== undefined && query.breakdown === null && plainScope(query, ctx, [options.target.properties, options.returning.properties]);
 }

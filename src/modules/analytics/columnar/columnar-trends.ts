@@ -1,8 +1,8 @@
 import type { ActorRow, PointRow } from '../analytics.repository';
-import { BREAKDOWN_NULL, DateRange, InsightQuery, Series } from '../model/insight-query';
+import type { DateRange, InsightQuery, Series } from '../model/insight-query';
 import type { BreakdownSlice } from '../sql/trends.sql';
 import { ActivityBits, Buckets, eventCodeOf, forEachEvent, MAX_ACTIVITY_BITS } from './columnar-buckets';
-import type { EventColumns } from './event-columns';
+import type { EventColumns, PersonColumn } from './event-columns';
 
 /**
  * Trends over the in-memory columns: the same rows the SQL of sql/trends.sql.ts and sql/actors.sql.ts
@@ -10,24 +10,22 @@ import type { EventColumns } from './event-columns';
  * one person-property breakdown), so the services and presenters cannot tell which one answered.
  */
 
-/** Each person's breakdown value (dense person index → text; PostHog's null marker when absent). */
-export type PersonValues = ReadonlyArray<string | undefined>;
-
-/** The breakdown value of event i: its person's value, or the null marker for an event without a person. */
-function valueOf(columns: EventColumns, values: PersonValues, i: number): string {
-  const person = columns.personOf[columns.distinct[i]];
-  return person < 0 ? BREAKDOWN_NULL : (values[person] ?? BREAKDOWN_NULL);
+/** The breakdown value code of event i: its person's value, or the null marker (code 0) for an event without a person. */
+function codeOf(columns: EventColumns, values: PersonColumn, i: number): number {
+  return values.codeOf(columns.personOf[columns.distinct[i]]);
 }
 
 /** Which line of a slice event i belongs to, or -1 when the slice leaves it out. */
-function lineFinder(columns: EventColumns, slice: BreakdownSlice, values: PersonValues | null): (i: number) => number {
+function lineFinder(columns: EventColumns, slice: BreakdownSlice, values: PersonColumn | null): (i: number) => number {
   if (slice === null || values === null) return () => 0;
-  if (slice.kind === 'values') {
-    const lines = new Map(slice.values.map((value, line) => [value, line]));
-    return (i) => lines.get(valueOf(columns, values, i)) ?? -1;
-  }
-  if (slice.kind === 'point') return (i) => (valueOf(columns, values, i) === slice.values[0] ? 0 : -1);
-  throw new Error('cohort slices are read from PostgreSQL');
+  if (slice.kind === 'cohort') throw new Error('cohort slices are read from PostgreSQL');
+  const shown = slice.kind === 'values' ? slice.values : slice.values.slice(0, 1);
+  const lineOfCode = new Int32Array(values.dictionary.size).fill(-1);
+  shown.forEach((value, line) => {
+    const code = values.dictionary.find(value);
+    if (code !== undefined) lineOfCode[code] = line;
+  });
+  return (i) => lineOfCode[codeOf(columns, values, i)];
 }
 
 /** Whether a distinct count over these buckets fits the bits a query may allocate. */
@@ -37,7 +35,7 @@ export function activityFits(columns: EventColumns, buckets: number): boolean {
 
 /** A series' points per (breakdown line, bucket): event counts (`total`) or distinct persons (`dau`). */
 export function trendPoints(
-  columns: EventColumns, query: InsightQuery, series: Series, range: DateRange, slice: BreakdownSlice, aggregate: boolean, values: PersonValues | null,
+  columns: EventColumns, query: InsightQuery, series: Series, range: DateRange, slice: BreakdownSlice, aggregate: boolean, values: PersonColumn | null,
 ): PointRow[] {
   const buckets = aggregate ? null : new Buckets(range, query.interval, query.weekStartDay, query.timezone);
   const width = buckets?.count ?? 1;
@@ -74,16 +72,16 @@ function byteOrder(a: string, b: string): number {
 }
 
 /** The breakdown values with the most events over every series, one page (plus one row to tell `next`). */
-export function topBreakdownValues(columns: EventColumns, query: InsightQuery, values: PersonValues, limit: number, offset: number): Array<{ value: string; events: string }> {
+export function topBreakdownValues(columns: EventColumns, query: InsightQuery, values: PersonColumn, limit: number, offset: number): Array<{ value: string; events: string }> {
   const codes = new Set(query.series.map((s) => eventCodeOf(columns, s.event)));
   const anyEvent = codes.has(-1);
-  const counts = new Map<string, number>();
+  const counts = new Float64Array(values.dictionary.size);
   forEachEvent(columns, -1, query.range, (i) => {
-    if (!anyEvent && !codes.has(columns.event[i])) return;
-    const value = valueOf(columns, values, i);
-    counts.set(value, (counts.get(value) ?? 0) + 1);
+    if (anyEvent || codes.has(columns.event[i])) counts[codeOf(columns, values, i)]++;
   });
-  const ranked = [...counts].sort(([a, x], [b, y]) => y - x || byteOrder(a, b));
+  const ranked: Array<[string, number]> = [];
+  counts.forEach((events, code) => events > 0 && ranked.push([values.dictionary.values[code], events]));
+  ranked.sort(([a, x], [b, y]) => y - x || byteOrder(a, b));
   return ranked.slice(offset, offset + limit + 1).map(([value, events]) => ({ value, events: String(events) }));
 }
 
@@ -94,7 +92,7 @@ function byId(a: string, b: string): number {
 
 /** The persons behind one trends point with their event counts, largest first, then by person id descending. */
 export function trendActors(
-  columns: EventColumns, series: Series, range: DateRange, slice: BreakdownSlice, values: PersonValues | null, page: { limit: number; offset: number },
+  columns: EventColumns, series: Series, range: DateRange, slice: BreakdownSlice, values: PersonColumn | null, page: { limit: number; offset: number },
 ): ActorRow[] {
   const lineOf = lineFinder(columns, slice, values);
   const counts = new Map<number, number>();

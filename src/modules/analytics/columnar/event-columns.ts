@@ -82,7 +82,7 @@ export class EventColumns {
   /** Who owns a distinct id now (a merge moves it); null: nobody. */
   setOwner(distinctId: string, personId: string | null): void {
     const code = this.distinctCode(distinctId);
-    this.personOf[code] = personId === null ? -1 : this.personCode(personId);
+    this.personOf[code] = personId === null ? -1 : this.personIndexFor(personId);
   }
 
   get personCount(): number {
@@ -100,7 +100,8 @@ export class EventColumns {
     return code;
   }
 
-  private personCode(personId: string): number {
+  /** The dense index of a person id, given one if it has none yet. */
+  personIndexFor(personId: string): number {
     let code = this.personIndex.get(personId);
     if (code === undefined) {
       code = this.personIds.length;
@@ -124,4 +125,23 @@ export function pathItemOf(event: string, url: string | null, screen: string | n
   if (event === '$screen') return screen;
   if (event !== '$pageview' || url === null) return null;
   return url.length >= 2 && url.endsWith('/') ? url.slice(0, -1) : url;
+}
+
+/** One person property of every person, as codes of a dictionary whose code 0 is PostHog's null marker. */
+export class PersonColumn {
+  /** dense person index → value code (missing: 0). */
+  readonly codes: number[] = [];
+  readonly dictionary = new Dictionary();
+
+  constructor(nullMarker: string) {
+    this.dictionary.code(nullMarker);
+  }
+
+  set(person: number, value: string | null): void {
+    this.codes[person] = value === null ? 0 : this.dictionary.code(value);
+  }
+
+  codeOf(person: number): number {
+    return person < 0 ? 0 : (this.codes[person] ?? 0);
+  }
 }
