@@ -23,16 +23,22 @@ export class ActorSequencesService {
   ) {}
 
   async forEachFunnelActor<R extends FunnelSequence>(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions, visit: (row: R) => void): Promise<void> {
-    const columns = columnarFunnel(query, ctx, options) ? await this.store.current(ctx.projectId) : null;
-    if (!columns) return this.repository.forEachRow<R>(funnelEventsSql(query, ctx, options), visit);
-    const key = query.breakdown ? personBreakdownKey(query) : null;
-    const values = key === null ? null : await this.store.personProperty(ctx.projectId, columns, key);
-    funnelSequences(columns, query, options, values, (row) => visit(row as R));
+    const read = columnarFunnel(query, ctx, options)
+      ? await this.store.read(ctx.projectId, { property: personBreakdownKey(query) }, async ({ columns, property }) => {
+          await funnelSequences(columns, query, options, property, (row) => visit(row as R));
+          return true;
+        })
+      : undefined;
+    if (!read) await this.repository.forEachRow<R>(funnelEventsSql(query, ctx, options), visit);
   }
 
   async forEachPathActor(query: InsightQuery, ctx: SqlContext, visit: (row: PathSequence) => void): Promise<void> {
-    const columns = columnarPaths(query, ctx) ? await this.store.current(ctx.projectId) : null;
-    if (!columns) return this.repository.forEachRow<PathSequence>(pathEventsSql(query, ctx), visit);
-    pathSequences(columns, query, visit);
+    const read = columnarPaths(query, ctx)
+      ? await this.store.read(ctx.projectId, {}, async ({ columns }) => {
+          await pathSequences(columns, query, visit);
+          return true;
+        })
+      : undefined;
+    if (!read) await this.repository.forEachRow<PathSequence>(pathEventsSql(query, ctx), visit);
   }
 }

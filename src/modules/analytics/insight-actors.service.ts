@@ -29,7 +29,7 @@ export class InsightActorsService {
     const series = query.series[selection.seriesIndex];
     if (!series) throw ApiError.validation('An entity must be provided to pick the series: entity_id (and entity_math or entity_order).', 'entity_id');
     const kind = actorKindOf(query, series);
-    const rows = (selection.search ? null : await this.columnarPage(query, series, selection, ctx)) ?? (await this.sqlPage(query, series, selection, ctx));
+    const rows = (selection.search ? undefined : await this.columnarPage(query, series, selection, ctx)) ?? (await this.sqlPage(query, series, selection, ctx));
     return {
       actors: rows.map((row) => ({ id: row.actor, value: row.value })),
       full: rows.length >= selection.limit,
@@ -51,19 +51,18 @@ export class InsightActorsService {
     return this.repository.actors(trendActorsSql(query, series, range, sliceOf(query, selection), selection.search, ctx, page));
   }
 
-  /** One page from the in-memory columns, or null when PostgreSQL must answer (search reads person properties). */
-  private async columnarPage(query: InsightQuery, series: Series, selection: ActorsSelection, ctx: SqlContext): Promise<ActorRow[] | null> {
+  /** One page from the in-memory columns, or undefined when PostgreSQL must answer (search reads person properties). */
+  private async columnarPage(query: InsightQuery, series: Series, selection: ActorsSelection, ctx: SqlContext): Promise<ActorRow[] | undefined> {
     const page = { limit: selection.limit, offset: selection.offset };
     if (query.kind === 'stickiness' || query.kind === 'lifecycle') {
-      const columns = columnarActivity(query, ctx) ? await this.store.current(ctx.projectId) : null;
-      if (!columns) return null;
-      if (query.kind === 'stickiness') return stickinessActors(columns, { ...query, range: selection.range }, series, selection.stickinessDays ?? 1, page);
-      if (!selection.lifecycle) return null;
-      const created = await this.store.personCreated(ctx.projectId, columns);
-      return lifecycleActors(columns, query, series, created, selection.lifecycle.status, selection.lifecycle.target, page);
+      const lifecycle = selection.lifecycle;
+      if (!columnarActivity(query, ctx) || (query.kind === 'lifecycle' && !lifecycle)) return undefined;
+      return this.store.read(ctx.projectId, { created: query.kind === 'lifecycle' }, async ({ columns, created }) => {
+        if (!lifecycle || query.kind === 'stickiness') return stickinessActors(columns, { ...query, range: selection.range }, series, selection.stickinessDays ?? 1, page);
+        return lifecycleActors(columns, query, series, created ?? [], lifecycle.status, lifecycle.target, page);
+      });
     }
-    const read = await this.trends.columnarRead(query, ctx);
-    return read && trendActors(read.columns, series, selection.range, sliceOf(query, selection), read.values, page);
+    return this.trends.withColumns(query, ctx, ({ columns, property }) => trendActors(columns, series, selection.range, sliceOf(query, selection), property, page));
   }
 
   /** The page's actors as PostHog serializes them; actors deleted since are left out (`missing_persons`). */

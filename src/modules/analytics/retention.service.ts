@@ -38,8 +38,8 @@ export class RetentionService {
 
   async table(query: InsightQuery, ctx: SqlContext): Promise<RetentionLine[]> {
     const total = query.retention!.totalIntervals;
-    const columns = await this.columns(query, ctx);
-    const rows = columns ? retentionCounts(columns, query) : await this.repository.counts(retentionCountsSql(query, ctx), ['line', 'interval']);
+    const counted = await this.withColumns(query, ctx, (columns) => retentionCounts(columns, query));
+    const rows = counted ?? (await this.repository.counts(retentionCountsSql(query, ctx), ['line', 'interval']));
     const value = new Map(rows.map((row) => [`${row.line}/${row.interval}`, row.value]));
     if (!query.breakdown) {
       return Array.from({ length: total }, (_, i) => ({
@@ -58,8 +58,8 @@ export class RetentionService {
   async actors(query: InsightQuery, selection: RetentionActorsSelection, ctx: SqlContext): Promise<RetentionActorsPage> {
     const total = query.retention!.totalIntervals;
     const length = selection.breakdownValue !== undefined ? total : total - (selection.cohort ?? 0);
-    const columns = selection.breakdownValue === undefined ? await this.columns(query, ctx) : null;
-    const rows = columns ? retentionActors(columns, query, selection.cohort ?? 0) : await this.repository.retainedActors(retentionActorsSql(query, selection, ctx));
+    const members = await this.withColumns(query, ctx, (columns) => retentionActors(columns, query, selection.cohort ?? 0));
+    const rows = members ?? (await this.repository.retainedActors(retentionActorsSql(query, selection, ctx)));
     const appearances = new Map(rows.map((row) => [row.actor, Array.from({ length }, (_, k): number => (k === 0 || row.intervals.includes(k) ? 1 : 0))]));
     const count = (actor: string) => (appearances.get(actor) ?? []).reduce((sum, v) => sum + v, 0);
     // Most appearances first; the sort is stable, so ties keep actor order.
@@ -67,7 +67,9 @@ export class RetentionService {
     return { page: actorPage(ordered, query.aggregationGroupTypeIndex, selection), appearances };
   }
 
-  private async columns(query: InsightQuery, ctx: SqlContext): Promise<EventColumns | null> {
-    return columnarRetention(query, ctx) ? this.store.current(ctx.projectId) : null;
+  /** Retention without a breakdown is read from the in-memory columns when they hold the project. */
+  private withColumns<T>(query: InsightQuery, ctx: SqlContext, scan: (columns: EventColumns) => Promise<T>): Promise<T | undefined> {
+    if (!columnarRetention(query, ctx)) return Promise.resolve(undefined);
+    return this.store.read(ctx.projectId, {}, ({ columns }) => scan(columns));
   }
 }

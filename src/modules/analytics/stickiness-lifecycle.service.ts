@@ -26,13 +26,11 @@ export class StickinessLifecycleService {
       ? [['current', query.range], ['previous', previousRange(query.range)]]
       : [[null, query.range]];
     const lines: SeriesResult[] = [];
-    const columns = columnarActivity(query, ctx) ? await this.store.current(ctx.projectId) : null;
     for (const [compareLabel, range] of periods) {
       const intervals = bucketStarts(range, query.interval, query.weekStartDay).length;
       for (const series of query.series) {
-        const rows = columns
-          ? stickinessCounts(columns, { ...query, range }, series)
-          : await this.repository.counts(stickinessCountsSql({ ...query, range }, series, ctx), ['intervals']);
+        const counted = columnarActivity(query, ctx) ? await this.store.read(ctx.projectId, {}, ({ columns }) => stickinessCounts(columns, { ...query, range }, series)) : undefined;
+        const rows = counted ?? (await this.repository.counts(stickinessCountsSql({ ...query, range }, series, ctx), ['intervals']));
         const byDays = new Map(rows.map((row) => [Number(row.intervals), row.value]));
         const data = Array.from({ length: intervals }, (_, i) => byDays.get(i + 1) ?? 0);
         lines.push({
@@ -49,10 +47,10 @@ export class StickinessLifecycleService {
     const series = query.series[0];
     if (!series) return { series: [], hasMore: false };
     const buckets = bucketStarts(query.range, query.interval, query.weekStartDay);
-    const columns = columnarActivity(query, ctx) ? await this.store.current(ctx.projectId) : null;
-    const rows = columns
-      ? lifecycleCounts(columns, query, series, await this.store.personCreated(ctx.projectId, columns))
-      : await this.repository.counts(lifecycleCountsSql(query, series, ctx), ['status', 'bucket']);
+    const counted = columnarActivity(query, ctx)
+      ? await this.store.read(ctx.projectId, { created: true }, ({ columns, created }) => lifecycleCounts(columns, query, series, created ?? []))
+      : undefined;
+    const rows = counted ?? (await this.repository.counts(lifecycleCountsSql(query, series, ctx), ['status', 'bucket']));
     const lines = LIFECYCLE_STATUSES.map((status): SeriesResult => {
       const byBucket = new Map(rows.filter((row) => row.status === status).map((row) => [row.bucket, row.value]));
       const sign = status === 'dormant' ? -1 : 1;

@@ -6,9 +6,8 @@ import { bucketKey, bucketStarts, nextInterval, previousRange } from './model/in
 import { ACTIVE_USER_DAYS, AGGREGATE_DISPLAYS, DateRange, InsightQuery, Series } from './model/insight-query';
 import type { BreakdownValue, InsightResult, SeriesResult } from './model/insight-result';
 import { columnarTrends, personBreakdownKey } from './columnar/columnar-support';
-import { ColumnarStore } from './columnar/columnar-store.service';
+import { ColumnarStore, ColumnarView } from './columnar/columnar-store.service';
 import { topBreakdownValues, trendPoints } from './columnar/columnar-trends';
-import type { EventColumns, PersonColumn } from './columnar/event-columns';
 import type { SqlContext } from './sql/event-scope.sql';
 import { activeActorsSql, ActiveWindow, BreakdownSlice, firstSeenPointsSql, topBreakdownValuesSql, trendPointsSql } from './sql/trends.sql';
 
@@ -23,12 +22,6 @@ function shownValue(key: string, multi: boolean): BreakdownValue {
   return multi ? (JSON.parse(key) as string[]) : key;
 }
 
-/** The in-memory columns answering a trend, with each person's breakdown value when it has a person breakdown. */
-interface ColumnarRead {
-  columns: EventColumns;
-  values: PersonColumn | null;
-}
-
 /**
  * Trends: every series' points (per breakdown value, per compared period), then the formula over them;
  * from the in-memory columns when they can answer the query, from PostgreSQL otherwise.
@@ -41,7 +34,17 @@ export class TrendsService {
   ) {}
 
   async compute(query: InsightQuery, ctx: SqlContext, cohortNames: ReadonlyMap<number, string>): Promise<InsightResult> {
-    const read = await this.columnarRead(query, ctx);
+    const fromColumns = await this.withColumns(query, ctx, (view) => this.computeFrom(query, ctx, cohortNames, view));
+    return fromColumns ?? this.computeFrom(query, ctx, cohortNames, null);
+  }
+
+  /** Runs `scan` over the project's columns (with each person's breakdown value) when they answer this query; undefined otherwise. */
+  withColumns<T>(query: InsightQuery, ctx: SqlContext, scan: (view: ColumnarView) => Promise<T>): Promise<T | undefined> {
+    if (!columnarTrends(query, ctx)) return Promise.resolve(undefined);
+    return this.store.read(ctx.projectId, { property: personBreakdownKey(query) }, scan);
+  }
+
+  private async computeFrom(query: InsightQuery, ctx: SqlContext, cohortNames: ReadonlyMap<number, string>, read: ColumnarView | null): Promise<InsightResult> {
     const { slices, hasMore } = await this.slices(query, ctx, cohortNames, read);
     const periods: Array<[SeriesResult['compareLabel'], DateRange]> = query.compare
       ? [['current', query.range], ['previous', previousRange(query.range)]]
@@ -55,17 +58,8 @@ export class TrendsService {
     return { series: lines, hasMore };
   }
 
-  /** The project's columns when they answer this query (and its persons' breakdown values), else null. */
-  async columnarRead(query: InsightQuery, ctx: SqlContext): Promise<ColumnarRead | null> {
-    if (!columnarTrends(query, ctx)) return null;
-    const columns = await this.store.current(ctx.projectId);
-    if (!columns) return null;
-    const key = personBreakdownKey(query);
-    return { columns, values: key === null ? null : await this.store.personProperty(ctx.projectId, columns, key) };
-  }
-
   /** The breakdown values of this page (most events first), or the listed cohorts, or no breakdown. */
-  private async slices(query: InsightQuery, ctx: SqlContext, cohortNames: ReadonlyMap<number, string>, read: ColumnarRead | null): Promise<{ slices: SliceView[]; hasMore: boolean }> {
+  private async slices(query: InsightQuery, ctx: SqlContext, cohortNames: ReadonlyMap<number, string>, read: ColumnarView | null): Promise<{ slices: SliceView[]; hasMore: boolean }> {
     const breakdown = query.breakdown;
     if (!breakdown) return { slices: [{ slice: null, values: [{ key: null, value: null, label: null }] }], hasMore: false };
     if (breakdown.kind === 'cohort') {
@@ -75,8 +69,8 @@ export class TrendsService {
       }));
       return { slices, hasMore: false };
     }
-    const rows = read?.values
-      ? topBreakdownValues(read.columns, query, read.values, breakdown.limit, query.breakdownOffset)
+    const rows = read?.property
+      ? await topBreakdownValues(read.columns, query, read.property, breakdown.limit, query.breakdownOffset)
       : await this.repository.breakdownValues(topBreakdownValuesSql(query, ctx, breakdown.limit, query.breakdownOffset));
     const page = rows.slice(0, breakdown.limit).map((r) => r.value);
     const multi = breakdown.properties.length > 1;
@@ -85,14 +79,14 @@ export class TrendsService {
   }
 
   private async seriesLines(
-    query: InsightQuery, series: Series, range: DateRange, slices: SliceView[], compareLabel: SeriesResult['compareLabel'], ctx: SqlContext, read: ColumnarRead | null,
+    query: InsightQuery, series: Series, range: DateRange, slices: SliceView[], compareLabel: SeriesResult['compareLabel'], ctx: SqlContext, read: ColumnarView | null,
   ): Promise<SeriesResult[]> {
     const aggregate = AGGREGATE_DISPLAYS.has(query.display);
     const buckets = aggregate ? [] : bucketStarts(range, query.interval, query.weekStartDay);
     const lines: SeriesResult[] = [];
     for (const view of slices) {
       const rows = read
-        ? trendPoints(read.columns, query, series, range, view.slice, aggregate, read.values)
+        ? await trendPoints(read.columns, query, series, range, view.slice, aggregate, read.property)
         : await this.points(query, series, range, view.slice, buckets, aggregate, ctx);
       for (const shown of view.values) {
         const mine = rows.filter((row) => view.slice?.kind !== 'values' || row.breakdown_value === shown.key);

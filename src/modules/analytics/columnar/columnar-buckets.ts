@@ -63,15 +63,35 @@ export function eventCodeOf(columns: EventColumns, event: string | null): number
   return columns.eventNames.find(event) ?? -2;
 }
 
+/**
+ * Scans run on the API's event loop: they give it back every SCAN_SLICE events (or persons), so captures
+ * and flag evaluations keep their latency while an insight runs. The store lets no refresh change the
+ * copy while a scan is paused (see ColumnarStore.read).
+ */
+export const SCAN_SLICE = 1 << 16;
+
+export function yieldToLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Calls `visit(i)` for each i in [0, count), pausing every SCAN_SLICE. */
+export async function sliced(count: number, visit: (i: number) => void): Promise<void> {
+  for (let start = 0; start < count; start += SCAN_SLICE) {
+    const end = Math.min(count, start + SCAN_SLICE);
+    for (let i = start; i < end; i++) visit(i);
+    if (end < count) await yieldToLoop();
+  }
+}
+
 /** Calls `visit(i)` for each event of `code` (see eventCodeOf) inside the closed range, in storage order. */
-export function forEachEvent(columns: EventColumns, code: number, range: DateRange | { from: DateTime; to: DateTime }, visit: (i: number) => void): void {
+export async function forEachEvent(columns: EventColumns, code: number, range: DateRange | { from: DateTime; to: DateTime }, visit: (i: number) => void): Promise<void> {
   if (code === -2) return;
   const from = range.from.toMillis();
   const to = range.to.toMillis();
   const { time, event, length } = columns;
-  for (let i = 0; i < length; i++) {
+  await sliced(length, (i) => {
     if ((code === -1 || event[i] === code) && time[i] >= from && time[i] <= to) visit(i);
-  }
+  });
 }
 
 /** One bit per (bucket, person): who was active when, for distinct counts, stickiness and lifecycle. */

@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import type { ActorRow } from '../analytics.repository';
 import { intervalStart } from '../model/insight-dates';
 import type { InsightQuery, LifecycleStatus, Series } from '../model/insight-query';
-import { ActivityBits, Buckets, eventCodeOf, forEachEvent } from './columnar-buckets';
+import { ActivityBits, Buckets, eventCodeOf, forEachEvent, sliced } from './columnar-buckets';
 import { byId } from './columnar-trends';
 import type { EventColumns } from './event-columns';
 
@@ -13,11 +13,11 @@ import type { EventColumns } from './event-columns';
  */
 
 /** Which buckets of `range` each person was active in. */
-function activity(columns: EventColumns, query: InsightQuery, series: Series, range: { from: DateTime; to: DateTime }): { buckets: Buckets; bits: ActivityBits; persons: Int32Array } {
+async function activity(columns: EventColumns, query: InsightQuery, series: Series, range: { from: DateTime; to: DateTime }): Promise<{ buckets: Buckets; bits: ActivityBits; persons: Int32Array }> {
   const buckets = new Buckets(range, query.interval, query.weekStartDay, query.timezone);
   const bits = new ActivityBits(buckets.count, columns.personCount);
   const persons = new Int32Array(columns.personCount);
-  forEachEvent(columns, eventCodeOf(columns, series.event), range, (i) => {
+  await forEachEvent(columns, eventCodeOf(columns, series.event), range, (i) => {
     const person = columns.personOf[columns.distinct[i]];
     const bucket = buckets.indexOf(columns.time[i]);
     if (person < 0 || bucket < 0 || bits.has(bucket, person)) return;
@@ -28,16 +28,16 @@ function activity(columns: EventColumns, query: InsightQuery, series: Series, ra
 }
 
 /** How many persons were active in exactly k buckets, per k. */
-export function stickinessCounts(columns: EventColumns, query: InsightQuery, series: Series): Array<{ intervals: string; value: number }> {
-  const { persons } = activity(columns, query, series, query.range);
+export async function stickinessCounts(columns: EventColumns, query: InsightQuery, series: Series): Promise<Array<{ intervals: string; value: number }>> {
+  const { persons } = await activity(columns, query, series, query.range);
   const perK = new Map<number, number>();
   for (const k of persons) if (k > 0) perK.set(k, (perK.get(k) ?? 0) + 1);
   return [...perK].map(([k, value]) => ({ intervals: String(k), value }));
 }
 
 /** The persons active in exactly `days` buckets, in person-id order. */
-export function stickinessActors(columns: EventColumns, query: InsightQuery, series: Series, days: number, page: { limit: number; offset: number }): ActorRow[] {
-  const { persons } = activity(columns, query, series, query.range);
+export async function stickinessActors(columns: EventColumns, query: InsightQuery, series: Series, days: number, page: { limit: number; offset: number }): Promise<ActorRow[]> {
+  const { persons } = await activity(columns, query, series, query.range);
   const ids: string[] = [];
   persons.forEach((k, person) => k === days && ids.push(columns.personIds[person]));
   return ids.sort(byId).slice(page.offset, page.offset + page.limit).map((actor) => ({ actor, value: days }));
@@ -53,17 +53,19 @@ function shiftedKeys(buckets: Buckets, interval: string, steps: number): Int32Ar
 }
 
 /** Every (person, bucket, status) of the range, for buckets inside it; `created` is each person's creation (ms; undefined without a person row). */
-function lifecycleStatuses(columns: EventColumns, query: InsightQuery, series: Series, created: ReadonlyArray<number | undefined>, visit: (person: number, key: string, status: LifecycleStatus) => void): void {
+async function lifecycleStatuses(
+  columns: EventColumns, query: InsightQuery, series: Series, created: ReadonlyArray<number | undefined>, visit: (person: number, key: string, status: LifecycleStatus) => void,
+): Promise<void> {
   const first = intervalStart(query.range.from.setZone(query.timezone), query.interval, query.weekStartDay);
   const widened = { from: first.minus({ [`${query.interval}s`]: 1 }), to: query.range.to };
-  const { buckets, bits, persons } = activity(columns, query, series, widened);
+  const { buckets, bits, persons } = await activity(columns, query, series, widened);
   const previousKey = shiftedKeys(buckets, query.interval, -1);
   const nextKey = shiftedKeys(buckets, query.interval, 1);
   const firstShown = buckets.indexOf(first.toMillis());
   const lastShown = buckets.indexOf(intervalStart(query.range.to.setZone(query.timezone), query.interval, query.weekStartDay).toMillis());
   const shown = (bucket: number) => bucket >= firstShown && bucket <= lastShown;
-  for (let person = 0; person < persons.length; person++) {
-    if (persons[person] === 0) continue;
+  await sliced(persons.length, (person) => {
+    if (persons[person] === 0) return;
     const createdAt = created[person];
     const createdBucket = createdAt === undefined ? -2 : buckets.indexOf(createdAt);
     let previous = -1;
@@ -77,13 +79,15 @@ function lifecycleStatuses(columns: EventColumns, query: InsightQuery, series: S
       if (following >= 0 && !bits.has(following, person) && shown(following)) visit(person, buckets.keys[following], 'dormant');
       previous = bucket;
     }
-  }
+  });
 }
 
 /** Persons per (status, bucket) inside the range. */
-export function lifecycleCounts(columns: EventColumns, query: InsightQuery, series: Series, created: ReadonlyArray<number | undefined>): Array<{ status: string; bucket: string; value: number }> {
+export async function lifecycleCounts(
+  columns: EventColumns, query: InsightQuery, series: Series, created: ReadonlyArray<number | undefined>,
+): Promise<Array<{ status: string; bucket: string; value: number }>> {
   const counts = new Map<string, number>();
-  lifecycleStatuses(columns, query, series, created, (_, bucket, status) => {
+  await lifecycleStatuses(columns, query, series, created, (_, bucket, status) => {
     const key = `${status} ${bucket}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   });
@@ -94,12 +98,12 @@ export function lifecycleCounts(columns: EventColumns, query: InsightQuery, seri
 }
 
 /** The persons holding `status` in the bucket that starts at `target`, in person-id order. */
-export function lifecycleActors(
+export async function lifecycleActors(
   columns: EventColumns, query: InsightQuery, series: Series, created: ReadonlyArray<number | undefined>, status: LifecycleStatus, target: DateTime, page: { limit: number; offset: number },
-): ActorRow[] {
+): Promise<ActorRow[]> {
   const targetKey = intervalStart(target.setZone(query.timezone), query.interval, query.weekStartDay).toFormat("yyyy-MM-dd'T'HH:mm:ss");
   const ids = new Set<string>();
-  lifecycleStatuses(columns, query, series, created, (person, key, held) => {
+  await lifecycleStatuses(columns, query, series, created, (person, key, held) => {
     if (held === status && key === targetKey) ids.add(columns.personIds[person]);
   });
   return [...ids].sort(byId).slice(page.offset, page.offset + page.limit).map((actor) => ({ actor, value: null }));

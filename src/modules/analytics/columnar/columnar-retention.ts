@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import type { InsightQuery } from '../model/insight-query';
-import { ActivityBits, Buckets, eventCodeOf } from './columnar-buckets';
+import { ActivityBits, Buckets, eventCodeOf, sliced } from './columnar-buckets';
 import type { EventColumns } from './event-columns';
 
 /**
@@ -36,7 +36,7 @@ interface Cohorts {
   buckets: Buckets;
 }
 
-function cohorts(columns: EventColumns, query: InsightQuery): Cohorts {
+async function cohorts(columns: EventColumns, query: InsightQuery): Promise<Cohorts> {
   const options = query.retention!;
   const buckets = new Buckets(query.range, query.interval, query.weekStartDay, query.timezone);
   const from = query.range.from.toMillis();
@@ -48,44 +48,44 @@ function cohorts(columns: EventColumns, query: InsightQuery): Cohorts {
   const recurring = options.type === 'recurring' ? new ActivityBits(buckets.count, persons) : null;
   const firstTime = options.type === 'first_time' ? new Float64Array(persons).fill(Infinity) : null;
   const { time, event, distinct, personOf, length } = columns;
-  for (let i = 0; i < length; i++) {
+  await sliced(length, (i) => {
     const t = time[i];
-    if (t > to) continue;
+    if (t > to) return;
     const person = personOf[distinct[i]];
-    if (person < 0) continue;
+    if (person < 0) return;
     const code = event[i];
     const isTarget = target === -1 || code === target;
     // First-time retention reads target events of all time: the cohort is the person's first one ever.
     if (firstTime && isTarget && t < firstTime[person]) firstTime[person] = t;
-    if (t < from) continue;
+    if (t < from) return;
     const bucket = buckets.indexOf(t);
-    if (bucket < 0) continue;
+    if (bucket < 0) return;
     if (recurring && isTarget) recurring.set(bucket, person);
     if (returning === -1 || code === returning) returned.set(bucket, person);
-  }
+  });
   const first = firstTime ? Int32Array.from(firstTime, (t) => (t === Infinity ? -1 : buckets.indexOf(t))) : null;
   return { first, recurring, returned, period: periodNumbers(buckets, query), buckets };
 }
 
 /** Each person's cohorts (SQL period numbers ≥ 0) and the periods they came back in, for persons with a cohort. */
-function forEachCohortMember(columns: EventColumns, query: InsightQuery, visit: (person: number, cohort: number, returnedPeriods: number[]) => void): void {
-  const { first, recurring, returned, period, buckets } = cohorts(columns, query);
-  for (let person = 0; person < columns.personCount; person++) {
+async function forEachCohortMember(columns: EventColumns, query: InsightQuery, visit: (person: number, cohort: number, returnedPeriods: number[]) => void): Promise<void> {
+  const { first, recurring, returned, period, buckets } = await cohorts(columns, query);
+  await sliced(columns.personCount, (person) => {
     const cohortBuckets: number[] = [];
     if (first && first[person] >= 0) cohortBuckets.push(first[person]);
     if (recurring) for (let b = 0; b < buckets.count; b++) if (recurring.has(b, person)) cohortBuckets.push(b);
-    if (cohortBuckets.length === 0) continue;
+    if (cohortBuckets.length === 0) return;
     const back: number[] = [];
     for (let b = 0; b < buckets.count; b++) if (returned.has(b, person)) back.push(period[b]);
     for (const bucket of cohortBuckets) if (period[bucket] >= 0) visit(person, period[bucket], back);
-  }
+  });
 }
 
 /** Rows of `(line, interval, value)`: a cohort's distinct persons retained `interval` periods after it (0: its size). */
-export function retentionCounts(columns: EventColumns, query: InsightQuery): Array<{ line: string; interval: string; value: number }> {
+export async function retentionCounts(columns: EventColumns, query: InsightQuery): Promise<Array<{ line: string; interval: string; value: number }>> {
   const counts = new Map<string, number>();
   const add = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
-  forEachCohortMember(columns, query, (_, cohort, back) => {
+  await forEachCohortMember(columns, query, (_, cohort, back) => {
     add(`${cohort}/0`);
     for (const later of new Set(back.filter((p) => p > cohort))) add(`${cohort}/${later - cohort}`);
   });
@@ -96,9 +96,9 @@ export function retentionCounts(columns: EventColumns, query: InsightQuery): Arr
 }
 
 /** The persons of one cohort, each with the intervals they came back in. */
-export function retentionActors(columns: EventColumns, query: InsightQuery, cohort: number): Array<{ actor: string; intervals: number[] }> {
+export async function retentionActors(columns: EventColumns, query: InsightQuery, cohort: number): Promise<Array<{ actor: string; intervals: number[] }>> {
   const rows: Array<{ actor: string; intervals: number[] }> = [];
-  forEachCohortMember(columns, query, (person, held, back) => {
+  await forEachCohortMember(columns, query, (person, held, back) => {
     if (held === cohort) rows.push({ actor: columns.personIds[person], intervals: [...new Set(back.filter((p) => p > held).map((p) => p - held))] });
   });
   return rows;

@@ -1,6 +1,6 @@
 import type { DateRange, InsightQuery } from '../model/insight-query';
 import type { FunnelReadOptions } from '../sql/funnel.sql';
-import { eventCodeOf } from './columnar-buckets';
+import { eventCodeOf, sliced } from './columnar-buckets';
 import type { EventColumns, PersonColumn } from './event-columns';
 
 /**
@@ -34,17 +34,17 @@ function sortByTime(columns: EventColumns, events: Int32Array): void {
 }
 
 /** Calls `visit` once per person with a kept event in the range (events without a person have no actor). */
-export function forEachPersonSequence(columns: EventColumns, range: DateRange, keep: (i: number) => boolean, visit: Visit): void {
+export async function forEachPersonSequence(columns: EventColumns, range: DateRange, keep: (i: number) => boolean, visit: Visit): Promise<void> {
   const from = range.from.toMillis();
   const to = range.to.toMillis();
   const { time, distinct, personOf, length } = columns;
   const counts = new Int32Array(columns.personCount + 1);
   let picked = new Int32Array(1024);
   let total = 0;
-  for (let i = 0; i < length; i++) {
-    if (time[i] < from || time[i] > to || !keep(i)) continue;
+  await sliced(length, (i) => {
+    if (time[i] < from || time[i] > to || !keep(i)) return;
     const person = personOf[distinct[i]];
-    if (person < 0) continue;
+    if (person < 0) return;
     if (total === picked.length) {
       const bigger = new Int32Array(picked.length * 2);
       bigger.set(picked);
@@ -52,17 +52,18 @@ export function forEachPersonSequence(columns: EventColumns, range: DateRange, k
     }
     picked[total++] = i;
     counts[person + 1]++;
-  }
+  });
   for (let p = 1; p < counts.length; p++) counts[p] += counts[p - 1];
   const grouped = new Int32Array(total);
   const cursor = counts.slice(0, columns.personCount);
   for (let k = 0; k < total; k++) grouped[cursor[personOf[distinct[picked[k]]]]++] = picked[k];
-  for (let person = 0; person < columns.personCount; person++) {
-    if (counts[person + 1] === counts[person]) continue;
+  // Persons are visited in slices too: what the visitor does per person (a funnel's evaluation) is the larger cost.
+  await sliced(counts.length - 1, (person) => {
+    if (counts[person + 1] === counts[person]) return;
     const events = grouped.subarray(counts[person], counts[person + 1]);
     sortByTime(columns, events);
     visit(person, events);
-  }
+  });
 }
 
 /** A funnel actor's row as funnelEventsSql returns it. */
@@ -93,13 +94,15 @@ function masksByCode(columns: EventColumns, query: InsightQuery): { byCode: Int3
  * the range, the others only step, exclusion and marked events. `values` holds each person's breakdown
  * value when the funnel breaks down by one person property.
  */
-export function funnelSequences(columns: EventColumns, query: InsightQuery, options: FunnelReadOptions, values: PersonColumn | null, visit: (row: FunnelSequence) => void): void {
+export async function funnelSequences(
+  columns: EventColumns, query: InsightQuery, options: FunnelReadOptions, values: PersonColumn | null, visit: (row: FunnelSequence) => void,
+): Promise<void> {
   const { byCode, any } = masksByCode(columns, query);
   const markedCode = options.marked ? eventCodeOf(columns, options.marked.event) : -2;
   const marked = (i: number) => markedCode === -1 || (markedCode >= 0 && columns.event[i] === markedCode);
   const everyEvent = query.funnel?.orderType === 'strict' || options.withNames === true;
   const keep = everyEvent ? () => true : (i: number) => (byCode[columns.event[i]] | any) !== 0 || marked(i);
-  forEachPersonSequence(columns, query.range, keep, (person, events) => {
+  await forEachPersonSequence(columns, query.range, keep, (person, events) => {
     const list = Array.from(events);
     const row: FunnelSequence = { actor: columns.personIds[person], times: list.map((i) => columns.time[i]), masks: list.map((i) => byCode[columns.event[i]] | any) };
     if (values) {
@@ -113,7 +116,7 @@ export function funnelSequences(columns: EventColumns, query: InsightQuery, opti
 }
 
 /** A paths actor's row as pathEventsSql returns it: a page view's URL, a screen's name, or the event's name. */
-export function pathSequences(columns: EventColumns, query: InsightQuery, visit: (row: { actor: string; times: number[]; items: Array<string | null> }) => void): void {
+export async function pathSequences(columns: EventColumns, query: InsightQuery, visit: (row: { actor: string; times: number[]; items: Array<string | null> }) => void): Promise<void> {
   const options = query.paths!;
   const kept = new Uint8Array(columns.eventNames.size);
   columns.eventNames.values.forEach((name, code) => {
@@ -131,7 +134,7 @@ export function pathSequences(columns: EventColumns, query: InsightQuery, visit:
     if (code !== pageview && code !== screen) return columns.eventNames.values[code];
     return columns.item[i] < 0 ? null : columns.items.values[columns.item[i]];
   };
-  forEachPersonSequence(columns, query.range, (i) => kept[columns.event[i]] === 1, (person, events) => {
+  await forEachPersonSequence(columns, query.range, (i) => kept[columns.event[i]] === 1, (person, events) => {
     const list = Array.from(events);
     visit({ actor: columns.personIds[person], times: list.map((i) => columns.time[i]), items: list.map(itemOf) });
   });

@@ -25,10 +25,22 @@ interface ProjectCopy {
   /** Person properties read so far (breakdowns), and creation times (lifecycle), kept up to date with the events. */
   properties: Map<string, PersonColumn>;
   created: number[] | null;
+  /** Scans running on the copy; a refresh applies its changes only when none is (scans pause to let requests through). */
+  readers: number;
+  drained: Array<() => void>;
   /** Work on the copy runs one piece at a time, in order: `tail` is the last piece queued. */
   tail: Promise<unknown>;
   /** The refresh queued behind the running work, shared by every request that arrives meanwhile. */
   queued: Promise<boolean> | null;
+}
+
+/** What a scan reads: the events, and the person data it asked for. */
+export interface ColumnarView {
+  columns: EventColumns;
+  /** Each person's value of the requested person property. */
+  property: PersonColumn | null;
+  /** Each person's creation time (ms), when requested. */
+  created: ReadonlyArray<number | undefined> | null;
 }
 
 type Entry = { state: 'loading'; done: Promise<void> } | { state: 'ready'; copy: ProjectCopy } | { state: 'unavailable'; until: number };
@@ -66,8 +78,26 @@ export class ColumnarStore {
     });
   }
 
+  /**
+   * Runs `scan` over the project's copy, brought up to date first, with the person data it needs; no
+   * refresh changes the copy until the scan ends. Undefined when PostgreSQL must answer.
+   */
+  async read<T>(projectId: number, needs: { property?: string | null; created?: boolean }, scan: (view: ColumnarView) => Promise<T>): Promise<T | undefined> {
+    const columns = await this.current(projectId);
+    if (!columns) return undefined;
+    const property = needs.property ? await this.personProperty(projectId, columns, needs.property) : null;
+    const created = needs.created ? await this.personCreated(projectId, columns) : null;
+    const copy = this.copyOf(projectId, columns);
+    if (copy) copy.readers++;
+    try {
+      return await scan({ columns, property, created });
+    } finally {
+      if (copy && --copy.readers === 0) copy.drained.splice(0).forEach((wake) => wake());
+    }
+  }
+
   /** The project's copy, up to date as of now, or null when PostgreSQL must answer. */
-  async current(projectId: number): Promise<EventColumns | null> {
+  private async current(projectId: number): Promise<EventColumns | null> {
     const columns = await this.upToDate(projectId);
     if (columns) {
       this.answered++;
@@ -77,7 +107,7 @@ export class ColumnarStore {
   }
 
   /** Each person's value of a person property, by the copy's person index (read once, then kept up to date). */
-  personProperty(projectId: number, columns: EventColumns, key: string): Promise<PersonColumn> {
+  private personProperty(projectId: number, columns: EventColumns, key: string): Promise<PersonColumn> {
     const copy = this.copyOf(projectId, columns);
     const known = copy?.properties.get(key);
     if (known) return Promise.resolve(known);
@@ -91,7 +121,7 @@ export class ColumnarStore {
   }
 
   /** Each person's creation time (ms; undefined without a person row), by the copy's person index. */
-  personCreated(projectId: number, columns: EventColumns): Promise<ReadonlyArray<number | undefined>> {
+  private personCreated(projectId: number, columns: EventColumns): Promise<ReadonlyArray<number | undefined>> {
     const copy = this.copyOf(projectId, columns);
     if (copy?.created) return Promise.resolve(copy.created);
     const read = async () => {
@@ -156,7 +186,7 @@ export class ColumnarStore {
           (row) => { columns.append(row); remember(row.tx); },
           (row) => { columns.setOwner(row.distinctId, row.personId); remember(row.tx); });
         const generation = horizon.generation ?? '';
-        return { columns, horizon: BigInt(horizon.xmin), applied, generation, properties: new Map(), created: null, tail: Promise.resolve(), queued: null };
+        return { columns, horizon: BigInt(horizon.xmin), applied, generation, properties: new Map(), created: null, readers: 0, drained: [], tail: Promise.resolve(), queued: null };
       }, LOAD_TIMEOUT_MS);
       this.entries.set(projectId, { state: 'ready', copy });
       this.logger.log(`analytics copy of project ${projectId} loaded: ${copy.columns.length} events, ${copy.columns.distinctIds.size} distinct ids in ${Date.now() - started} ms`);
@@ -201,6 +231,8 @@ export class ColumnarStore {
       const persons = personsKept ? await readChangedPersons(client, projectId, since, keys) : [];
       return { horizon, ...rows, persons };
     });
+    // Scans paused on the event loop must not see the copy change under them.
+    while (copy.readers > 0) await new Promise<void>((wake) => copy.drained.push(wake));
     if (changes === null) {
       this.entries.delete(projectId);
       this.logger.log(`analytics copy of project ${projectId} dropped: events or persons were deleted; it is loaded again on the next insight`);

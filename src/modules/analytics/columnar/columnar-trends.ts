@@ -34,9 +34,9 @@ export function activityFits(columns: EventColumns, buckets: number): boolean {
 }
 
 /** A series' points per (breakdown line, bucket): event counts (`total`) or distinct persons (`dau`). */
-export function trendPoints(
+export async function trendPoints(
   columns: EventColumns, query: InsightQuery, series: Series, range: DateRange, slice: BreakdownSlice, aggregate: boolean, values: PersonColumn | null,
-): PointRow[] {
+): Promise<PointRow[]> {
   const buckets = aggregate ? null : new Buckets(range, query.interval, query.weekStartDay, query.timezone);
   const width = buckets?.count ?? 1;
   const lineCount = slice?.kind === 'values' ? slice.values.length : 1;
@@ -44,7 +44,7 @@ export function trendPoints(
   const distinct = series.math === 'dau';
   const counts = new Float64Array(lineCount * width);
   const active = distinct ? new ActivityBits(lineCount * width, columns.personCount) : null;
-  forEachEvent(columns, eventCodeOf(columns, series.event), range, (i) => {
+  await forEachEvent(columns, eventCodeOf(columns, series.event), range, (i) => {
     const line = lineOf(i);
     const bucket = buckets ? buckets.indexOf(columns.time[i]) : 0;
     if (line < 0 || bucket < 0) return;
@@ -72,11 +72,11 @@ function byteOrder(a: string, b: string): number {
 }
 
 /** The breakdown values with the most events over every series, one page (plus one row to tell `next`). */
-export function topBreakdownValues(columns: EventColumns, query: InsightQuery, values: PersonColumn, limit: number, offset: number): Array<{ value: string; events: string }> {
+export async function topBreakdownValues(columns: EventColumns, query: InsightQuery, values: PersonColumn, limit: number, offset: number): Promise<Array<{ value: string; events: string }>> {
   const codes = new Set(query.series.map((s) => eventCodeOf(columns, s.event)));
   const anyEvent = codes.has(-1);
   const counts = new Float64Array(values.dictionary.size);
-  forEachEvent(columns, -1, query.range, (i) => {
+  await forEachEvent(columns, -1, query.range, (i) => {
     if (anyEvent || codes.has(columns.event[i])) counts[codeOf(columns, values, i)]++;
   });
   const ranked: Array<[string, number]> = [];
@@ -91,12 +91,12 @@ function byId(a: string, b: string): number {
 }
 
 /** The persons behind one trends point with their event counts, largest first, then by person id descending. */
-export function trendActors(
+export async function trendActors(
   columns: EventColumns, series: Series, range: DateRange, slice: BreakdownSlice, values: PersonColumn | null, page: { limit: number; offset: number },
-): ActorRow[] {
+): Promise<ActorRow[]> {
   const lineOf = lineFinder(columns, slice, values);
   const counts = new Map<number, number>();
-  forEachEvent(columns, eventCodeOf(columns, series.event), range, (i) => {
+  await forEachEvent(columns, eventCodeOf(columns, series.event), range, (i) => {
     const person = columns.personOf[columns.distinct[i]];
     if (person >= 0 && lineOf(i) >= 0) counts.set(person, (counts.get(person) ?? 0) + 1);
   });
