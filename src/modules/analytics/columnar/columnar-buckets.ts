@@ -64,22 +64,25 @@ export function eventCodeOf(columns: EventColumns, event: string | null): number
 }
 
 /**
- * Scans run on the API's event loop: they give it back every SCAN_SLICE events (or persons), so captures
- * and flag evaluations keep their latency while an insight runs. The store lets no refresh change the
- * copy while a scan is paused (see ColumnarStore.read).
+ * Scans run on the API's event loop: they give it back whenever they have held it for SCAN_SLICE_MS, so
+ * captures and flag evaluations are served between slices while an insight runs. The store lets no
+ * refresh change the copy while a scan is paused (see ColumnarStore.read).
  */
-export const SCAN_SLICE = 1 << 16;
+export const SCAN_SLICE_MS = 4;
 
 export function yieldToLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/** Calls `visit(i)` for each i in [0, count), pausing every SCAN_SLICE. */
+/** Calls `visit(i)` for each i in [0, count) in order, pausing every SCAN_SLICE_MS (the clock is read every 1,024 calls). */
 export async function sliced(count: number, visit: (i: number) => void): Promise<void> {
-  for (let start = 0; start < count; start += SCAN_SLICE) {
-    const end = Math.min(count, start + SCAN_SLICE);
-    for (let i = start; i < end; i++) visit(i);
-    if (end < count) await yieldToLoop();
+  let sliceStart = performance.now();
+  for (let i = 0; i < count; i++) {
+    visit(i);
+    if ((i & 1023) === 1023 && performance.now() - sliceStart > SCAN_SLICE_MS) {
+      await yieldToLoop();
+      sliceStart = performance.now();
+    }
   }
 }
 

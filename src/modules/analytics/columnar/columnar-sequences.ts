@@ -10,27 +10,37 @@ import type { EventColumns, PersonColumn } from './event-columns';
  * (two passes), then each person's few events are put in order.
  */
 
-/** Events of one person as positions in the columns, in (time, uuid) order. */
-type Visit = (person: number, events: Int32Array) => void;
+/** One person's events: positions in the columns, `events[start … end)`, in (time, uuid) order. */
+type Visit = (person: number, events: Int32Array, start: number, end: number) => void;
 
-/** Orders positions by (time, first 32 bits of the uuid): insertion sort, since most persons have few events. */
-function sortByTime(columns: EventColumns, events: Int32Array): void {
+/**
+ * Orders `events[start … end)` by (time, first 32 bits of the uuid) in place: insertion sort, since most
+ * persons have few events (no view or copy is made per person: they cost more than the sort).
+ */
+function sortByTime(columns: EventColumns, events: Int32Array, start: number, end: number): void {
   const { time, tie } = columns;
   const before = (a: number, b: number) => time[a] < time[b] || (time[a] === time[b] && tie[a] < tie[b]);
-  if (events.length > 64) {
-    const sorted = Array.from(events).sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
-    events.set(sorted);
+  if (end - start > 64) {
+    const sorted = Array.from(events.subarray(start, end)).sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
+    events.set(sorted, start);
     return;
   }
-  for (let i = 1; i < events.length; i++) {
+  for (let i = start + 1; i < end; i++) {
     const current = events[i];
     let j = i - 1;
-    while (j >= 0 && before(current, events[j])) {
+    while (j >= start && before(current, events[j])) {
       events[j + 1] = events[j];
       j--;
     }
     events[j + 1] = current;
   }
+}
+
+/** `column(events[k])` for k in [start, end), as a plain array. */
+function gather<T>(events: Int32Array, start: number, end: number, column: (i: number) => T): T[] {
+  const out = new Array<T>(end - start);
+  for (let k = start; k < end; k++) out[k - start] = column(events[k]);
+  return out;
 }
 
 /** Calls `visit` once per person with a kept event in the range (events without a person have no actor). */
@@ -56,13 +66,16 @@ export async function forEachPersonSequence(columns: EventColumns, range: DateRa
   for (let p = 1; p < counts.length; p++) counts[p] += counts[p - 1];
   const grouped = new Int32Array(total);
   const cursor = counts.slice(0, columns.personCount);
-  for (let k = 0; k < total; k++) grouped[cursor[personOf[distinct[picked[k]]]]++] = picked[k];
+  await sliced(total, (k) => {
+    grouped[cursor[personOf[distinct[picked[k]]]]++] = picked[k];
+  });
   // Persons are visited in slices too: what the visitor does per person (a funnel's evaluation) is the larger cost.
   await sliced(counts.length - 1, (person) => {
-    if (counts[person + 1] === counts[person]) return;
-    const events = grouped.subarray(counts[person], counts[person + 1]);
-    sortByTime(columns, events);
-    visit(person, events);
+    const start = counts[person];
+    const end = counts[person + 1];
+    if (start === end) return;
+    sortByTime(columns, grouped, start, end);
+    visit(person, grouped, start, end);
   });
 }
 
@@ -102,15 +115,15 @@ export async function funnelSequences(
   const marked = (i: number) => markedCode === -1 || (markedCode >= 0 && columns.event[i] === markedCode);
   const everyEvent = query.funnel?.orderType === 'strict' || options.withNames === true;
   const keep = everyEvent ? () => true : (i: number) => (byCode[columns.event[i]] | any) !== 0 || marked(i);
-  await forEachPersonSequence(columns, query.range, keep, (person, events) => {
-    const list = Array.from(events);
-    const row: FunnelSequence = { actor: columns.personIds[person], times: list.map((i) => columns.time[i]), masks: list.map((i) => byCode[columns.event[i]] | any) };
+  const { time, event } = columns;
+  await forEachPersonSequence(columns, query.range, keep, (person, events, start, end) => {
+    const row: FunnelSequence = { actor: columns.personIds[person], times: gather(events, start, end, (i) => time[i]), masks: gather(events, start, end, (i) => byCode[event[i]] | any) };
     if (values) {
       const value = values.dictionary.values[values.codeOf(person)];
-      row.values = list.map(() => value);
+      row.values = new Array<string>(end - start).fill(value);
     }
-    if (options.withNames) row.names = list.map((i) => columns.eventNames.values[columns.event[i]]);
-    if (options.marked) row.marks = list.map(marked);
+    if (options.withNames) row.names = gather(events, start, end, (i) => columns.eventNames.values[event[i]]);
+    if (options.marked) row.marks = gather(events, start, end, marked);
     visit(row);
   });
 }
@@ -134,8 +147,7 @@ export async function pathSequences(columns: EventColumns, query: InsightQuery, 
     if (code !== pageview && code !== screen) return columns.eventNames.values[code];
     return columns.item[i] < 0 ? null : columns.items.values[columns.item[i]];
   };
-  await forEachPersonSequence(columns, query.range, (i) => kept[columns.event[i]] === 1, (person, events) => {
-    const list = Array.from(events);
-    visit({ actor: columns.personIds[person], times: list.map((i) => columns.time[i]), items: list.map(itemOf) });
+  await forEachPersonSequence(columns, query.range, (i) => kept[columns.event[i]] === 1, (person, events, start, end) => {
+    visit({ actor: columns.personIds[person], times: gather(events, start, end, (i) => columns.time[i]), items: gather(events, start, end, itemOf) });
   });
 }
