@@ -12,6 +12,8 @@ const { POSTGRES, REDIS, freePort, waitForHttp, startProcess, pacedLoad, percent
 const { generate, EVENTS, PERSONS, DAYS } = require('./data-api');
 
 const ITERATIONS = Number(process.env.BENCH_ANALYTICS_ITERATIONS ?? 10);
+/** e.g. `--cpu-prof --cpu-prof-dir=/tmp/profiles`, to see what bounds an insight. */
+const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 const PROJECT_KEY = 'phc_BenchmarkAnalyticsProjectKey0000000000000';
@@ -148,7 +150,7 @@ async function runAnalytics(row, run = Date.now().toString(36)) {
   const env = { DATABASE_URL: url, REDIS_URL: REDIS, QUEUE_PREFIX: `hbanalytics${run}`, INIT_PROJECT_API_KEY: PROJECT_KEY, INIT_PERSONAL_API_KEY: PERSONAL_KEY, LOG_LEVEL: 'warn', ROLE: 'api', PORT: String(port),
     // Funnels on this data set can run past the default 30 s: time them instead of cutting them off.
     ANALYTICS_QUERY_TIMEOUT_MS: process.env.ANALYTICS_QUERY_TIMEOUT_MS ?? '120000' };
-  let service = startProcess(['dist/main.js'], env);
+  let service = startProcess([...NODE_FLAGS, 'dist/main.js'], env);
   const client = new Client({ connectionString: url });
   try {
     await waitForHttp(`${baseUrl}/_readyz`);
@@ -162,7 +164,7 @@ async function runAnalytics(row, run = Date.now().toString(36)) {
     await sql(url, 'VACUUM');
     const vacuumSeconds = Math.round((Date.now() - vacuumStarted) / 1000);
     row(`analytics data set: ${EVENTS.toLocaleString('en')} events`, 'COPY + ANALYZE (s)', seconds, `then VACUUM ${vacuumSeconds} s; ${PERSONS.toLocaleString('en')} persons, events over ${DAYS} days`);
-    service = startProcess(['dist/main.js'], env);
+    service = startProcess([...NODE_FLAGS, 'dist/main.js'], env);
     await waitForHttp(`${baseUrl}/_readyz`);
     await client.connect();
     await loadColumns(baseUrl, row);

@@ -41,9 +41,7 @@ async function waitForHttp(url, timeoutMs = 60_000) {
 
 /** A child process whose resident memory is sampled while it runs. */
 function startProcess(args, env) {
-  // BENCH_PROFILE_DIR: each service process writes a V8 CPU profile there when it exits, to see what bounds a path.
-  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-  const child = spawn(process.execPath, [...profile, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   let peakRss = 0;
   const sampler = setInterval(() => {
     try {

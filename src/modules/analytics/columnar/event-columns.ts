@@ -64,9 +64,8 @@ export class EventColumns {
   readonly items = new Dictionary();
   /** distinct id code → dense person index, -1 when the distinct id has no person. */
   personOf = new Int32Array(0);
-  /** dense person index → person id (text, as the persons pages use it). */
-  readonly personIds: string[] = [];
-  private readonly personIndex = new Map<string, number>();
+  /** Person ids (text, as the persons pages use them) and their dense indexes. */
+  private readonly persons = new Dictionary();
 
   append(row: ColumnarEvent): void {
     const at = this.length;
@@ -86,12 +85,12 @@ export class EventColumns {
   }
 
   get personCount(): number {
-    return this.personIds.length;
+    return this.persons.size;
   }
 
-  /** The dense index of a person id, or -1 when no event or distinct id of this copy names it. */
-  personIndexOf(personId: string): number {
-    return this.personIndex.get(personId) ?? -1;
+  /** dense person index → person id. */
+  get personIds(): readonly string[] {
+    return this.persons.values;
   }
 
   private distinctCode(distinctId: string): number {
@@ -102,13 +101,7 @@ export class EventColumns {
 
   /** The dense index of a person id, given one if it has none yet. */
   personIndexFor(personId: string): number {
-    let code = this.personIndex.get(personId);
-    if (code === undefined) {
-      code = this.personIds.length;
-      this.personIndex.set(personId, code);
-      this.personIds.push(personId);
-    }
-    return code;
+    return this.persons.code(personId);
   }
 
   private grow(needed: number): void {
