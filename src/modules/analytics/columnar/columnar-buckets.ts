@@ -74,12 +74,21 @@ export function yieldToLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/** Calls `visit(i)` for each i in [0, count) in order, pausing every SCAN_SLICE_MS (the clock is read every 1,024 calls). */
+/** Items visited between two looks at the clock. */
+const CHUNK = 4096;
+
+/** A synchronous run of visits: the hot loop stays out of the async function, where V8 keeps it fast. */
+function visitChunk(from: number, to: number, visit: (i: number) => void): number {
+  for (let i = from; i < to; i++) visit(i);
+  return to;
+}
+
+/** Calls `visit(i)` for each i in [0, count) in order, pausing once SCAN_SLICE_MS have passed (the clock is read every CHUNK calls). */
 export async function sliced(count: number, visit: (i: number) => void): Promise<void> {
   let sliceStart = performance.now();
-  for (let i = 0; i < count; i++) {
-    visit(i);
-    if ((i & 1023) === 1023 && performance.now() - sliceStart > SCAN_SLICE_MS) {
+  for (let i = 0; i < count; ) {
+    i = visitChunk(i, Math.min(count, i + CHUNK), visit);
+    if (i < count && performance.now() - sliceStart > SCAN_SLICE_MS) {
       await yieldToLoop();
       sliceStart = performance.now();
     }
