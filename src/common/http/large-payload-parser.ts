@@ -46,6 +46,9 @@ export class LargePayloadParser {
     const worker = new Worker(this.script);
     worker.unref(); // an idle parser never keeps the process alive
     worker.on('message', (reply: Reply) => this.settle(reply));
+    // An uncaught error in the thread (a crash, out of memory) is followed by 'exit', which answers its requests;
+    // without a listener the error would be thrown in the main thread and take the process down.
+    worker.on('error', () => undefined);
     // A thread that died takes its requests with it (503, retried by SDKs); the next request starts a new one.
     worker.on('exit', () => {
       if (this.worker === worker) this.worker = null;
