@@ -69,12 +69,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ROLE: 'api',
     ...options.env,
   });
-  const runtime: RuntimeOptions = { config, databaseUrl: url, queue: configureQueueConnection(config, url) };
   const logger = options.logs ? createRootLogger('info', logSink(options.logs)) : createRootLogger('silent');
-  const app = await createHttpApp(runtime, logger);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = app.getHttpServer().address() as AddressInfo;
-  const baseUrl = `http://127.0.0.1:${port}`;
+  const { app, runtime, baseUrl } = await listeningApi(config, url, logger);
   const keys = await app.get(ProvisioningService).bootstrapIfEmpty();
   if (!keys) throw new Error('test database was not empty');
   const pool = new Client({ connectionString: url });
@@ -111,14 +107,19 @@ async function deleteRedisKeys(prefix: string): Promise<void> {
   }
 }
 
+/** The HTTP application built as production builds it, listening on an ephemeral loopback port. */
+async function listeningApi(config: ReturnType<typeof loadConfig>, url: string, logger: ReturnType<typeof createRootLogger>) {
+  const runtime: RuntimeOptions = { config, databaseUrl: url, queue: configureQueueConnection(config, url) };
+  const app = await createHttpApp(runtime, logger);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  return { app, runtime, baseUrl: `http://127.0.0.1:${port}` };
+}
+
 /** Another API on the same database and queues with some settings changed (in this process), and its HTTP client. */
 export async function startExtraApi(t: TestApp, env: Record<string, string>): Promise<{ app: NestFastifyApplication; http: HttpClient; baseUrl: string; close(): Promise<void> }> {
   const config = loadConfig({ DATABASE_URL: t.databaseUrl, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: t.runtime.config.queue.prefix, LOG_LEVEL: 'silent', ROLE: 'api', ...env });
-  const runtime: RuntimeOptions = { config, databaseUrl: t.databaseUrl, queue: configureQueueConnection(config, t.databaseUrl) };
-  const app = await createHttpApp(runtime, createRootLogger('silent'));
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = app.getHttpServer().address() as AddressInfo;
-  const baseUrl = `http://127.0.0.1:${port}`;
+  const { app, baseUrl } = await listeningApi(config, t.databaseUrl, createRootLogger('silent'));
   return { app, baseUrl, http: new HttpClient(baseUrl, t.keys.personalApiKey), close: () => app.close() };
 }
 

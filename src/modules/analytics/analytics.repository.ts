@@ -175,30 +175,16 @@ export class AnalyticsRepository implements OnApplicationShutdown {
 
   /**
    * A large result visited row by row, read in batches of FETCH_ROWS through a server-side cursor
-   * (DECLARE … FETCH, in one read-only transaction on one analytics connection), so no request holds
+   * (DECLARE … FETCH, in one read-only snapshot on one analytics connection), so no request holds
    * every row at once (funnels and paths read one row per actor). Each FETCH is an ordinary statement,
    * bounded by the session's statement timeout; the first one runs the query.
    */
-  async forEachRow<R>(sql: BuiltSql, visit: (row: R) => void): Promise<void> {
-    let client: PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw this.translate(error);
-    }
-    try {
-      await client.query('BEGIN READ ONLY');
+  forEachRow<R>(sql: BuiltSql, visit: (row: R) => void): Promise<void> {
+    return this.inSnapshot(async (client) => {
       await client.query({ text: `DECLARE analytics_rows NO SCROLL CURSOR FOR ${sql.text}`, values: sql.values });
       const fetch = `FETCH ${FETCH_ROWS} FROM analytics_rows`;
       for (let rows = (await client.query(fetch)).rows as R[]; rows.length > 0; rows = (await client.query(fetch)).rows as R[]) rows.forEach(visit);
-      await client.query('COMMIT');
-      client.release();
-    } catch (error) {
-      // The connection may be mid-statement (a client-side timeout): it is closed rather than given back.
-      await client.query('ROLLBACK').catch(() => undefined);
-      client.release(error instanceof Error ? error : true);
-      throw this.translate(error);
-    }
+    });
   }
 
   /**
@@ -233,6 +219,7 @@ export class AnalyticsRepository implements OnApplicationShutdown {
       await done();
       return result;
     } catch (error) {
+      // The connection may be mid-statement (a client-side timeout): it is closed rather than given back.
       await client.query('ROLLBACK').catch(() => undefined);
       await done(error);
       throw this.translate(error);

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DateTime } from 'luxon';
 import { ActorSequencesService } from './actor-sequences.service';
 import { AnalyticsRepository } from './analytics.repository';
-import { actorPage, sortActors } from './model/actor-page';
+import { actorPage, byteOrder, sortActors } from './model/actor-page';
 import { ActorEventsWithValues, runsByBreakdown } from './model/funnel-breakdown';
 import { conversionHistogram, conversionSeconds, ConversionTrendTally, Histogram, stepsByEntrancePeriod, trendsActorSelected } from './model/funnel-conversion';
 import { ActorEvents, evaluateActor, FunnelSpec, funnelSpecOf, KeptRun, keptRuns, outcomeOf, StepSummary, StepTally, stepSelector } from './model/funnel-evaluation';
@@ -142,8 +142,8 @@ export class FunnelsService {
   /** Property breakdown lines by how many actors entered them (ties in byte order), cut to the limit. */
   private ranked<T extends { key: FunnelLineKey; actors: number }>(query: InsightQuery, tallies: T[]): T[] {
     if (query.breakdown?.kind !== 'property') return tallies;
-    const byText = (t: T) => Buffer.from(JSON.stringify(t.key.value));
-    return tallies.sort((a, b) => b.actors - a.actors || Buffer.compare(byText(a), byText(b))).slice(0, query.breakdown.limit);
+    const text = (t: T) => JSON.stringify(t.key.value);
+    return tallies.sort((a, b) => b.actors - a.actors || byteOrder(text(a), text(b))).slice(0, query.breakdown.limit);
   }
 
   private periodOf(query: InsightQuery): (at: number) => string {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { DateTime } from 'luxon';
 import { AnalyticsRepository } from './analytics.repository';
-import { actorPage, sortActors } from './model/actor-page';
+import { actorPage, byteOrder, sortActors } from './model/actor-page';
 import type { InsightQuery, RetentionActorsSelection } from './model/insight-query';
 import type { ActorPage } from './model/insight-result';
 import { retentionActors, retentionCounts } from './columnar/columnar-retention';
@@ -49,8 +49,7 @@ export class RetentionService {
       }));
     }
     const sizes = rows.filter((row) => Number(row.interval) === 0);
-    const bytes = (text: string) => Buffer.from(text);
-    const lines = sizes.sort((a, b) => b.value - a.value || Buffer.compare(bytes(a.line), bytes(b.line))).slice(0, query.breakdown.kind === 'property' ? query.breakdown.limit : sizes.length);
+    const lines = sizes.sort((a, b) => b.value - a.value || byteOrder(a.line, b.line)).slice(0, query.breakdown.kind === 'property' ? query.breakdown.limit : sizes.length);
     return lines.map((line) => ({ cohortStart: null, breakdownValue: line.line, values: Array.from({ length: total }, (_, k) => value.get(`${line.line}/${k}`) ?? 0) }));
   }
 

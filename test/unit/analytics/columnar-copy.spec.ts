@@ -63,7 +63,7 @@ describe('Column buckets', () => {
 
 describe(pathItemOf.name, () => {
   it('takes one trailing slash off a page view URL, keeps screens as they are and has no item for other events', () => {
-    expect([pathItemOf('$pageview', 'https://x.com/a/', null), pathItemOf('$pageview', '/', null), pathItemOf('$pageview', 'a//', null), pathItemOf('$screen', 'Home/', 'Home/'), pathItemOf('buy', null, null)])
+    expect([pathItemOf('$pageview', 'https://x.com/a/'), pathItemOf('$pageview', '/'), pathItemOf('$pageview', 'a//'), pathItemOf('$screen', 'Home/'), pathItemOf('buy', null)])
       .toEqual(['https://x.com/a', '/', 'a/', 'Home/', null]);
   });
 });

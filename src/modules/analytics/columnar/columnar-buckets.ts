@@ -68,9 +68,9 @@ export function eventCodeOf(columns: EventColumns, event: string | null): number
  * captures and flag evaluations are served between slices while an insight runs. The store lets no
  * refresh change the copy while a scan is paused (see ColumnarStore.read).
  */
-export const SCAN_SLICE_MS = 4;
+const SCAN_SLICE_MS = 4;
 
-export function yieldToLoop(): Promise<void> {
+function yieldToLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
@@ -112,6 +112,7 @@ export class ActivityBits {
   private readonly stride: number;
 
   constructor(readonly buckets: number, readonly persons: number) {
+    if (buckets * persons > MAX_ACTIVITY_BITS) throw new ScanTooLarge(`${buckets} buckets × ${persons} persons`);
     this.stride = (persons + 31) >>> 5;
     this.words = new Uint32Array(this.stride * buckets);
   }
@@ -139,5 +140,8 @@ function popcount(word: number): number {
   return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
-/** The bits one query may allocate (buckets × persons); larger scans are left to PostgreSQL. */
-export const MAX_ACTIVITY_BITS = 2 ** 31;
+/** The bits one scan may allocate (buckets × persons, 256 MB); a larger scan is left to PostgreSQL. */
+const MAX_ACTIVITY_BITS = 2 ** 31;
+
+/** A scan that would hold more than a scan may: the store gives the query to PostgreSQL instead. */
+export class ScanTooLarge extends Error {}

@@ -1,9 +1,9 @@
 import { DateTime } from 'luxon';
 import type { ActorRow } from '../analytics.repository';
-import { intervalStart } from '../model/insight-dates';
+import { sortActors } from '../model/actor-page';
+import { bucketKey, intervalStart } from '../model/insight-dates';
 import type { InsightQuery, LifecycleStatus, Series } from '../model/insight-query';
 import { ActivityBits, Buckets, eventCodeOf, forEachEvent, sliced } from './columnar-buckets';
-import { byId } from './columnar-trends';
 import type { EventColumns } from './event-columns';
 
 /**
@@ -40,14 +40,14 @@ export async function stickinessActors(columns: EventColumns, query: InsightQuer
   const { persons } = await activity(columns, query, series, query.range);
   const ids: string[] = [];
   persons.forEach((k, person) => k === days && ids.push(columns.personIds[person]));
-  return ids.sort(byId).slice(page.offset, page.offset + page.limit).map((actor) => ({ actor, value: days }));
+  return sortActors(ids, null).slice(page.offset, page.offset + page.limit).map((actor) => ({ actor, value: days }));
 }
 
 /** The key index `steps` intervals of local wall time away from each bucket's key (-1: not a bucket). */
 function shiftedKeys(buckets: Buckets, interval: string, steps: number): Int32Array {
   const index = new Map(buckets.keys.map((key, i) => [key, i]));
   return Int32Array.from(buckets.keys, (key) => {
-    const moved = DateTime.fromISO(key, { zone: 'utc' }).plus({ [`${interval}s`]: steps }).toFormat("yyyy-MM-dd'T'HH:mm:ss");
+    const moved = bucketKey(DateTime.fromISO(key, { zone: 'utc' }).plus({ [`${interval}s`]: steps }));
     return index.get(moved) ?? -1;
   });
 }
@@ -101,11 +101,11 @@ export async function lifecycleCounts(
 export async function lifecycleActors(
   columns: EventColumns, query: InsightQuery, series: Series, created: ReadonlyArray<number | undefined>, status: LifecycleStatus, target: DateTime, page: { limit: number; offset: number },
 ): Promise<ActorRow[]> {
-  const targetKey = intervalStart(target.setZone(query.timezone), query.interval, query.weekStartDay).toFormat("yyyy-MM-dd'T'HH:mm:ss");
+  const targetKey = bucketKey(intervalStart(target.setZone(query.timezone), query.interval, query.weekStartDay));
   const ids = new Set<string>();
   await lifecycleStatuses(columns, query, series, created, (person, key, held) => {
     if (held === status && key === targetKey) ids.add(columns.personIds[person]);
   });
-  return [...ids].sort(byId).slice(page.offset, page.offset + page.limit).map((actor) => ({ actor, value: null }));
+  return sortActors([...ids], null).slice(page.offset, page.offset + page.limit).map((actor) => ({ actor, value: null }));
 }
 

@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { bucketKey } from '../model/insight-dates';
 import type { InsightQuery } from '../model/insight-query';
 import { ActivityBits, Buckets, eventCodeOf, sliced } from './columnar-buckets';
 import type { EventColumns } from './event-columns';
@@ -17,7 +18,7 @@ function sqlRound(value: number): number {
 /** The SQL period number of each bucket: local wall time from the range's start, in whole periods. */
 function periodNumbers(buckets: Buckets, query: InsightQuery): Int32Array {
   const wall = (text: string) => DateTime.fromISO(text, { zone: 'utc' });
-  const from = wall(query.range.from.setZone(query.timezone).toFormat("yyyy-MM-dd'T'HH:mm:ss"));
+  const from = wall(bucketKey(query.range.from.setZone(query.timezone)));
   const seconds = { hour: 3600, day: 86_400, week: 604_800, month: 0 }[query.interval];
   return Int32Array.from(buckets.keys, (key) => {
     const at = wall(key);

@@ -23,7 +23,7 @@ export interface EventRow extends ColumnarEvent {
   tx: string | null;
 }
 
-export interface OwnerRow {
+interface OwnerRow {
   distinctId: string;
   personId: string;
   tx: string | null;
@@ -44,7 +44,7 @@ function eventRow(fields: Array<string | null>): EventRow {
     event,
     distinctId: fields[2] ?? '',
     tie: parseInt(fields[3] ?? '0', 16),
-    item: pathItemOf(event, fields[4], fields[4]),
+    item: pathItemOf(event, fields[4]),
     tx: fields[5],
   };
 }
@@ -120,7 +120,7 @@ export async function readPersonCreated(client: PoolClient, projectId: number, r
   await copyEach(client, sql, (fields) => row(fields[0] ?? '', Number(fields[1])));
 }
 
-export interface ChangedPerson {
+interface ChangedPerson {
   personId: string;
   created: number;
   /** The values of `keys`, in order, as text (null when absent). */

@@ -8,6 +8,7 @@ import { BREAKDOWN_NULL } from '../model/insight-query';
 import {
   ColumnarBudgetExceeded, Horizon, readChangedPersons, readChanges, readEverything, readHorizon, readPersonCreated, readPersonProperty,
 } from './columnar-source';
+import { ScanTooLarge } from './columnar-buckets';
 import { EventColumns, PersonColumn } from './event-columns';
 
 /** A full load may take minutes on a large project; it runs in the background while PostgreSQL answers. */
@@ -56,8 +57,6 @@ type Entry = { state: 'loading'; done: Promise<void> } | { state: 'ready'; copy:
 export class ColumnarStore {
   private readonly logger = new Logger(ColumnarStore.name);
   private readonly entries = new Map<number, Entry>();
-  /** Insights (and persons pages) the columns answered since start. */
-  answered = 0;
   private readonly answers: Counter;
 
   constructor(
@@ -91,6 +90,9 @@ export class ColumnarStore {
     if (copy) copy.readers++;
     try {
       return await scan({ columns, property, created });
+    } catch (error) {
+      if (error instanceof ScanTooLarge) return undefined;
+      throw error;
     } finally {
       if (copy && --copy.readers === 0) copy.drained.splice(0).forEach((wake) => wake());
     }
@@ -99,38 +101,44 @@ export class ColumnarStore {
   /** The project's copy, up to date as of now, or null when PostgreSQL must answer. */
   private async current(projectId: number): Promise<EventColumns | null> {
     const columns = await this.upToDate(projectId);
-    if (columns) {
-      this.answered++;
-      this.answers.inc();
-    }
+    if (columns) this.answers.inc();
     return columns;
   }
 
   /** Each person's value of a person property, by the copy's person index (read once, then kept up to date). */
   private personProperty(projectId: number, columns: EventColumns, key: string): Promise<PersonColumn> {
-    const copy = this.copyOf(projectId, columns);
-    const known = copy?.properties.get(key);
-    if (known) return Promise.resolve(known);
     const read = async () => {
       const column = new PersonColumn(BREAKDOWN_NULL);
       await this.repository.inSnapshot((client) => readPersonProperty(client, projectId, key, (id, value) => column.set(columns.personIndexFor(id), value)), LOAD_TIMEOUT_MS);
-      copy?.properties.set(key, column);
       return column;
     };
-    return copy ? this.serialized(copy, read) : read();
+    return this.personData(projectId, columns, (copy) => copy.properties.get(key), read, (copy, column) => copy.properties.set(key, column));
   }
 
   /** Each person's creation time (ms; undefined without a person row), by the copy's person index. */
   private personCreated(projectId: number, columns: EventColumns): Promise<ReadonlyArray<number | undefined>> {
-    const copy = this.copyOf(projectId, columns);
-    if (copy?.created) return Promise.resolve(copy.created);
     const read = async () => {
       const created: number[] = [];
       await this.repository.inSnapshot((client) => readPersonCreated(client, projectId, (id, at) => (created[columns.personIndexFor(id)] = at)), LOAD_TIMEOUT_MS);
-      if (copy) copy.created = created;
       return created;
     };
-    return copy ? this.serialized(copy, read) : read();
+    return this.personData(projectId, columns, (copy) => copy.created ?? undefined, read, (copy, created) => (copy.created = created));
+  }
+
+  /**
+   * Person data the copy keeps, read once in the copy's order of work (so no refresh overlaps the read);
+   * when a delete replaced the copy meanwhile, what is read is used once and not kept.
+   */
+  private personData<T>(projectId: number, columns: EventColumns, kept: (copy: ProjectCopy) => T | undefined, read: () => Promise<T>, keep: (copy: ProjectCopy, data: T) => void): Promise<T> {
+    const copy = this.copyOf(projectId, columns);
+    const known = copy ? kept(copy) : undefined;
+    if (known !== undefined) return Promise.resolve(known);
+    if (!copy) return read();
+    return this.serialized(copy, async () => {
+      const data = await read();
+      keep(copy, data);
+      return data;
+    });
   }
 
   /** Events held in every copy of this process. */

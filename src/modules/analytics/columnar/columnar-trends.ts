@@ -1,7 +1,8 @@
 import type { ActorRow, PointRow } from '../analytics.repository';
+import { byteOrder } from '../model/actor-page';
 import type { DateRange, InsightQuery, Series } from '../model/insight-query';
 import type { BreakdownSlice } from '../sql/trends.sql';
-import { ActivityBits, Buckets, eventCodeOf, forEachEvent, MAX_ACTIVITY_BITS } from './columnar-buckets';
+import { ActivityBits, Buckets, eventCodeOf, forEachEvent } from './columnar-buckets';
 import type { EventColumns, PersonColumn } from './event-columns';
 
 /**
@@ -26,11 +27,6 @@ function lineFinder(columns: EventColumns, slice: BreakdownSlice, values: Person
     if (code !== undefined) lineOfCode[code] = line;
   });
   return (i) => lineOfCode[codeOf(columns, values, i)];
-}
-
-/** Whether a distinct count over these buckets fits the bits a query may allocate. */
-export function activityFits(columns: EventColumns, buckets: number): boolean {
-  return buckets * Math.max(columns.personCount, 1) <= MAX_ACTIVITY_BITS;
 }
 
 /** A series' points per (breakdown line, bucket): event counts (`total`) or distinct persons (`dau`). */
@@ -66,11 +62,6 @@ export async function trendPoints(
   return rows;
 }
 
-/** Byte order of UTF-8 text, as `COLLATE "C"` sorts. */
-function byteOrder(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
-}
-
 /** The breakdown values with the most events over every series, one page (plus one row to tell `next`). */
 export async function topBreakdownValues(columns: EventColumns, query: InsightQuery, values: PersonColumn, limit: number, offset: number): Promise<Array<{ value: string; events: string }>> {
   const codes = new Set(query.series.map((s) => eventCodeOf(columns, s.event)));
@@ -85,11 +76,6 @@ export async function topBreakdownValues(columns: EventColumns, query: InsightQu
   return ranked.slice(offset, offset + limit + 1).map(([value, events]) => ({ value, events: String(events) }));
 }
 
-/** Person ids in numeric order (they are bigint ids). */
-function byId(a: string, b: string): number {
-  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
-}
-
 /** The persons behind one trends point with their event counts, largest first, then by person id descending. */
 export async function trendActors(
   columns: EventColumns, series: Series, range: DateRange, slice: BreakdownSlice, values: PersonColumn | null, page: { limit: number; offset: number },
@@ -101,8 +87,7 @@ export async function trendActors(
     if (person >= 0 && lineOf(i) >= 0) counts.set(person, (counts.get(person) ?? 0) + 1);
   });
   const rows = [...counts].map(([person, value]) => ({ actor: columns.personIds[person], value }));
-  rows.sort((a, b) => b.value - a.value || byId(b.actor, a.actor));
+  rows.sort((a, b) => b.value - a.value || Number(b.actor) - Number(a.actor));
   return rows.slice(page.offset, page.offset + page.limit);
 }
 
-export { byId };

@@ -113,11 +113,14 @@ export class EventColumns {
   }
 }
 
-/** A path item from a page view's URL: PostgreSQL's `regexp_replace(url, '(.)/$', '\1')`, one trailing slash off. */
-export function pathItemOf(event: string, url: string | null, screen: string | null): string | null {
-  if (event === '$screen') return screen;
-  if (event !== '$pageview' || url === null) return null;
-  return url.length >= 2 && url.endsWith('/') ? url.slice(0, -1) : url;
+/**
+ * The path item of an event from its page view URL or screen name (`raw`): a URL loses one trailing slash,
+ * as PostgreSQL's `regexp_replace(url, '(.)/$', '\1')` does; other events have none.
+ */
+export function pathItemOf(event: string, raw: string | null): string | null {
+  if (event === '$screen') return raw;
+  if (event !== '$pageview' || raw === null) return null;
+  return raw.length >= 2 && raw.endsWith('/') ? raw.slice(0, -1) : raw;
 }
 
 /** One person property of every person, as codes of a dictionary whose code 0 is PostHog's null marker. */

@@ -1,4 +1,5 @@
 import { cleanPathItem, parsePathCleaningRules, PathCleaningRule } from '../../../common/validation/path-cleaning';
+import { byteOrder } from './actor-page';
 import type { PathOptions } from './insight-query';
 
 /**
@@ -128,10 +129,9 @@ export class EdgeTally {
    * `limit`; without bounds, edges no longer reachable from a first step once cut are dropped, as PostHog does.
    */
   result(limit: number | null, minWeight: number | null, maxWeight: number | null): PathEdge[] {
-    const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
     let edges = [...this.edges.values()]
       .filter((e) => (minWeight === null || e.value >= minWeight) && (maxWeight === null || e.value <= maxWeight))
-      .sort((a, b) => b.value - a.value || byBytes(a.source, b.source) || byBytes(a.target, b.target));
+      .sort((a, b) => b.value - a.value || byteOrder(a.source, b.source) || byteOrder(a.target, b.target));
     if (limit !== null) edges = edges.slice(0, limit);
     if (minWeight === null && maxWeight === null) edges = reachable(edges);
     return edges.map((e) => ({ source: e.source, target: e.target, value: e.value, averageConversionTime: e.totalMs / e.value }));
