@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import type { ActorRow } from '../analytics.repository';
 import { sortActors } from '../model/actor-page';
 import { bucketKey, intervalStart } from '../model/insight-dates';
-import type { InsightQuery, LifecycleStatus, Series } from '../model/insight-query';
+import { LIFECYCLE_STATUSES, type InsightQuery, type LifecycleStatus, type Series } from '../model/insight-query';
 import { ActivityBits, Buckets, eventCodeOf, forEachEvent, sliced } from './columnar-buckets';
 import type { EventColumns } from './event-columns';
 
@@ -52,9 +52,17 @@ function shiftedKeys(buckets: Buckets, interval: string, steps: number): Int32Ar
   });
 }
 
-/** Every (person, bucket, status) of the range, for buckets inside it; `created` is each person's creation (ms; undefined without a person row). */
+/** A status as its index in LIFECYCLE_STATUSES (new, returning, resurrecting, dormant). */
+const [NEW, RETURNING, RESURRECTING, DORMANT] = (['new', 'returning', 'resurrecting', 'dormant'] as const).map((status) => LIFECYCLE_STATUSES.indexOf(status));
+
+/**
+ * Every (person, bucket, status) of the range, for buckets inside it, with the bucket as its index in
+ * `buckets` and the status as its index in LIFECYCLE_STATUSES; `created` is each person's creation (ms;
+ * undefined without a person row).
+ */
 async function lifecycleStatuses(
-  columns: EventColumns, query: InsightQuery, series: Series, created: ReadonlyArray<number | undefined>, visit: (person: number, key: string, status: LifecycleStatus) => void,
+  columns: EventColumns, query: InsightQuery, series: Series, created: ReadonlyArray<number | undefined>,
+  visitor: (buckets: Buckets) => (person: number, bucket: number, status: number) => void,
 ): Promise<void> {
   const first = intervalStart(query.range.from.setZone(query.timezone), query.interval, query.weekStartDay);
   const widened = { from: first.minus({ [`${query.interval}s`]: 1 }), to: query.range.to };
@@ -64,21 +72,23 @@ async function lifecycleStatuses(
   const firstShown = buckets.indexOf(first.toMillis());
   const lastShown = buckets.indexOf(intervalStart(query.range.to.setZone(query.timezone), query.interval, query.weekStartDay).toMillis());
   const shown = (bucket: number) => bucket >= firstShown && bucket <= lastShown;
-  await sliced(persons.length, (person) => {
-    if (persons[person] === 0) return;
+  const visit = visitor(buckets);
+  const classify = (person: number) => {
     const createdAt = created[person];
     const createdBucket = createdAt === undefined ? -2 : buckets.indexOf(createdAt);
     let previous = -1;
     for (let bucket = 0; bucket < buckets.count; bucket++) {
       if (!bits.has(bucket, person)) continue;
       if (createdAt !== undefined && shown(bucket)) {
-        const status = createdBucket === bucket ? 'new' : previous >= 0 && previous === previousKey[bucket] ? 'returning' : 'resurrecting';
-        visit(person, buckets.keys[bucket], status);
+        visit(person, bucket, createdBucket === bucket ? NEW : previous >= 0 && previous === previousKey[bucket] ? RETURNING : RESURRECTING);
       }
       const following = nextKey[bucket];
-      if (following >= 0 && !bits.has(following, person) && shown(following)) visit(person, buckets.keys[following], 'dormant');
+      if (following >= 0 && !bits.has(following, person) && shown(following)) visit(person, following, DORMANT);
       previous = bucket;
     }
+  };
+  await sliced(persons.length, (start, end) => {
+    for (let person = start; person < end; person++) if (persons[person] > 0) classify(person);
   });
 }
 
@@ -86,25 +96,29 @@ async function lifecycleStatuses(
 export async function lifecycleCounts(
   columns: EventColumns, query: InsightQuery, series: Series, created: ReadonlyArray<number | undefined>,
 ): Promise<Array<{ status: string; bucket: string; value: number }>> {
-  const counts = new Map<string, number>();
-  await lifecycleStatuses(columns, query, series, created, (_, bucket, status) => {
-    const key = `${status} ${bucket}`;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
+  let counts = new Int32Array(0);
+  let keys: string[] = [];
+  await lifecycleStatuses(columns, query, series, created, (buckets) => {
+    keys = buckets.keys;
+    counts = new Int32Array(LIFECYCLE_STATUSES.length * keys.length);
+    return (_, bucket, status) => counts[status * keys.length + bucket]++;
   });
-  return [...counts].map(([key, value]) => {
-    const [status, bucket] = key.split(' ');
-    return { status, bucket, value };
-  });
+  const rows: Array<{ status: string; bucket: string; value: number }> = [];
+  counts.forEach((value, k) => value > 0 && rows.push({ status: LIFECYCLE_STATUSES[Math.floor(k / keys.length)], bucket: keys[k % keys.length], value }));
+  return rows;
 }
-
 /** The persons holding `status` in the bucket that starts at `target`, in person-id order. */
 export async function lifecycleActors(
   columns: EventColumns, query: InsightQuery, series: Series, created: ReadonlyArray<number | undefined>, status: LifecycleStatus, target: DateTime, page: { limit: number; offset: number },
 ): Promise<ActorRow[]> {
   const targetKey = bucketKey(intervalStart(target.setZone(query.timezone), query.interval, query.weekStartDay));
+  const wanted = LIFECYCLE_STATUSES.indexOf(status);
   const ids = new Set<string>();
-  await lifecycleStatuses(columns, query, series, created, (person, key, held) => {
-    if (held === status && key === targetKey) ids.add(columns.personIds[person]);
+  await lifecycleStatuses(columns, query, series, created, (buckets) => {
+    const target = buckets.keys.indexOf(targetKey);
+    return (person, bucket, held) => {
+      if (held === wanted && bucket === target) ids.add(columns.personIds[person]);
+    };
   });
   return sortActors([...ids], null).slice(page.offset, page.offset + page.limit).map((actor) => ({ actor, value: null }));
 }

@@ -48,21 +48,23 @@ async function cohorts(columns: EventColumns, query: InsightQuery): Promise<Coho
   const returned = new ActivityBits(buckets.count, persons);
   const recurring = options.type === 'recurring' ? new ActivityBits(buckets.count, persons) : null;
   const firstTime = options.type === 'first_time' ? new Float64Array(persons).fill(Infinity) : null;
-  const { time, event, distinct, personOf, length } = columns;
-  await sliced(length, (i) => {
-    const t = time[i];
-    if (t > to) return;
-    const person = personOf[distinct[i]];
-    if (person < 0) return;
-    const code = event[i];
-    const isTarget = target === -1 || code === target;
-    // First-time retention reads target events of all time: the cohort is the person's first one ever.
-    if (firstTime && isTarget && t < firstTime[person]) firstTime[person] = t;
-    if (t < from) return;
-    const bucket = buckets.indexOf(t);
-    if (bucket < 0) return;
-    if (recurring && isTarget) recurring.set(bucket, person);
-    if (returning === -1 || code === returning) returned.set(bucket, person);
+  const { time, event, distinct, personOf } = columns;
+  await sliced(columns.length, (start, end) => {
+    for (let i = start; i < end; i++) {
+      const t = time[i];
+      if (t > to) continue;
+      const person = personOf[distinct[i]];
+      if (person < 0) continue;
+      const code = event[i];
+      const isTarget = target === -1 || code === target;
+      // First-time retention reads target events of all time: the cohort is the person's first one ever.
+      if (firstTime && isTarget && t < firstTime[person]) firstTime[person] = t;
+      if (t < from) continue;
+      const bucket = buckets.indexOf(t);
+      if (bucket < 0) continue;
+      if (recurring && isTarget) recurring.set(bucket, person);
+      if (returning === -1 || code === returning) returned.set(bucket, person);
+    }
   });
   const first = firstTime ? Int32Array.from(firstTime, (t) => (t === Infinity ? -1 : buckets.indexOf(t))) : null;
   return { first, recurring, returned, period: periodNumbers(buckets, query), buckets };
@@ -71,7 +73,7 @@ async function cohorts(columns: EventColumns, query: InsightQuery): Promise<Coho
 /** Each person's cohorts (SQL period numbers ≥ 0) and the periods they came back in, for persons with a cohort. */
 async function forEachCohortMember(columns: EventColumns, query: InsightQuery, visit: (person: number, cohort: number, returnedPeriods: number[]) => void): Promise<void> {
   const { first, recurring, returned, period, buckets } = await cohorts(columns, query);
-  await sliced(columns.personCount, (person) => {
+  const member = (person: number) => {
     const cohortBuckets: number[] = [];
     if (first && first[person] >= 0) cohortBuckets.push(first[person]);
     if (recurring) for (let b = 0; b < buckets.count; b++) if (recurring.has(b, person)) cohortBuckets.push(b);
@@ -79,6 +81,9 @@ async function forEachCohortMember(columns: EventColumns, query: InsightQuery, v
     const back: number[] = [];
     for (let b = 0; b < buckets.count; b++) if (returned.has(b, person)) back.push(period[b]);
     for (const bucket of cohortBuckets) if (period[bucket] >= 0) visit(person, period[bucket], back);
+  };
+  await sliced(columns.personCount, (start, end) => {
+    for (let person = start; person < end; person++) member(person);
   });
 }
 

@@ -51,31 +51,35 @@ export async function forEachPersonSequence(columns: EventColumns, range: DateRa
   const counts = new Int32Array(columns.personCount + 1);
   let picked = new Int32Array(1024);
   let total = 0;
-  await sliced(length, (i) => {
-    if (time[i] < from || time[i] > to || !keep(i)) return;
-    const person = personOf[distinct[i]];
-    if (person < 0) return;
-    if (total === picked.length) {
-      const bigger = new Int32Array(picked.length * 2);
-      bigger.set(picked);
-      picked = bigger;
+  await sliced(length, (start, end) => {
+    for (let i = start; i < end; i++) {
+      if (time[i] < from || time[i] > to || !keep(i)) continue;
+      const person = personOf[distinct[i]];
+      if (person < 0) continue;
+      if (total === picked.length) {
+        const bigger = new Int32Array(picked.length * 2);
+        bigger.set(picked);
+        picked = bigger;
+      }
+      picked[total++] = i;
+      counts[person + 1]++;
     }
-    picked[total++] = i;
-    counts[person + 1]++;
   });
   for (let p = 1; p < counts.length; p++) counts[p] += counts[p - 1];
   const grouped = new Int32Array(total);
   const cursor = counts.slice(0, columns.personCount);
-  await sliced(total, (k) => {
-    grouped[cursor[personOf[distinct[picked[k]]]]++] = picked[k];
+  await sliced(total, (start, end) => {
+    for (let k = start; k < end; k++) grouped[cursor[personOf[distinct[picked[k]]]]++] = picked[k];
   });
   // Persons are visited in slices too: what the visitor does per person (a funnel's evaluation) is the larger cost.
-  await sliced(counts.length - 1, (person) => {
-    const start = counts[person];
-    const end = counts[person + 1];
-    if (start === end) return;
-    sortByTime(columns, grouped, start, end);
-    visit(person, grouped, start, end);
+  await sliced(counts.length - 1, (first, last) => {
+    for (let person = first; person < last; person++) {
+      const start = counts[person];
+      const end = counts[person + 1];
+      if (start === end) continue;
+      sortByTime(columns, grouped, start, end);
+      visit(person, grouped, start, end);
+    }
   });
 }
 
