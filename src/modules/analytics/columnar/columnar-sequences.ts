@@ -2,39 +2,20 @@ import type { DateRange, InsightQuery } from '../model/insight-query';
 import type { FunnelReadOptions } from '../sql/funnel.sql';
 import { eventCodeOf, sliced } from './columnar-buckets';
 import type { EventColumns, PersonColumn } from './event-columns';
+import { sortByTime } from './event-order';
 
 /**
  * Each person's events in time order, built from the in-memory columns: the rows that
  * `actorSequencesSql` gives funnels and paths (`times` plus aligned columns, ordered by timestamp then
- * uuid), so the same pure evaluation runs on either. Events are grouped by person with a counting sort
- * (two passes), then each person's few events are put in order.
+ * uuid), so the same pure evaluation runs on either. A person's events are the ordered runs of their
+ * distinct ids (see event-order.ts) plus their events in the tail appended since the last ordering.
  */
-
-/** One person's events: positions in the columns, `events[start … end)`, in (time, uuid) order. */
-type Visit = (person: number, events: Int32Array, start: number, end: number) => void;
 
 /**
- * Orders `events[start … end)` by (time, first 32 bits of the uuid) in place: insertion sort, since most
- * persons have few events (no view or copy is made per person: they cost more than the sort).
+ * One person's events: positions in the columns, `events[start … end)`, in (time, uuid) order. `events`
+ * is a buffer reused for the next person: a visitor copies what it keeps.
  */
-function sortByTime(columns: EventColumns, events: Int32Array, start: number, end: number): void {
-  const { time, tie } = columns;
-  const before = (a: number, b: number) => time[a] < time[b] || (time[a] === time[b] && tie[a] < tie[b]);
-  if (end - start > 64) {
-    const sorted = Array.from(events.subarray(start, end)).sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
-    events.set(sorted, start);
-    return;
-  }
-  for (let i = start + 1; i < end; i++) {
-    const current = events[i];
-    let j = i - 1;
-    while (j >= start && before(current, events[j])) {
-      events[j + 1] = events[j];
-      j--;
-    }
-    events[j + 1] = current;
-  }
-}
+type Visit = (person: number, events: Int32Array, start: number, end: number) => void;
 
 /** `column(events[k])` for k in [start, end), as a plain array. */
 function gather<T>(events: Int32Array, start: number, end: number, column: (i: number) => T): T[] {
@@ -43,42 +24,80 @@ function gather<T>(events: Int32Array, start: number, end: number, column: (i: n
   return out;
 }
 
+/** Items grouped by an owner: owner o's items are items[start[o] … start[o + 1]). */
+interface Groups {
+  start: Int32Array;
+  items: Int32Array;
+}
+
+/** `count` items grouped by `ownerOf(item)` (-1: left out) with a counting sort, keeping their order. */
+async function groupedBy(owners: number, count: number, ownerOf: (k: number) => number, itemOf: (k: number) => number): Promise<Groups> {
+  const start = new Int32Array(owners + 1);
+  for (let k = 0; k < count; k++) {
+    const owner = ownerOf(k);
+    if (owner >= 0) start[owner + 1]++;
+  }
+  for (let o = 1; o <= owners; o++) start[o] += start[o - 1];
+  const cursor = start.slice(0, owners);
+  const items = new Int32Array(start[owners]);
+  await sliced(count, (from, to) => {
+    for (let k = from; k < to; k++) {
+      const owner = ownerOf(k);
+      if (owner >= 0) items[cursor[owner]++] = itemOf(k);
+    }
+  });
+  return { start, items };
+}
+
+/** The first position in [lo, hi) whose time is ≥ t. */
+function firstAtOrAfter(time: Float64Array, lo: number, hi: number, t: number): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (time[mid] < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** Calls `visit` once per person with a kept event in the range (events without a person have no actor). */
 export async function forEachPersonSequence(columns: EventColumns, range: DateRange, keep: (i: number) => boolean, visit: Visit): Promise<void> {
   const from = range.from.toMillis();
   const to = range.to.toMillis();
-  const { time, distinct, personOf, length } = columns;
-  const counts = new Int32Array(columns.personCount + 1);
-  let picked = new Int32Array(1024);
-  let total = 0;
-  await sliced(length, (start, end) => {
-    for (let i = start; i < end; i++) {
-      if (time[i] < from || time[i] > to || !keep(i)) continue;
-      const person = personOf[distinct[i]];
-      if (person < 0) continue;
-      if (total === picked.length) {
-        const bigger = new Int32Array(picked.length * 2);
-        bigger.set(picked);
-        picked = bigger;
-      }
-      picked[total++] = i;
-      counts[person + 1]++;
+  const { time, distinct, personOf, distinctStart, orderedLength, length, personCount } = columns;
+  const orderedDistincts = distinctStart.length - 1;
+  const distinctsOf = await groupedBy(personCount, columns.distinctIds.size, (d) => personOf[d], (d) => d);
+  const tail: number[] = [];
+  for (let i = orderedLength; i < length; i++) if (time[i] >= from && time[i] <= to && keep(i)) tail.push(i);
+  const tailOf = await groupedBy(personCount, tail.length, (k) => personOf[distinct[tail[k]]], (k) => tail[k]);
+  let events = new Int32Array(256);
+  const add = (i: number, n: number) => {
+    if (n === events.length) {
+      const bigger = new Int32Array(n * 2);
+      bigger.set(events);
+      events = bigger;
     }
-  });
-  for (let p = 1; p < counts.length; p++) counts[p] += counts[p - 1];
-  const grouped = new Int32Array(total);
-  const cursor = counts.slice(0, columns.personCount);
-  await sliced(total, (start, end) => {
-    for (let k = start; k < end; k++) grouped[cursor[personOf[distinct[picked[k]]]]++] = picked[k];
-  });
-  // Persons are visited in slices too: what the visitor does per person (a funnel's evaluation) is the larger cost.
-  await sliced(counts.length - 1, (first, last) => {
+    events[n] = i;
+  };
+  const sequenceOf = (person: number): number => {
+    let n = 0;
+    let runs = 0;
+    for (let k = distinctsOf.start[person]; k < distinctsOf.start[person + 1]; k++) {
+      const code = distinctsOf.items[k];
+      if (code >= orderedDistincts) continue;
+      const before = n;
+      const end = distinctStart[code + 1];
+      for (let i = firstAtOrAfter(time, distinctStart[code], end, from); i < end && time[i] <= to; i++) if (keep(i)) add(i, n++);
+      if (n > before) runs++;
+    }
+    for (let k = tailOf.start[person]; k < tailOf.start[person + 1]; k++) add(tailOf.items[k], n++);
+    // One distinct id's run is in order already; several runs, or tail events, are merged by a sort.
+    if (runs > 1 || (n > 0 && tailOf.start[person + 1] > tailOf.start[person])) sortByTime(columns, events, 0, n);
+    return n;
+  };
+  await sliced(personCount, (first, last) => {
     for (let person = first; person < last; person++) {
-      const start = counts[person];
-      const end = counts[person + 1];
-      if (start === end) continue;
-      sortByTime(columns, grouped, start, end);
-      visit(person, grouped, start, end);
+      const n = sequenceOf(person);
+      if (n > 0) visit(person, events, 0, n);
     }
   });
 }

@@ -10,6 +10,7 @@ import {
 } from './columnar-source';
 import { ScanTooLarge } from './columnar-buckets';
 import { EventColumns, PersonColumn } from './event-columns';
+import { orderByDistinct, tailLimit } from './event-order';
 
 /** A full load may take minutes on a large project; it runs in the background while PostgreSQL answers. */
 const LOAD_TIMEOUT_MS = 30 * 60_000;
@@ -196,6 +197,7 @@ export class ColumnarStore {
         const generation = horizon.generation ?? '';
         return { columns, horizon: BigInt(horizon.xmin), applied, generation, properties: new Map(), created: null, readers: 0, drained: [], tail: Promise.resolve(), queued: null };
       }, LOAD_TIMEOUT_MS);
+      copy.columns.adoptOrder(await orderByDistinct(copy.columns));
       this.entries.set(projectId, { state: 'ready', copy });
       this.logger.log(`analytics copy of project ${projectId} loaded: ${copy.columns.length} events, ${copy.columns.distinctIds.size} distinct ids in ${Date.now() - started} ms`);
     } catch (error) {
@@ -239,8 +241,7 @@ export class ColumnarStore {
       const persons = personsKept ? await readChangedPersons(client, projectId, since, keys) : [];
       return { horizon, ...rows, persons };
     });
-    // Scans paused on the event loop must not see the copy change under them.
-    while (copy.readers > 0) await new Promise<void>((wake) => copy.drained.push(wake));
+    await this.noScanRunning(copy);
     if (changes === null) {
       this.entries.delete(projectId);
       this.logger.log(`analytics copy of project ${projectId} dropped: events or persons were deleted; it is loaded again on the next insight`);
@@ -255,7 +256,26 @@ export class ColumnarStore {
       keys.forEach((key, k) => copy.properties.get(key)?.set(index, person.values[k]));
     }
     this.advance(copy, changes.horizon, [...changes.events, ...changes.owners].map((row) => row.tx));
+    if (columns.length - columns.orderedLength > tailLimit(columns.length)) {
+      // Queued after this refresh, so the request that triggered it is answered first.
+      this.serialized(copy, () => this.reorder(copy)).catch((error: Error) => this.logger.warn(`analytics copy of project ${projectId} could not be ordered again: ${error.message}`));
+    }
     return true;
+  }
+
+  /** Orders every event again (appended ones included) beside running scans, then swaps the order in once none runs. */
+  private async reorder(copy: ProjectCopy): Promise<void> {
+    const ordered = await orderByDistinct(copy.columns);
+    await this.noScanRunning(copy);
+    copy.columns.adoptOrder(ordered);
+  }
+
+  /**
+   * Resolves once no scan reads the copy. Scans pause on the event loop and must not see the copy change
+   * under them: the caller changes it synchronously right after, before any scan can start.
+   */
+  private async noScanRunning(copy: ProjectCopy): Promise<void> {
+    while (copy.readers > 0) await new Promise<void>((wake) => copy.drained.push(wake));
   }
 
   private advance(copy: ProjectCopy, horizon: Horizon, txs: Array<string | null>): void {

@@ -51,14 +51,33 @@ export interface ColumnarEvent {
   item: string | null;
 }
 
+/** The copy's events in (distinct id, time, uuid) order, built by event-order.ts. */
+export interface OrderedEvents {
+  length: number;
+  time: Float64Array;
+  event: Int32Array;
+  distinct: Int32Array;
+  tie: Uint32Array;
+  item: Int32Array;
+  /** distinct code d → its events are [distinctStart[d], distinctStart[d + 1]). */
+  distinctStart: Int32Array;
+}
+
 export class EventColumns {
   length = 0;
-  time = new Float64Array(0);
-  event = new Int32Array(0);
-  distinct = new Int32Array(0);
-  tie = new Uint32Array(0);
+  /**
+   * Events [0, orderedLength) are ordered by (distinct id code, time, tie), those of code d in
+   * [distinctStart[d], distinctStart[d + 1]) (codes past its end have none there); later events were
+   * appended since and are in arrival order.
+   */
+  orderedLength = 0;
+  distinctStart: Int32Array = new Int32Array(1);
+  time: Float64Array = new Float64Array(0);
+  event: Int32Array = new Int32Array(0);
+  distinct: Int32Array = new Int32Array(0);
+  tie: Uint32Array = new Uint32Array(0);
   /** Path item code, -1 for none. */
-  item = new Int32Array(0);
+  item: Int32Array = new Int32Array(0);
   readonly eventNames = new Dictionary();
   readonly distinctIds = new Dictionary();
   readonly items = new Dictionary();
@@ -82,6 +101,13 @@ export class EventColumns {
   setOwner(distinctId: string, personId: string | null): void {
     const code = this.distinctCode(distinctId);
     this.personOf[code] = personId === null ? -1 : this.personIndexFor(personId);
+  }
+
+  /** Takes the ordered events in place of the current ones; they must be the same events (see event-order.ts). */
+  adoptOrder(ordered: OrderedEvents): void {
+    if (ordered.length !== this.length) throw new Error(`ordered ${ordered.length} events of a copy that holds ${this.length}`);
+    ({ time: this.time, event: this.event, distinct: this.distinct, tie: this.tie, item: this.item, distinctStart: this.distinctStart } = ordered);
+    this.orderedLength = ordered.length;
   }
 
   get personCount(): number {

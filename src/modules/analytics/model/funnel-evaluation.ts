@@ -67,23 +67,38 @@ function lowerBound(times: number[], t: number, strict: boolean): number {
   return lo;
 }
 
-/** next[step][p]: the first position ≥ p whose event matches `step`, or the length when none does. */
-function nextMatches(events: ActorEvents, stepCount: number): Int32Array[] {
-  const length = events.times.length;
-  return Array.from({ length: stepCount }, (_, step) => {
-    const next = new Int32Array(length + 1);
-    next[length] = length;
-    for (let p = length - 1; p >= 0; p--) next[p] = events.masks[p] & (1 << step) ? p : next[p + 1];
-    return next;
-  });
+/**
+ * The first position ≥ p whose event matches each step (the length when none does), at `step * stride + p`
+ * of one buffer shared by every evaluation: an actor is evaluated synchronously, start to end, so a buffer
+ * per actor would only be garbage.
+ */
+interface NextMatches {
+  at: Int32Array;
+  stride: number;
 }
 
-function orderedRun(events: ActorEvents, spec: FunnelSpec, next: Int32Array[], start: number): Run {
+let nextBuffer = new Int32Array(1024);
+
+function nextMatches(events: ActorEvents, stepCount: number): NextMatches {
+  const length = events.times.length;
+  const stride = length + 1;
+  if (nextBuffer.length < stride * stepCount) nextBuffer = new Int32Array(Math.max(stride * stepCount, nextBuffer.length * 2));
+  const at = nextBuffer;
+  for (let step = 0; step < stepCount; step++) {
+    const base = step * stride;
+    const bit = 1 << step;
+    at[base + length] = length;
+    for (let p = length - 1; p >= 0; p--) at[base + p] = events.masks[p] & bit ? p : at[base + p + 1];
+  }
+  return { at, stride };
+}
+
+function orderedRun(events: ActorEvents, spec: FunnelSpec, next: NextMatches, start: number): Run {
   const reached = [events.times[start]];
   const end = spec.windowEnd(reached[0]);
   for (let step = 1; step < spec.stepCount; step++) {
     const from = lowerBound(events.times, reached[step - 1], spec.sameAsPrevious[step]);
-    const at = next[step][from];
+    const at = next.at[step * next.stride + from];
     if (at >= events.times.length || events.times[at] > end) break;
     reached.push(events.times[at]);
   }
@@ -102,14 +117,14 @@ function strictRun(events: ActorEvents, spec: FunnelSpec, start: number): Run {
 }
 
 /** Unordered: the first step is `first`; every other step counts if it happened inside the window. */
-function unorderedRun(events: ActorEvents, spec: FunnelSpec, next: Int32Array[], start: number, first: number): Run {
+function unorderedRun(events: ActorEvents, spec: FunnelSpec, next: NextMatches, start: number, first: number): Run {
   const t0 = events.times[start];
   const end = spec.windowEnd(t0);
   const from = lowerBound(events.times, t0, false);
   const others: number[] = [];
   for (let step = 0; step < spec.stepCount; step++) {
     if (step === first) continue;
-    const at = next[step][from];
+    const at = next.at[step * next.stride + from];
     if (at < events.times.length && events.times[at] <= end) others.push(events.times[at]);
   }
   return { reached: [t0, ...others.sort((a, b) => a - b)], end };
@@ -129,14 +144,16 @@ function excluded(events: ActorEvents, spec: FunnelSpec, run: Run): boolean {
 }
 
 function runs(events: ActorEvents, spec: FunnelSpec): Run[] {
-  const next = spec.orderType === 'strict' ? [] : nextMatches(events, spec.stepCount);
+  const next = spec.orderType === 'strict' ? null : nextMatches(events, spec.stepCount);
   const found: Run[] = [];
-  const firstSteps = spec.orderType === 'unordered' ? Array.from({ length: spec.stepCount }, (_, i) => i) : [0];
-  for (const first of firstSteps) {
-    for (let p = 0; p < events.times.length; p++) {
-      if (!(events.masks[p] & (1 << first))) continue;
-      if (spec.orderType === 'ordered') found.push(orderedRun(events, spec, next, p));
-      else if (spec.orderType === 'strict') found.push(strictRun(events, spec, p));
+  const { masks } = events;
+  const firstSteps = spec.orderType === 'unordered' ? spec.stepCount : 1;
+  for (let first = 0; first < firstSteps; first++) {
+    const bit = 1 << first;
+    for (let p = 0; p < masks.length; p++) {
+      if (!(masks[p] & bit)) continue;
+      if (next === null) found.push(strictRun(events, spec, p));
+      else if (spec.orderType === 'ordered') found.push(orderedRun(events, spec, next, p));
       else found.push(unorderedRun(events, spec, next, p, first));
     }
   }
@@ -144,14 +161,17 @@ function runs(events: ActorEvents, spec: FunnelSpec): Run[] {
 }
 
 export function median(values: number[]): number | null {
-  if (values.length === 0) return null;
+  if (values.length <= 2) return values.length === 0 ? null : values.length === 1 ? values[0] : (values[0] + values[1]) / 2;
   const sorted = [...values].sort((a, b) => a - b);
   const middle = sorted.length >> 1;
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 export function mean(values: number[]): number | null {
-  return values.length === 0 ? null : values.reduce((sum, v) => sum + v, 0) / values.length;
+  if (values.length === 0) return null;
+  let sum = 0;
+  for (const value of values) sum += value;
+  return sum / values.length;
 }
 
 /** A run that counts: the instants of the steps it reached, in step order. */
@@ -161,7 +181,8 @@ export interface KeptRun {
 
 /** Every run of the actor that no exclusion throws away. */
 export function keptRuns(events: ActorEvents, spec: FunnelSpec): KeptRun[] {
-  return runs(events, spec).filter((run) => !excluded(events, spec, run));
+  const found = runs(events, spec);
+  return spec.exclusions.length === 0 ? found : found.filter((run) => !excluded(events, spec, run));
 }
 
 /** The runs that reached the most steps (none when there are no runs). */
