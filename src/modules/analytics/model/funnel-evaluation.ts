@@ -121,13 +121,19 @@ function unorderedRun(events: ActorEvents, spec: FunnelSpec, next: NextMatches, 
   const t0 = events.times[start];
   const end = spec.windowEnd(t0);
   const from = lowerBound(events.times, t0, false);
-  const others: number[] = [];
+  const reached = [t0];
   for (let step = 0; step < spec.stepCount; step++) {
     if (step === first) continue;
     const at = next.at[step * next.stride + from];
-    if (at < events.times.length && events.times[at] <= end) others.push(events.times[at]);
+    if (at >= events.times.length || events.times[at] > end) continue;
+    // The other steps' instants, kept in ascending order after the first step's.
+    const t = events.times[at];
+    let j = reached.length;
+    reached.push(t);
+    for (; j > 1 && reached[j - 1] > t; j--) reached[j] = reached[j - 1];
+    reached[j] = t;
   }
-  return { reached: [t0, ...others.sort((a, b) => a - b)], end };
+  return { reached, end };
 }
 
 /** An exclusion event strictly between the run's `from` step and its `to` step (or the window's end). */
@@ -162,7 +168,7 @@ function runs(events: ActorEvents, spec: FunnelSpec): Run[] {
 
 export function median(values: number[]): number | null {
   if (values.length <= 2) return values.length === 0 ? null : values.length === 1 ? values[0] : (values[0] + values[1]) / 2;
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = Float64Array.from(values).sort();
   const middle = sorted.length >> 1;
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
