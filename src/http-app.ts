@@ -2,6 +2,7 @@ import { HttpAdapterHost, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
+import { Counter } from 'prom-client';
 import type { Logger } from 'pino';
 import type { RuntimeOptions } from './app.module';
 import { AppModule } from './app.module';
@@ -19,11 +20,16 @@ import { PinoNestLogger } from './common/logging/logger';
 import { completeOpenApiDocument } from './common/openapi/complete-document';
 import { createValidationPipe } from './common/validation/validation.pipe';
 import { MetricsService } from './modules/metrics/metrics.service';
+import { registerAnalyticsForwarding } from './modules/analytics/thread/analytics-forwarding';
+import { AnalyticsThread } from './modules/analytics/thread/analytics-thread';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
-/** Builds the Fastify-backed Nest application exactly as production runs it; tests use the same. */
-export async function createHttpApp(runtime: RuntimeOptions, logger: Logger): Promise<NestFastifyApplication> {
+/**
+ * Builds the Fastify-backed Nest application exactly as production runs it; tests use the same. The
+ * analytics thread builds it too, with `analyticsThread: false` (it is that thread).
+ */
+export async function createHttpApp(runtime: RuntimeOptions, logger: Logger, options: { analyticsThread?: boolean } = {}): Promise<NestFastifyApplication> {
   const { config } = runtime;
   const routes = new RouteTable();
   const adapter = new FastifyAdapter({
@@ -73,6 +79,7 @@ export async function createHttpApp(runtime: RuntimeOptions, logger: Logger): Pr
   app.useGlobalGuards(new ShadowedRouteGuard(routes));
   app.useGlobalPipes(createValidationPipe());
   instrument(app, app.get(MetricsService));
+  if (options.analyticsThread !== false && config.analytics.thread) startAnalyticsThread(app, runtime, logger);
   mountOpenApi(app, config.version);
   await app.init();
   return app;
@@ -92,6 +99,18 @@ function instrument(app: NestFastifyApplication, metrics: MetricsService): void 
     );
     done();
   });
+}
+
+/** Insights are computed on their own thread when the build has its script (see AnalyticsThread). */
+function startAnalyticsThread(app: NestFastifyApplication, runtime: RuntimeOptions, logger: Logger): void {
+  const thread = AnalyticsThread.create({ databaseUrl: runtime.databaseUrl }, logger);
+  if (!thread) return;
+  const fastify = app.getHttpAdapter().getInstance();
+  const metrics = app.get(MetricsService);
+  const forwarded = new Counter({ name: 'analytics_thread_requests_total', help: 'Requests answered by the analytics thread', registers: [metrics.registry] });
+  registerAnalyticsForwarding(fastify, thread, runtime.config.http.maxBodyBytes, () => forwarded.inc());
+  metrics.addSource(() => thread.metrics());
+  fastify.addHook('onClose', async () => thread.close());
 }
 
 /** OpenAPI JSON at /api/schema/ and the interactive docs at /api/docs/ (CONTRACT §9). */

@@ -41,6 +41,8 @@ export interface AppConfig {
     cacheTtlSeconds: number;
     /** PostgreSQL parallel workers one analytic query may use (0: its own process only; 2 is PostgreSQL's default). */
     parallelWorkers: number;
+    /** Insights are computed on a thread beside the one that serves HTTP (when the build has its script). */
+    thread: boolean;
     /** In-memory column copies of each project's events that insights scan instead of PostgreSQL. */
     columnar: {
       enabled: boolean;
@@ -167,6 +169,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       queryTimeoutMs: readInt(env, 'ANALYTICS_QUERY_TIMEOUT_MS', 30_000, 100, 3_600_000),
       cacheTtlSeconds: readInt(env, 'ANALYTICS_CACHE_TTL_SECONDS', 300, 0, 86_400),
       parallelWorkers: readInt(env, 'ANALYTICS_PARALLEL_WORKERS', 2, 0, 64),
+      thread: readEnum(env, 'ANALYTICS_THREAD', ['on', 'off'] as const, 'on') === 'on',
       columnar: {
         enabled: readEnum(env, 'ANALYTICS_COLUMNAR', ['on', 'off'] as const, 'on') === 'on',
         maxEvents: readInt(env, 'ANALYTICS_COLUMNAR_MAX_EVENTS', 50_000_000, 0, 2_000_000_000),

@@ -1,7 +1,7 @@
 import cluster, { Worker } from 'node:cluster';
-import { AggregatorRegistry, Registry } from 'prom-client';
+import { AggregatorRegistry } from 'prom-client';
+import type { MetricsJson } from './metrics.service';
 
-type MetricsJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
 
 /**
  * /metrics across the processes of one API cluster (API_PROCESSES > 1). A scrape lands on any child;
@@ -29,11 +29,11 @@ interface Message {
 
 let nextId = 0;
 
-/** In a child: answer the primary's collections from this registry, and scrape the whole cluster through it. */
+/** In a child: answer the primary's collections with this process's metrics, and scrape the whole cluster through it. */
 export class ChildMetrics {
   private readonly pending = new Map<number, { resolve: (text: string) => void; reject: (error: Error) => void }>();
 
-  constructor(private readonly registry: Registry) {
+  constructor(private readonly collect: () => Promise<MetricsJson>) {
     process.on('message', (message: Message) => this.onMessage(message));
   }
 
@@ -51,7 +51,7 @@ export class ChildMetrics {
 
   private onMessage(message: Message): void {
     if (message?.type === COLLECT) {
-      this.registry.getMetricsAsJSON().then(
+      this.collect().then(
         (metrics) => process.send?.({ type: COLLECTED, id: message.id, metrics }),
         (error: Error) => process.send?.({ type: COLLECTED, id: message.id, error: error.message }),
       );

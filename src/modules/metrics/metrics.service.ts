@@ -1,8 +1,10 @@
 import cluster from 'node:cluster';
 import { Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import { ApiError } from '../../common/errors/api-error';
 import { ChildMetrics } from './cluster-metrics';
+
+export type MetricsJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
 
 /**
  * One Prometheus registry per process; modules add their own counters to it. In a child of an API
@@ -20,14 +22,30 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  private readonly clusterMetrics = cluster.isWorker ? new ChildMetrics(this.registry) : null;
+  /** Metrics kept elsewhere in the process (the analytics thread's), added to this registry's. */
+  private readonly sources: Array<() => Promise<MetricsJson>> = [];
+
+  private readonly clusterMetrics = cluster.isWorker ? new ChildMetrics(() => this.json()) : null;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
 
+  addSource(source: () => Promise<MetricsJson>): void {
+    this.sources.push(source);
+  }
+
+  /** This process's metrics: its registry's, summed with its other sources' by name. */
+  async json(): Promise<MetricsJson> {
+    const own = await this.registry.getMetricsAsJSON();
+    if (this.sources.length === 0) return own;
+    const others = await Promise.all(this.sources.map((source) => source()));
+    return AggregatorRegistry.aggregate([own, ...others]).getMetricsAsJSON();
+  }
+
   async render(): Promise<string> {
-    if (!this.clusterMetrics) return this.registry.metrics();
+    if (!this.clusterMetrics && this.sources.length === 0) return this.registry.metrics();
+    if (!this.clusterMetrics) return AggregatorRegistry.aggregate([await this.json()]).metrics();
     try {
       return await this.clusterMetrics.scrape();
     } catch {

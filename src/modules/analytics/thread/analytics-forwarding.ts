@@ -1,0 +1,41 @@
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import type { AnalyticsThread } from './analytics-thread';
+
+/**
+ * The routes the analytics thread answers: insights, the persons behind them, and the query API. Any
+ * route would be answered the same there (it runs the whole application); these are the ones that
+ * compute for seconds.
+ */
+const ANALYTICS_ROUTE = /^\/api\/projects\/:project_id\/(insights\/|query\/?$|persons\/(trends|stickiness|lifecycle|funnel|funnel\/correlation|retention|path)\/?$)/;
+
+export function isAnalyticsRoute(route: string | undefined): boolean {
+  return route !== undefined && ANALYTICS_ROUTE.test(route);
+}
+
+async function readWhole(raw: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of raw) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Hands analytics requests to the thread and writes back its reply. Requests this thread answers itself:
+ * bodies without a length or over the limit (Fastify's own parsing refuses those in the contract's
+ * shape), and every request when the thread cannot start.
+ */
+export function registerAnalyticsForwarding(fastify: FastifyInstance, thread: AnalyticsThread, maxBodyBytes: number, onForwarded: () => void): void {
+  fastify.addHook('onRequest', async (request, reply) => {
+    if (!isAnalyticsRoute(request.routeOptions.url)) return;
+    const length = Number(request.headers['content-length'] ?? 0);
+    if (request.headers['transfer-encoding'] !== undefined || !(length <= maxBodyBytes)) return;
+    if (!(await thread.available())) return;
+    const body = length > 0 ? await readWhole(request.raw) : null;
+    // The thread logs under the same request id as this thread.
+    const headers = { ...request.headers, 'x-request-id': request.id };
+    const answer = await thread.forward({ method: request.method, url: request.url, headers, body });
+    onForwarded();
+    reply.code(answer.status).headers(answer.headers);
+    return reply.send(Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength));
+  });
+}
