@@ -232,6 +232,10 @@ describe(loadConfig.name, () => {
       expect(error.message).toBe('Invalid configuration: ROLE must be one of api, worker, all (got "x")');
     });
 
+    it('rejects an ANALYTICS_THREAD other than on or off', () => {
+      expect(configError({ ANALYTICS_THREAD: 'yes' }).message).toBe('Invalid configuration: ANALYTICS_THREAD must be one of on, off (got "yes")');
+    });
+
     it('rejects ROLE in the wrong case', () => {
       expect(configError({ ROLE: 'API' }).variable).toBe('ROLE');
     });
