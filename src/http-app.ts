@@ -22,6 +22,7 @@ import { createValidationPipe } from './common/validation/validation.pipe';
 import { MetricsService } from './modules/metrics/metrics.service';
 import { registerAnalyticsForwarding } from './modules/analytics/thread/analytics-forwarding';
 import { AnalyticsThread } from './modules/analytics/thread/analytics-thread';
+import { ColumnarStore } from './modules/analytics/columnar/columnar-store.service';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -110,6 +111,7 @@ function startAnalyticsThread(app: NestFastifyApplication, runtime: RuntimeOptio
   const forwarded = new Counter({ name: 'analytics_thread_requests_total', help: 'Requests answered by the analytics thread', registers: [metrics.registry] });
   registerAnalyticsForwarding(fastify, thread, runtime.config.http.maxBodyBytes, () => forwarded.inc());
   metrics.addSource(() => thread.metrics());
+  app.get(ColumnarStore).handOver();
   fastify.addHook('onClose', async () => thread.close());
 }
 

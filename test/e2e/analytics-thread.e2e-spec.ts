@@ -117,6 +117,10 @@ describe('Analytics thread (ANALYTICS_THREAD)', () => {
   it("reports the thread's insight reads on the process's /metrics", async () => {
     expect(await metric(threadedUrl, 'analytics_columnar_answers_total')).toBeGreaterThan(0);
     expect(await metric(threadedUrl, 'analytics_columnar_events')).toBe(7);
+    // Each metric once (the HTTP thread keeps no copies of its own), and the process's own series all there.
+    const text = await (await fetch(`${threadedUrl}/metrics`)).text();
+    expect(text.match(/^# TYPE analytics_columnar_events /gm)).toHaveLength(1);
+    expect(text).toMatch(/^process_start_time_seconds \d+/m);
     // The other process computed on its own HTTP thread and counts no forwarded request.
     expect(await metric(inlineUrl, 'analytics_thread_requests_total')).toBe(0);
   });

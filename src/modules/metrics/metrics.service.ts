@@ -22,7 +22,7 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  /** Metrics kept elsewhere in the process (the analytics thread's), added to this registry's. */
+  /** Metrics kept elsewhere in the process (the analytics thread's), under names this registry does not use. */
   private readonly sources: Array<() => Promise<MetricsJson>> = [];
 
   private readonly clusterMetrics = cluster.isWorker ? new ChildMetrics(() => this.json()) : null;
@@ -35,17 +35,19 @@ export class MetricsService {
     this.sources.push(source);
   }
 
-  /** This process's metrics: its registry's, summed with its other sources' by name. */
+  /** This process's metrics: its registry's, then its other sources'. */
   async json(): Promise<MetricsJson> {
-    const own = await this.registry.getMetricsAsJSON();
-    if (this.sources.length === 0) return own;
     const others = await Promise.all(this.sources.map((source) => source()));
-    return AggregatorRegistry.aggregate([own, ...others]).getMetricsAsJSON();
+    return [...(await this.registry.getMetricsAsJSON()), ...others.flat()];
   }
 
   async render(): Promise<string> {
-    if (!this.clusterMetrics && this.sources.length === 0) return this.registry.metrics();
-    if (!this.clusterMetrics) return AggregatorRegistry.aggregate([await this.json()]).metrics();
+    if (!this.clusterMetrics) {
+      // The sources' metrics are rendered apart and appended: summing everything through an aggregator would
+      // drop the series it omits (process_start_time_seconds).
+      const others = await Promise.all(this.sources.map(async (source) => AggregatorRegistry.aggregate([await source()]).metrics()));
+      return [await this.registry.metrics(), ...others].join('\n');
+    }
     try {
       return await this.clusterMetrics.scrape();
     } catch {

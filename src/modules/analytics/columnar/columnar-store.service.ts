@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Counter, Gauge } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import type { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import { MetricsService } from '../../metrics/metrics.service';
@@ -34,7 +34,11 @@ interface ProjectCopy {
   tail: Promise<unknown>;
   /** The refresh queued behind the running work, shared by every request that arrives meanwhile. */
   queued: Promise<boolean> | null;
+  /** An ordering of the events is queued or running (see event-order.ts). */
+  reordering: boolean;
 }
+
+type Changes = Awaited<ReturnType<typeof readChanges>> & { horizon: Horizon; persons: Awaited<ReturnType<typeof readChangedPersons>> };
 
 /** What a scan reads: the events, and the person data it asked for. */
 export interface ColumnarView {
@@ -59,12 +63,16 @@ export class ColumnarStore {
   private readonly logger = new Logger(ColumnarStore.name);
   private readonly entries = new Map<number, Entry>();
   private readonly answers: Counter;
+  private readonly registry: Registry;
+  /** Set where the analytics thread keeps the copies: this instance then keeps none. */
+  private handedOver = false;
 
   constructor(
     private readonly repository: AnalyticsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     metrics: MetricsService,
   ) {
+    this.registry = metrics.registry;
     const registers = [metrics.registry];
     this.answers = new Counter({ name: 'analytics_columnar_answers_total', help: 'Insight reads answered from the in-memory event columns', registers });
     const store = this;
@@ -142,6 +150,16 @@ export class ColumnarStore {
     });
   }
 
+  /**
+   * The process's analytics thread keeps the copies (and reports their metrics): insights this thread still
+   * answers itself (while that thread cannot run) go to PostgreSQL, so a process never holds two copies.
+   */
+  handOver(): void {
+    this.handedOver = true;
+    this.registry.removeSingleMetric('analytics_columnar_answers_total');
+    this.registry.removeSingleMetric('analytics_columnar_events');
+  }
+
   /** Events held in every copy of this process. */
   heldEvents(): number {
     let total = 0;
@@ -157,7 +175,7 @@ export class ColumnarStore {
 
   private async upToDate(projectId: number): Promise<EventColumns | null> {
     const settings = this.config.analytics.columnar;
-    if (!settings.enabled) return null;
+    if (!settings.enabled || this.handedOver) return null;
     const entry = this.entries.get(projectId);
     if (entry === undefined || (entry.state === 'unavailable' && Date.now() >= entry.until)) {
       const done = this.load(projectId);
@@ -195,7 +213,7 @@ export class ColumnarStore {
           (row) => { columns.append(row); remember(row.tx); },
           (row) => { columns.setOwner(row.distinctId, row.personId); remember(row.tx); });
         const generation = horizon.generation ?? '';
-        return { columns, horizon: BigInt(horizon.xmin), applied, generation, properties: new Map(), created: null, readers: 0, drained: [], tail: Promise.resolve(), queued: null };
+        return { columns, horizon: BigInt(horizon.xmin), applied, generation, properties: new Map(), created: null, readers: 0, drained: [], tail: Promise.resolve(), queued: null, reordering: false };
       }, LOAD_TIMEOUT_MS);
       copy.columns.adoptOrder(await orderByDistinct(copy.columns));
       this.entries.set(projectId, { state: 'ready', copy });
@@ -241,7 +259,11 @@ export class ColumnarStore {
       const persons = personsKept ? await readChangedPersons(client, projectId, since, keys) : [];
       return { horizon, ...rows, persons };
     });
-    await this.noScanRunning(copy);
+    return this.whenNoScan(copy, () => this.apply(projectId, copy, changes, keys));
+  }
+
+  /** Applies what a refresh read; false when the copy was dropped (a delete happened). */
+  private apply(projectId: number, copy: ProjectCopy, changes: Changes | null, keys: string[]): boolean {
     if (changes === null) {
       this.entries.delete(projectId);
       this.logger.log(`analytics copy of project ${projectId} dropped: events or persons were deleted; it is loaded again on the next insight`);
@@ -256,26 +278,30 @@ export class ColumnarStore {
       keys.forEach((key, k) => copy.properties.get(key)?.set(index, person.values[k]));
     }
     this.advance(copy, changes.horizon, [...changes.events, ...changes.owners].map((row) => row.tx));
-    if (columns.length - columns.orderedLength > tailLimit(columns.length)) {
-      // Queued after this refresh, so the request that triggered it is answered first.
-      this.serialized(copy, () => this.reorder(copy)).catch((error: Error) => this.logger.warn(`analytics copy of project ${projectId} could not be ordered again: ${error.message}`));
+    if (!copy.reordering && columns.length - columns.orderedLength > tailLimit(columns.length)) {
+      copy.reordering = true;
+      // Queued after this refresh, so the request that triggered it is answered first; requests that arrive
+      // meanwhile wait for it (2–3 s for 10 M events), as they wait for any refresh.
+      this.serialized(copy, () => this.reorder(copy))
+        .catch((error: Error) => this.logger.warn(`analytics copy of project ${projectId} could not be ordered again: ${error.message}`))
+        .finally(() => (copy.reordering = false));
     }
     return true;
   }
 
-  /** Orders every event again (appended ones included) beside running scans, then swaps the order in once none runs. */
+  /** Orders every event again (appended ones included) beside the scans already running, then swaps the order in once none runs. */
   private async reorder(copy: ProjectCopy): Promise<void> {
     const ordered = await orderByDistinct(copy.columns);
-    await this.noScanRunning(copy);
-    copy.columns.adoptOrder(ordered);
+    await this.whenNoScan(copy, () => copy.columns.adoptOrder(ordered));
   }
 
   /**
-   * Resolves once no scan reads the copy. Scans pause on the event loop and must not see the copy change
-   * under them: the caller changes it synchronously right after, before any scan can start.
+   * Runs `change` once no scan reads the copy, synchronously after the last check: scans pause on the event
+   * loop and must not see the copy change under them, and none can start between the check and the change.
    */
-  private async noScanRunning(copy: ProjectCopy): Promise<void> {
+  private async whenNoScan<T>(copy: ProjectCopy, change: () => T): Promise<T> {
     while (copy.readers > 0) await new Promise<void>((wake) => copy.drained.push(wake));
+    return change();
   }
 
   private advance(copy: ProjectCopy, horizon: Horizon, txs: Array<string | null>): void {

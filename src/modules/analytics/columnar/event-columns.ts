@@ -51,7 +51,7 @@ export interface ColumnarEvent {
   item: string | null;
 }
 
-/** The copy's events in (distinct id, time, uuid) order, built by event-order.ts. */
+/** The copy's events in (distinct id, time, uuid) order, built by event-order.ts; the arrays may be longer than `length` (room to append). */
 export interface OrderedEvents {
   length: number;
   time: Float64Array;

@@ -61,13 +61,15 @@ export async function orderByDistinct(columns: EventColumns): Promise<OrderedEve
   await sliced(distinctCount, (from, to) => {
     for (let d = from; d < to; d++) if (distinctStart[d + 1] - distinctStart[d] > 1) sortByTime(columns, order, distinctStart[d], distinctStart[d + 1]);
   });
+  // Room for the tail that may follow before the next ordering, so appends do not reallocate at once.
+  const capacity = length + tailLimit(length);
   const ordered: OrderedEvents = {
     length,
-    time: new Float64Array(length),
-    event: new Int32Array(length),
-    distinct: new Int32Array(length),
-    tie: new Uint32Array(length),
-    item: new Int32Array(length),
+    time: new Float64Array(capacity),
+    event: new Int32Array(capacity),
+    distinct: new Int32Array(capacity),
+    tie: new Uint32Array(capacity),
+    item: new Int32Array(capacity),
     distinctStart,
   };
   await sliced(length, (from, to) => {

@@ -20,9 +20,9 @@ async function readWhole(raw: IncomingMessage): Promise<Buffer> {
 }
 
 /**
- * Hands analytics requests to the thread and writes back its reply. Requests this thread answers itself:
- * bodies without a length or over the limit (Fastify's own parsing refuses those in the contract's
- * shape), and every request when the thread cannot start.
+ * Hands analytics requests to the thread and writes back its reply. Requests this thread answers itself,
+ * from PostgreSQL: bodies without a length (chunked) or over the limit (Fastify's own parsing refuses
+ * those in the contract's shape), and every request while the thread cannot start.
  */
 export function registerAnalyticsForwarding(fastify: FastifyInstance, thread: AnalyticsThread, maxBodyBytes: number, onForwarded: () => void): void {
   fastify.addHook('onRequest', async (request, reply) => {

@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Metric } from 'prom-client';
+import { ApiError } from '../../../common/errors/api-error';
 import type { RuntimeOptions } from '../../../app.module';
 import { createRootLogger } from '../../../common/logging/logger';
 import { loadConfig } from '../../../config/app-config';
@@ -12,8 +14,10 @@ import type { FromThread, ThreadReply, ThreadStart, ToThread } from './analytics
 /**
  * The analytics thread (see AnalyticsThread): the API application built as the HTTP thread builds it,
  * on the same configuration and database, answering the requests it is handed through Fastify's
- * `inject` instead of a socket. It runs no workers, no migrations and no provisioning: the process
- * that started it did those.
+ * `inject` instead of a socket. It runs no ingestion workers, no migrations and no provisioning (the
+ * process that started it did those); what every API application does at boot it does too: its own
+ * database pools, queue producer connections, the event partition check, the flag snapshot timer and
+ * the queue's durability warning.
  */
 
 /** Only the thread's insight metrics are reported: the process-wide ones are the HTTP thread's. */
@@ -35,17 +39,28 @@ async function serve(): Promise<void> {
   port.on('message', (message: ToThread) => {
     if (message.type === 'close') return void close(app);
     if (message.type === 'metrics') {
-      void metrics.registry.getMetricsAsJSON().then((all) => send({ type: 'metrics', id: message.id, metrics: all.filter((m) => OWN_METRICS.test(m.name)) }));
+      // Only these are collected: collecting the others would also run their probes (queue depths in Redis).
+      const own = metrics.registry.getMetricsAsArray().filter((metric) => OWN_METRICS.test(metric.name)) as unknown as Metric[];
+      void Promise.all(own.map((metric) => metric.get()))
+        .catch(() => [])
+        .then((collected) => send({ type: 'metrics', id: message.id, metrics: collected }));
       return;
     }
     const { method, url, headers, body } = message.request;
     void fastify
       .inject({ method: method as 'GET', url, headers: headers as Record<string, string>, payload: body ? Buffer.from(body) : undefined })
-      .then((response) => {
+      .then((response): ThreadReply => {
         const reply: ThreadReply = { status: response.statusCode, headers: {}, body: new Uint8Array(response.rawPayload) };
         for (const [name, value] of Object.entries(response.headers)) if (!HOP_BY_HOP.has(name)) reply.headers[name] = value;
-        send({ type: 'reply', id: message.id, reply }, [reply.body.buffer as ArrayBuffer]);
-      });
+        return reply;
+      })
+      // inject answers every handler error itself; anything that still escapes must not end the thread (and its copies).
+      .catch((error: Error): ThreadReply => {
+        logger.error({ err: error }, 'analytics thread could not answer a request');
+        // A body of its own: a small Buffer may share the pool other Buffers use, which a transfer would take away.
+        return { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' }, body: new Uint8Array(Buffer.from(JSON.stringify(ApiError.serverError().toBody()))) };
+      })
+      .then((reply) => send({ type: 'reply', id: message.id, reply }, [reply.body.buffer as ArrayBuffer]));
   });
   send({ type: 'ready' });
 }

@@ -35,6 +35,10 @@ export interface ThreadStart {
 
 /** How long a closing thread may take to close its connections before it is stopped. */
 const CLOSE_TIMEOUT_MS = 5_000;
+/** How long a thread may take to start (it connects to the database) before it is stopped as failed. */
+const START_TIMEOUT_MS = 60_000;
+/** After a thread failed to start, how long the HTTP thread answers insights itself before the next try. */
+const RETRY_START_AFTER_MS = 60_000;
 
 type Waiter = (message: Extract<FromThread, { id: number }> | null) => void;
 
@@ -45,13 +49,17 @@ type Waiter = (message: Extract<FromThread, { id: number }> | null) => void;
  * forwards each analytics request to it (analytics-forwarding.ts) and writes back its reply.
  *
  * The thread starts on the first analytics request (a process never asked for one never pays for it),
- * which waits for it. A thread that dies while serving is started again by the next request; one that
- * cannot start at all leaves insights to the HTTP thread for the life of the process.
+ * which waits for it. A thread that dies while serving is started again by the next request. While one
+ * cannot start (the database is down, say), the HTTP thread answers insights itself, from PostgreSQL (the
+ * column copies are the analytics thread's), and a new start is tried a minute later.
  */
 export class AnalyticsThread {
   private worker: Worker | null = null;
-  private state: 'idle' | 'starting' | 'ready' | 'broken' | 'closing' = 'idle';
+  private state: 'idle' | 'starting' | 'ready' | 'closing' = 'idle';
   private started: Promise<void> = Promise.resolve();
+  private settleStart: () => void = () => undefined;
+  /** No start is tried before this instant (ms): set when one failed. */
+  private notBefore = 0;
   private nextId = 0;
   private readonly pending = new Map<number, Waiter>();
 
@@ -68,7 +76,7 @@ export class AnalyticsThread {
 
   /** Whether the thread answers requests, once it has started (the first call starts it). */
   async available(): Promise<boolean> {
-    if (this.state === 'idle') this.spawn();
+    if (this.state === 'idle' && Date.now() >= this.notBefore) this.spawn();
     await this.started;
     return this.state === 'ready';
   }
@@ -90,6 +98,7 @@ export class AnalyticsThread {
 
   async close(): Promise<void> {
     this.state = 'closing';
+    this.settleStart();
     const worker = this.worker;
     if (!worker) return;
     const exited = new Promise((resolve) => worker.once('exit', resolve));
@@ -113,12 +122,14 @@ export class AnalyticsThread {
     const worker = new Worker(this.script, { workerData: this.start });
     this.worker = worker;
     this.state = 'starting';
-    let started!: () => void;
-    this.started = new Promise((resolve) => (started = resolve));
+    this.started = new Promise((resolve) => (this.settleStart = resolve));
+    const startTimer = setTimeout(() => void worker.terminate(), START_TIMEOUT_MS);
     worker.on('message', (message: FromThread) => {
       if (message.type === 'ready') {
+        clearTimeout(startTimer);
+        if (this.state !== 'starting') return;
         this.state = 'ready';
-        started();
+        this.settleStart();
         this.logger.info('analytics thread started: insights are computed beside the HTTP thread');
         return;
       }
@@ -129,15 +140,20 @@ export class AnalyticsThread {
     // An uncaught error in the thread is followed by 'exit'; without a listener it would be thrown here.
     worker.on('error', (error) => this.logger.error({ err: error }, 'analytics thread failed'));
     worker.on('exit', (code) => {
+      clearTimeout(startTimer);
       const was = this.state;
       this.worker = null;
       for (const waiter of this.pending.values()) waiter(null);
       this.pending.clear();
       if (was === 'closing') return;
-      this.state = was === 'starting' ? 'broken' : 'idle';
-      started();
-      if (was === 'starting') this.logger.error({ code }, 'analytics thread could not start; insights are computed on the HTTP thread');
-      else this.logger.warn({ code }, 'analytics thread exited; the next insight starts a new one');
+      this.state = 'idle';
+      if (was === 'starting') {
+        this.notBefore = Date.now() + RETRY_START_AFTER_MS;
+        this.logger.error({ code }, `analytics thread could not start; insights are answered by the HTTP thread from PostgreSQL, and a new start is tried in ${RETRY_START_AFTER_MS / 1000} s`);
+      } else {
+        this.logger.warn({ code }, 'analytics thread exited; the next insight starts a new one');
+      }
+      this.settleStart();
     });
   }
 }
