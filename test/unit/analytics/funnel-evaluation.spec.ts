@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { Attribution, runsByBreakdown } from '../../../src/modules/analytics/model/funnel-breakdown';
-import { ActorEvents, evaluateActor, FunnelOrderType, FunnelSpec, StepTally, stepSelector } from '../../../src/modules/analytics/model/funnel-evaluation';
+import { ActorEvents, evaluateActor, FunnelOrderType, FunnelSpec, median, StepTally, stepSelector } from '../../../src/modules/analytics/model/funnel-evaluation';
 
 const MINUTE = 60_000;
 const spec = (orderType: FunnelOrderType, overrides: Partial<FunnelSpec> = {}): FunnelSpec => ({
@@ -132,5 +132,21 @@ describe('runsByBreakdown', () => {
 
   it('runs the funnel per value over the events carrying it (all events)', () => {
     expect(attributed('all_events')).toEqual([['x', 1], ['y', 2], ['z', 0]]);
+  });
+});
+
+describe(median.name, () => {
+  it('is the middle value (or the mean of the two middle ones) of any list, short or long, and leaves the list as it was', () => {
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: -1e9, max: 1e9, noNaN: true }).map((v) => v + 0), { maxLength: 80 }), (values) => {
+        const before = [...values];
+        const sorted = [...values].sort((a, b) => a - b);
+        const middle = sorted.length >> 1;
+        const expected = sorted.length === 0 ? null : sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+        expect(median(values)).toBe(expected);
+        expect(values).toEqual(before);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

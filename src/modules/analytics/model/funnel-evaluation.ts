@@ -166,11 +166,25 @@ function runs(events: ActorEvents, spec: FunnelSpec): Run[] {
   return found;
 }
 
+/** Scratch for the medians of few values (one actor's runs): sorted in place, no array per call. */
+const fewValues = new Float64Array(32);
+
 export function median(values: number[]): number | null {
-  if (values.length <= 2) return values.length === 0 ? null : values.length === 1 ? values[0] : (values[0] + values[1]) / 2;
-  const sorted = Float64Array.from(values).sort();
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  const n = values.length;
+  if (n <= 2) return n === 0 ? null : n === 1 ? values[0] : (values[0] + values[1]) / 2;
+  let sorted: Float64Array;
+  if (n <= fewValues.length) {
+    sorted = fewValues;
+    for (let i = 0; i < n; i++) {
+      let j = i;
+      for (; j > 0 && sorted[j - 1] > values[i]; j--) sorted[j] = sorted[j - 1];
+      sorted[j] = values[i];
+    }
+  } else {
+    sorted = Float64Array.from(values).sort();
+  }
+  const middle = n >> 1;
+  return n % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 export function mean(values: number[]): number | null {
