@@ -24,6 +24,39 @@ export type FunnelResult =
   | { vizType: 'trends'; periods: string[]; lines: Array<FunnelLineKey & { data: number[] }> }
   | { vizType: 'time_to_convert'; histogram: Histogram };
 
+interface LineTally {
+  key: FunnelLineKey;
+  steps: StepTally;
+  trend: ConversionTrendTally;
+  actors: number;
+}
+
+/** Each line's tally, by its value; a pass's own line is one object for all its actors, found by identity without its text. */
+class LineTallies {
+  private readonly byValue = new Map<string, LineTally>();
+  private readonly byPassKey = new Map<FunnelLineKey, LineTally>();
+
+  constructor(private readonly make: (key: FunnelLineKey) => LineTally) {}
+
+  of(key: FunnelLineKey): LineTally {
+    const known = this.byPassKey.get(key);
+    if (known) return known;
+    const id = JSON.stringify(key.value);
+    let tally = this.byValue.get(id);
+    if (!tally) this.byValue.set(id, (tally = this.make(key)));
+    return tally;
+  }
+
+  /** A line that exists whatever the data (no breakdown, each cohort): shown even when nobody entered it. */
+  keepPassLine(key: FunnelLineKey): void {
+    this.byPassKey.set(key, this.of(key));
+  }
+
+  all(): LineTally[] {
+    return [...this.byValue.values()];
+  }
+}
+
 /** One pass over the events: all actors, or one cohort's (cohort breakdowns read each cohort apart). */
 interface Pass {
   cohort: number | 'all' | null;
@@ -51,29 +84,22 @@ export class FunnelsService {
     }
     const trends = options.vizType === 'trends';
     const periodOf = this.periodOf(query);
-    const tallies = new Map<string, { key: FunnelLineKey; steps: StepTally; trend: ConversionTrendTally; actors: number }>();
-    const tallyOf = (key: FunnelLineKey) => {
-      const id = JSON.stringify(key.value);
-      const tally = tallies.get(id) ?? { key, steps: new StepTally(spec.stepCount), trend: new ConversionTrendTally(options.fromStep, options.toStep), actors: 0 };
-      tallies.set(id, tally);
-      return tally;
-    };
+    const tallies = new LineTallies((key) => ({ key, steps: new StepTally(spec.stepCount), trend: new ConversionTrendTally(options.fromStep, options.toStep), actors: 0 }));
     const passes = this.passes(query, cohortNames);
-    // Lines that exist whatever the data (no breakdown, each cohort) are shown even when nobody entered them.
-    for (const pass of passes) if (pass.key) tallyOf(pass.key);
+    for (const pass of passes) if (pass.key) tallies.keepPassLine(pass.key);
     for (const pass of passes) {
       await this.forEachActor(query, ctx, pass.cohort, (row) => {
         for (const { key, runs } of this.attributed(query, spec, row, pass)) {
           const outcome = outcomeOf(runs);
           if (outcome.steps === 0) continue;
-          const tally = tallyOf(key);
+          const tally = tallies.of(key);
           tally.actors++;
           if (trends) tally.trend.add(stepsByEntrancePeriod(runs, periodOf));
           else tally.steps.add(outcome);
         }
       });
     }
-    const ranked = this.ranked(query, [...tallies.values()]);
+    const ranked = this.ranked(query, tallies.all());
     if (!trends) return { vizType: 'steps', lines: ranked.map((t) => ({ ...t.key, steps: t.steps.steps() })) };
     const periods = bucketStarts(query.range, query.interval, query.weekStartDay).map(bucketKey);
     return { vizType: 'trends', periods, lines: ranked.map((t) => ({ ...t.key, data: t.trend.rates(periods) })) };
