@@ -64,9 +64,10 @@ export function eventCodeOf(columns: EventColumns, event: string | null): number
 }
 
 /**
- * Scans run on the API's event loop: they give it back whenever they have held it for SCAN_SLICE_MS, so
- * captures and flag evaluations are served between slices while an insight runs. The store lets no
- * refresh change the copy while a scan is paused (see ColumnarStore.read).
+ * Scans give their thread's event loop back whenever they have held it for SCAN_SLICE_MS: on the analytics
+ * thread, so several insights (and their refreshes) progress together; on the HTTP thread (ANALYTICS_THREAD
+ * off), so captures and flag evaluations are served between slices. The store lets no refresh change the
+ * copy while a scan is paused (see ColumnarStore.read).
  */
 const SCAN_SLICE_MS = 4;
 
