@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import type { AnalyticsThread } from './analytics-thread';
 
 /**
@@ -8,10 +8,6 @@ import type { AnalyticsThread } from './analytics-thread';
  * compute for seconds.
  */
 const ANALYTICS_ROUTE = /^\/api\/projects\/:project_id\/(insights\/|query\/?$|persons\/(trends|stickiness|lifecycle|funnel|funnel\/correlation|retention|path)\/?$)/;
-
-export function isAnalyticsRoute(route: string | undefined): boolean {
-  return route !== undefined && ANALYTICS_ROUTE.test(route);
-}
 
 async function readWhole(raw: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -22,11 +18,11 @@ async function readWhole(raw: IncomingMessage): Promise<Buffer> {
 /**
  * Hands analytics requests to the thread and writes back its reply. Requests this thread answers itself,
  * from PostgreSQL: bodies without a length (chunked) or over the limit (Fastify's own parsing refuses
- * those in the contract's shape), and every request while the thread cannot start.
+ * those in the contract's shape), and every request while the thread cannot start. The hook is attached
+ * to the analytics routes alone (as they are registered), so captures and flag evaluations never run it.
  */
 export function registerAnalyticsForwarding(fastify: FastifyInstance, thread: AnalyticsThread, maxBodyBytes: number, onForwarded: () => void): void {
-  fastify.addHook('onRequest', async (request, reply) => {
-    if (!isAnalyticsRoute(request.routeOptions.url)) return;
+  const forward: onRequestAsyncHookHandler = async (request, reply) => {
     const length = Number(request.headers['content-length'] ?? 0);
     if (request.headers['transfer-encoding'] !== undefined || !(length <= maxBodyBytes)) return;
     if (!(await thread.available())) return;
@@ -37,5 +33,10 @@ export function registerAnalyticsForwarding(fastify: FastifyInstance, thread: An
     onForwarded();
     reply.code(answer.status).headers(answer.headers);
     return reply.send(Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength));
+  };
+  fastify.addHook('onRoute', (route) => {
+    if (!ANALYTICS_ROUTE.test(route.url)) return;
+    const own = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+    route.onRequest = [...own, forward];
   });
 }
