@@ -8,12 +8,12 @@
 // (BENCH_SKIP_ANALYTICS=1 skips it), alone with `node test/bench/run.js analytics` after a build.
 const { performance } = require('node:perf_hooks');
 const { Client } = require('pg');
-const { POSTGRES, REDIS, freePort, waitForHttp, startProcess, pacedLoad, percentile, sql, databaseUrl, otherProcessesCpu, cpuSecondsOf, removeRedisKeys } = require('./bench-support');
+const { nodeFlags, POSTGRES, REDIS, freePort, waitForHttp, startProcess, pacedLoad, percentile, sql, databaseUrl, otherProcessesCpu, cpuSecondsOf, removeRedisKeys } = require('./bench-support');
 const { generate, EVENTS, PERSONS, DAYS } = require('./data-api');
 
 const ITERATIONS = Number(process.env.BENCH_ANALYTICS_ITERATIONS ?? 10);
 /** e.g. `--cpu-prof --cpu-prof-dir=/tmp/profiles`, to see what bounds an insight. */
-const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+const NODE_FLAGS = nodeFlags();
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 const PROJECT_KEY = 'phc_BenchmarkAnalyticsProjectKey0000000000000';

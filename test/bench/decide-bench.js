@@ -13,7 +13,7 @@ const { Client } = require('pg');
 const { from: copyFrom } = require('pg-copy-streams');
 const { pipeline } = require('node:stream/promises');
 const { Readable } = require('node:stream');
-const { POSTGRES, REDIS, freePort, waitForHttp, startProcess, load, pacedLoad, sql, databaseUrl, otherProcessesCpu, cpuSecondsOf, removeRedisKeys } = require('./bench-support');
+const { nodeFlags, POSTGRES, REDIS, freePort, waitForHttp, startProcess, load, pacedLoad, sql, databaseUrl, otherProcessesCpu, cpuSecondsOf, removeRedisKeys } = require('./bench-support');
 
 const PERSONS = Number(process.env.BENCH_DECIDE_PERSONS ?? 100_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -332,9 +332,9 @@ async function runDecide(row, run = Date.now().toString(36)) {
   const url = databaseUrl(POSTGRES, database);
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const flags = nodeFlags();
   const env = { DATABASE_URL: url, REDIS_URL: REDIS, QUEUE_PREFIX: prefix, INIT_PROJECT_API_KEY: PROJECT_KEY, INIT_PERSONAL_API_KEY: PERSONAL_KEY, LOG_LEVEL: 'warn', ROLE: 'api', PORT: String(port) };
-  let api = startProcess([...nodeFlags, 'dist/main.js'], env);
+  let api = startProcess([...flags, 'dist/main.js'], env);
   try {
     await waitForHttp(`${baseUrl}/_readyz`);
     // The schema and first project exist now; the data goes in with the service stopped.
@@ -342,7 +342,7 @@ async function runDecide(row, run = Date.now().toString(36)) {
     const [{ id: projectId }] = await sql(url, 'SELECT id FROM project WHERE api_token = $1', [PROJECT_KEY]);
     const seconds = await generate(url, projectId);
     row(`decide data set: ${PERSONS.toLocaleString('en')} persons`, 'COPY + ANALYZE (s)', seconds.toFixed(1), `one distinct id each; ${ORGANIZATIONS} organizations, ${INSTANCES} instances`);
-    api = startProcess([...nodeFlags, 'dist/main.js'], env);
+    api = startProcess([...flags, 'dist/main.js'], env);
     await waitForHttp(`${baseUrl}/_readyz`);
     const flagCount = await createFlags(baseUrl, projectId);
     const replies = await sampleReplies(baseUrl, flagCount);
@@ -350,7 +350,7 @@ async function runDecide(row, run = Date.now().toString(36)) {
     const bodies = requestBodies();
     const measured = [];
     for (const processes of API_PROCESSES) {
-      api = startProcess([...nodeFlags, 'dist/main.js'], { ...env, API_PROCESSES: processes });
+      api = startProcess([...flags, 'dist/main.js'], { ...env, API_PROCESSES: processes });
       await waitForHttp(`${baseUrl}/_readyz`);
       const children = processTree(api.child.pid).length - 1;
       const label = children > 0 ? `[cluster of ${children}] ` : '[1 process] ';

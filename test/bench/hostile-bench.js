@@ -5,7 +5,7 @@
 const { readFileSync } = require('node:fs');
 const { gzipSync } = require('node:zlib');
 const { Pool } = require('undici');
-const { POSTGRES, REDIS, freePort, waitForHttp, startProcess, pacedLoad, sql, databaseUrl, removeRedisKeys } = require('./bench-support');
+const { nodeFlags, POSTGRES, REDIS, freePort, waitForHttp, startProcess, pacedLoad, sql, databaseUrl, removeRedisKeys } = require('./bench-support');
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const RATE = 1000;
@@ -73,7 +73,7 @@ async function runHostile(row, run) {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const env = { DATABASE_URL: databaseUrl(POSTGRES, database), REDIS_URL: REDIS, QUEUE_PREFIX: prefix, INIT_PROJECT_API_KEY: PROJECT_KEY, LOG_LEVEL: 'warn' };
-  const api = startProcess([...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), 'dist/main.js'], { ...env, ROLE: 'api', PORT: String(port) });
+  const api = startProcess([...nodeFlags(), 'dist/main.js'], { ...env, ROLE: 'api', PORT: String(port) });
   // BENCH_HOSTILE_NO_WORKER: the API alone (events wait in Redis), to tell the API's own cost from the machine's.
   const worker = process.env.BENCH_HOSTILE_NO_WORKER ? null : startProcess(['dist/main.js'], { ...env, ROLE: 'worker', PORT: String(await freePort()) });
   try {

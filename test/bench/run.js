@@ -9,7 +9,7 @@ const { Client } = require('pg');
 const { from: copyFrom } = require('pg-copy-streams');
 const { pipeline } = require('node:stream/promises');
 const { Readable } = require('node:stream');
-const { POSTGRES, REDIS, freePort, waitForHttp, startProcess, load, pacedLoad, sql, databaseUrl, otherProcessesCpu, removeRedisKeys } = require('./bench-support');
+const { nodeFlags, POSTGRES, REDIS, freePort, waitForHttp, startProcess, load, pacedLoad, sql, databaseUrl, otherProcessesCpu, removeRedisKeys } = require('./bench-support');
 const { runDataApi } = require('./data-api');
 const { runDecide } = require('./decide-bench');
 const { runAnalytics } = require('./analytics-bench');
@@ -144,10 +144,10 @@ async function main() {
     const { bare, barePaced, bareCold } = await referenceFastify();
     row('bare Fastify POST (reference)', 'requests/s (max)', bare.requestsPerSec, `p50 ${bare.p50} ms, p99 ${bare.p99} ms`);
 
-    const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-    api = startProcess([...nodeFlags, 'dist/main.js'], { ...common, ROLE: 'api', PORT: String(apiPort) });
+    const flags = nodeFlags();
+    api = startProcess([...flags, 'dist/main.js'], { ...common, ROLE: 'api', PORT: String(apiPort) });
     await waitForHttp(`${baseUrl}/_readyz`);
-    worker = startProcess([...nodeFlags, 'dist/main.js'], { ...common, ROLE: 'worker', PORT: String(await freePort()) });
+    worker = startProcess([...flags, 'dist/main.js'], { ...common, ROLE: 'worker', PORT: String(await freePort()) });
     await new Promise((resolve) => setTimeout(resolve, 1500));
 
     const single = JSON.stringify({ api_key: PROJECT_KEY, event: 'bench', distinct_id: 'bench-user', properties: { $current_url: 'https://example.com' } });

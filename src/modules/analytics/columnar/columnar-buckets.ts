@@ -112,7 +112,7 @@ export class ActivityBits {
   private readonly words: Uint32Array;
   private readonly stride: number;
 
-  constructor(readonly buckets: number, readonly persons: number) {
+  constructor(buckets: number, persons: number) {
     if (buckets * persons > MAX_ACTIVITY_BITS) throw new ScanTooLarge(`${buckets} buckets × ${persons} persons`);
     this.stride = (persons + 31) >>> 5;
     this.words = new Uint32Array(this.stride * buckets);

@@ -31,10 +31,16 @@ interface OwnerRow {
 
 const DECIMAL = /^\d+$/;
 
-function eventColumnsSql(xmin: string): string {
+/** The columns of an event row; `tx` is the writing transaction as the read needs it remembered. */
+function eventColumnsSql(tx: string): string {
   return `(extract(epoch FROM timestamp) * 1000)::float8, event, distinct_id, left(uuid::text, 8),
     CASE WHEN event = '$pageview' THEN properties ->> '$current_url' WHEN event = '$screen' THEN properties ->> '$screen_name' END,
-    CASE WHEN tx >= '${xmin}'::xid8 THEN tx::text END`;
+    ${tx}`;
+}
+
+/** A full read remembers only the transactions at or above the snapshot's xmin: the ones a refresh may meet again. */
+function txAtOrAbove(xmin: string): string {
+  return `CASE WHEN tx >= '${xmin}'::xid8 THEN tx::text END`;
 }
 
 function eventRow(fields: Array<string | null>): EventRow {
@@ -72,18 +78,19 @@ export async function readEverything(
 ): Promise<void> {
   if (!Number.isSafeInteger(projectId) || !DECIMAL.test(horizon.xmin)) throw new Error('invalid project or snapshot horizon');
   let events = 0;
-  await copyEach(client, `SELECT ${eventColumnsSql(horizon.xmin)} FROM event WHERE project_id = ${projectId}`, (fields) => {
+  await copyEach(client, `SELECT ${eventColumnsSql(txAtOrAbove(horizon.xmin))} FROM event WHERE project_id = ${projectId}`, (fields) => {
     if (++events > budget) throw new ColumnarBudgetExceeded(budget);
     onEvent(eventRow(fields));
   });
-  const owners = `SELECT distinct_id, person_id::text, CASE WHEN tx >= '${horizon.xmin}'::xid8 THEN tx::text END FROM person_distinct_id WHERE project_id = ${projectId}`;
+  const owners = `SELECT distinct_id, person_id::text, ${txAtOrAbove(horizon.xmin)} FROM person_distinct_id WHERE project_id = ${projectId}`;
   await copyEach(client, owners, (fields) => onOwner({ distinctId: fields[0] ?? '', personId: fields[1] ?? '', tx: fields[2] }));
 }
 
 /** Rows of transactions at or above `since` (the last snapshot's xmin) that are not among `applied`. */
-export async function readChanges(client: PoolClient, projectId: number, since: string, applied: string[], horizon: Horizon): Promise<{ events: EventRow[]; owners: OwnerRow[] }> {
+export async function readChanges(client: PoolClient, projectId: number, since: string, applied: string[]): Promise<{ events: EventRow[]; owners: OwnerRow[] }> {
   const events = await client.query<string[]>({
-    text: `SELECT ${eventColumnsSql(horizon.xmin)}, tx::text FROM event WHERE project_id = $1 AND tx >= $2::xid8 AND tx <> ALL($3::xid8[])`,
+    // Every changed row is remembered by its own transaction, whatever the new horizon.
+    text: `SELECT ${eventColumnsSql('tx::text')} FROM event WHERE project_id = $1 AND tx >= $2::xid8 AND tx <> ALL($3::xid8[])`,
     values: [projectId, since, applied],
     rowMode: 'array',
   });
@@ -93,8 +100,7 @@ export async function readChanges(client: PoolClient, projectId: number, since: 
     rowMode: 'array',
   });
   return {
-    // Every changed row is remembered by its own transaction, whatever the new horizon.
-    events: events.rows.map((fields) => ({ ...eventRow(fields), tx: fields[6] })),
+    events: events.rows.map(eventRow),
     owners: owners.rows.map((fields) => ({ distinctId: fields[0], personId: fields[1], tx: fields[2] })),
   };
 }

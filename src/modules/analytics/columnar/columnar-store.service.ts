@@ -255,7 +255,7 @@ export class ColumnarStore {
       const horizon = await readHorizon(client, projectId);
       if (horizon.generation !== copy.generation) return null;
       const since = copy.horizon.toString();
-      const rows = await readChanges(client, projectId, since, [...copy.applied], horizon);
+      const rows = await readChanges(client, projectId, since, [...copy.applied]);
       const persons = personsKept ? await readChangedPersons(client, projectId, since, keys) : [];
       return { horizon, ...rows, persons };
     });

@@ -22,11 +22,16 @@ export function columnarTrends(query: InsightQuery, ctx: SqlContext): boolean {
   if (!query.series.every((s) => s.math === 'total' || s.math === 'dau')) return false;
   // Cumulative persons count each one at their first event: read from PostgreSQL.
   if (query.display === 'ActionsLineGraphCumulative' && query.series.some((s) => s.math === 'dau')) return false;
+  return noBreakdownOrOnePersonProperty(query);
+}
+
+/** What the columns break down by: nothing, or one person property (each person's value is kept per copy). */
+function noBreakdownOrOnePersonProperty(query: InsightQuery): boolean {
   const breakdown = query.breakdown;
   return breakdown === null || (breakdown.kind === 'property' && breakdown.properties.length === 1 && breakdown.properties[0].type === 'person');
 }
 
-/** The person-property key a columnar trend breaks down by, if any. */
+/** The person-property key a columnar trend or funnel breaks down by, if any (see noBreakdownOrOnePersonProperty). */
 export function personBreakdownKey(query: InsightQuery): string | null {
   return query.breakdown?.kind === 'property' ? query.breakdown.properties[0].key : null;
 }
@@ -40,8 +45,7 @@ export function columnarActivity(query: InsightQuery, ctx: SqlContext): boolean 
 export function columnarFunnel(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions): boolean {
   const filters = [...query.series.map((s) => s.properties), ...(query.funnel?.exclusions ?? []).map((e) => e.properties), options.extraFilter ?? null, options.marked?.properties ?? null];
   if (!plainScope(query, ctx, filters) || typeof options.cohort === 'number' || options.propertiesOf) return false;
-  const breakdown = query.breakdown;
-  return breakdown === null || (breakdown.kind === 'property' && breakdown.properties.length === 1 && breakdown.properties[0].type === 'person');
+  return noBreakdownOrOnePersonProperty(query);
 }
 
 /** Paths of page views, screens and custom events by name (their items are held in the columns). */

@@ -9,7 +9,7 @@ import { loadConfig } from '../../../config/app-config';
 import { createHttpApp } from '../../../http-app';
 import { configureQueueConnection } from '../../../queues/queue-connection';
 import { MetricsService } from '../../metrics/metrics.service';
-import type { FromThread, ThreadReply, ThreadStart, ToThread } from './analytics-thread';
+import { errorReply, type FromThread, type ThreadReply, type ThreadStart, type ToThread } from './analytics-thread';
 
 /**
  * The analytics thread (see AnalyticsThread): the API application built as the HTTP thread builds it,
@@ -57,8 +57,7 @@ async function serve(): Promise<void> {
       // inject answers every handler error itself; anything that still escapes must not end the thread (and its copies).
       .catch((error: Error): ThreadReply => {
         logger.error({ err: error }, 'analytics thread could not answer a request');
-        // A body of its own: a small Buffer may share the pool other Buffers use, which a transfer would take away.
-        return { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' }, body: new Uint8Array(Buffer.from(JSON.stringify(ApiError.serverError().toBody()))) };
+        return errorReply(ApiError.serverError());
       })
       .then((reply) => send({ type: 'reply', id: message.id, reply }, [reply.body.buffer as ArrayBuffer]));
   });

@@ -19,6 +19,11 @@ export interface ThreadReply {
   body: Uint8Array;
 }
 
+/** An error as the thread's reply: the contract's body and headers, in a buffer of its own (safe to transfer). */
+export function errorReply(error: ApiError): ThreadReply {
+  return { status: error.status, headers: { 'content-type': 'application/json; charset=utf-8', ...error.headers }, body: new Uint8Array(Buffer.from(JSON.stringify(error.toBody()))) };
+}
+
 /** Messages from the thread (analytics-thread.entry.ts). */
 export type FromThread =
   | { type: 'ready' }
@@ -84,8 +89,7 @@ export class AnalyticsThread {
   forward(request: ForwardedRequest): Promise<ThreadReply> {
     return this.ask((id) => ({ type: 'request', id, request })).then((message) => {
       if (message?.type === 'reply') return message.reply;
-      const error = ApiError.unavailable('The analytics thread stopped while it computed this request. Please try again.');
-      return { status: error.status, headers: { 'content-type': 'application/json; charset=utf-8', ...error.headers }, body: Buffer.from(JSON.stringify(error.toBody())) };
+      return errorReply(ApiError.unavailable('The analytics thread stopped while it computed this request. Please try again.'));
     });
   }
 
