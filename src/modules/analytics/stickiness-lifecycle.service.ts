@@ -25,19 +25,25 @@ export class StickinessLifecycleService {
     const periods: Array<[SeriesResult['compareLabel'], DateRange]> = query.compare
       ? [['current', query.range], ['previous', previousRange(query.range)]]
       : [[null, query.range]];
+    const cases = periods.flatMap(([compareLabel, range]) => query.series.map((series) => ({ compareLabel, range, series })));
+    // One read of the columns for every series and period: each read brings the copy up to date first.
+    const fromColumns = columnarActivity(query, ctx)
+      ? await this.store.read(ctx.projectId, {}, async ({ columns }) => {
+          const counted: Array<Array<{ intervals: string; value: number }>> = [];
+          for (const { range, series } of cases) counted.push(await stickinessCounts(columns, { ...query, range }, series));
+          return counted;
+        })
+      : undefined;
     const lines: SeriesResult[] = [];
-    for (const [compareLabel, range] of periods) {
+    for (const [k, { compareLabel, range, series }] of cases.entries()) {
       const intervals = bucketStarts(range, query.interval, query.weekStartDay).length;
-      for (const series of query.series) {
-        const counted = columnarActivity(query, ctx) ? await this.store.read(ctx.projectId, {}, ({ columns }) => stickinessCounts(columns, { ...query, range }, series)) : undefined;
-        const rows = counted ?? (await this.repository.counts(stickinessCountsSql({ ...query, range }, series, ctx), ['intervals']));
-        const byDays = new Map(rows.map((row) => [Number(row.intervals), row.value]));
-        const data = Array.from({ length: intervals }, (_, i) => byDays.get(i + 1) ?? 0);
-        lines.push({
-          series, label: series.customName ?? series.name, breakdownValue: null, breakdownLabel: null, compareLabel, range,
-          buckets: [], data, aggregatedValue: null,
-        });
-      }
+      const rows = fromColumns?.[k] ?? (await this.repository.counts(stickinessCountsSql({ ...query, range }, series, ctx), ['intervals']));
+      const byDays = new Map(rows.map((row) => [Number(row.intervals), row.value]));
+      const data = Array.from({ length: intervals }, (_, i) => byDays.get(i + 1) ?? 0);
+      lines.push({
+        series, label: series.customName ?? series.name, breakdownValue: null, breakdownLabel: null, compareLabel, range,
+        buckets: [], data, aggregatedValue: null,
+      });
     }
     return { series: lines, hasMore: false };
   }
