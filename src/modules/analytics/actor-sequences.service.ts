@@ -23,22 +23,18 @@ export class ActorSequencesService {
   ) {}
 
   async forEachFunnelActor<R extends FunnelSequence>(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions, visit: (row: R) => void): Promise<void> {
-    const read = columnarFunnel(query, ctx, options)
-      ? await this.store.read(ctx.projectId, { property: personBreakdownKey(query) }, async ({ columns, property }) => {
-          await funnelSequences(columns, query, options, property, (row) => visit(row as R));
-          return true;
-        })
-      : undefined;
+    const read = await this.store.readIf(columnarFunnel(query, ctx, options), ctx.projectId, { property: personBreakdownKey(query) }, async ({ columns, property }) => {
+      await funnelSequences(columns, query, options, property, (row) => visit(row as R));
+      return true;
+    });
     if (!read) await this.repository.forEachRow<R>(funnelEventsSql(query, ctx, options), visit);
   }
 
   async forEachPathActor(query: InsightQuery, ctx: SqlContext, visit: (row: PathSequence) => void): Promise<void> {
-    const read = columnarPaths(query, ctx)
-      ? await this.store.read(ctx.projectId, {}, async ({ columns }) => {
-          await pathSequences(columns, query, visit);
-          return true;
-        })
-      : undefined;
+    const read = await this.store.readIf(columnarPaths(query, ctx), ctx.projectId, {}, async ({ columns }) => {
+      await pathSequences(columns, query, visit);
+      return true;
+    });
     if (!read) await this.repository.forEachRow<PathSequence>(pathEventsSql(query, ctx), visit);
   }
 }

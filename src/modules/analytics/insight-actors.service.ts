@@ -4,9 +4,8 @@ import { PersonQueriesService } from '../persons/person-queries.service';
 import { ActorRow, AnalyticsRepository } from './analytics.repository';
 import { lifecycleActors, stickinessActors } from './columnar/columnar-lifecycle';
 import { ColumnarStore } from './columnar/columnar-store.service';
-import { columnarActivity } from './columnar/columnar-support';
+import { columnarActivity, columnarTrends, personBreakdownKey } from './columnar/columnar-support';
 import { trendActors } from './columnar/columnar-trends';
-import { TrendsService } from './trends.service';
 import { ACTIVE_USER_DAYS, ActorsSelection, DateRange, InsightQuery, Series } from './model/insight-query';
 import type { ActorPage } from './model/insight-result';
 import { serializedGroup, serializedPerson, SerializedActor } from './presenters/actor.presenter';
@@ -22,7 +21,6 @@ export class InsightActorsService {
     private readonly repository: AnalyticsRepository,
     private readonly persons: PersonQueriesService,
     private readonly store: ColumnarStore,
-    private readonly trends: TrendsService,
   ) {}
 
   async page(query: InsightQuery, selection: ActorsSelection, ctx: SqlContext): Promise<ActorPage> {
@@ -62,7 +60,7 @@ export class InsightActorsService {
         return lifecycleActors(columns, query, series, created ?? [], lifecycle.status, lifecycle.target, page);
       });
     }
-    return this.trends.withColumns(query, ctx, ({ columns, property }) => trendActors(columns, series, selection.range, sliceOf(query, selection), property, page));
+    return this.store.readIf(columnarTrends(query, ctx), ctx.projectId, { property: personBreakdownKey(query) }, ({ columns, property }) => trendActors(columns, series, selection.range, sliceOf(query, selection), property, page));
   }
 
   /** The page's actors as PostHog serializes them; actors deleted since are left out (`missing_persons`). */

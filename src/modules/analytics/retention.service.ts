@@ -7,7 +7,6 @@ import type { ActorPage } from './model/insight-result';
 import { retentionActors, retentionCounts } from './columnar/columnar-retention';
 import { ColumnarStore } from './columnar/columnar-store.service';
 import { columnarRetention } from './columnar/columnar-support';
-import type { EventColumns } from './columnar/event-columns';
 import type { SqlContext } from './sql/event-scope.sql';
 import { retentionActorsSql, retentionCountsSql } from './sql/retention.sql';
 
@@ -38,7 +37,7 @@ export class RetentionService {
 
   async table(query: InsightQuery, ctx: SqlContext): Promise<RetentionLine[]> {
     const total = query.retention!.totalIntervals;
-    const counted = await this.withColumns(query, ctx, (columns) => retentionCounts(columns, query));
+    const counted = await this.store.readIf(columnarRetention(query, ctx), ctx.projectId, {}, ({ columns }) => retentionCounts(columns, query));
     const rows = counted ?? (await this.repository.counts(retentionCountsSql(query, ctx), ['line', 'interval']));
     const value = new Map(rows.map((row) => [`${row.line}/${row.interval}`, row.value]));
     if (!query.breakdown) {
@@ -57,18 +56,12 @@ export class RetentionService {
   async actors(query: InsightQuery, selection: RetentionActorsSelection, ctx: SqlContext): Promise<RetentionActorsPage> {
     const total = query.retention!.totalIntervals;
     const length = selection.breakdownValue !== undefined ? total : total - (selection.cohort ?? 0);
-    const members = await this.withColumns(query, ctx, (columns) => retentionActors(columns, query, selection.cohort ?? 0));
+    const members = await this.store.readIf(columnarRetention(query, ctx), ctx.projectId, {}, ({ columns }) => retentionActors(columns, query, selection.cohort ?? 0));
     const rows = members ?? (await this.repository.retainedActors(retentionActorsSql(query, selection, ctx)));
     const appearances = new Map(rows.map((row) => [row.actor, Array.from({ length }, (_, k): number => (k === 0 || row.intervals.includes(k) ? 1 : 0))]));
     const count = (actor: string) => (appearances.get(actor) ?? []).reduce((sum, v) => sum + v, 0);
     // Most appearances first; the sort is stable, so ties keep actor order.
     const ordered = sortActors(rows.map((row) => row.actor), query.aggregationGroupTypeIndex).sort((a, b) => count(b) - count(a));
     return { page: actorPage(ordered, query.aggregationGroupTypeIndex, selection), appearances };
-  }
-
-  /** Retention without a breakdown is read from the in-memory columns when they hold the project. */
-  private withColumns<T>(query: InsightQuery, ctx: SqlContext, scan: (columns: EventColumns) => Promise<T>): Promise<T | undefined> {
-    if (!columnarRetention(query, ctx)) return Promise.resolve(undefined);
-    return this.store.read(ctx.projectId, {}, ({ columns }) => scan(columns));
   }
 }

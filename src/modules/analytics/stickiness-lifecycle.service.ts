@@ -27,13 +27,11 @@ export class StickinessLifecycleService {
       : [[null, query.range]];
     const cases = periods.flatMap(([compareLabel, range]) => query.series.map((series) => ({ compareLabel, range, series })));
     // One read of the columns for every series and period: each read brings the copy up to date first.
-    const fromColumns = columnarActivity(query, ctx)
-      ? await this.store.read(ctx.projectId, {}, async ({ columns }) => {
-          const counted: Array<Array<{ intervals: string; value: number }>> = [];
-          for (const { range, series } of cases) counted.push(await stickinessCounts(columns, { ...query, range }, series));
-          return counted;
-        })
-      : undefined;
+    const fromColumns = await this.store.readIf(columnarActivity(query, ctx), ctx.projectId, {}, async ({ columns }) => {
+      const counted: Array<Array<{ intervals: string; value: number }>> = [];
+      for (const { range, series } of cases) counted.push(await stickinessCounts(columns, { ...query, range }, series));
+      return counted;
+    });
     const lines: SeriesResult[] = [];
     for (const [k, { compareLabel, range, series }] of cases.entries()) {
       const intervals = bucketStarts(range, query.interval, query.weekStartDay).length;
@@ -53,9 +51,7 @@ export class StickinessLifecycleService {
     const series = query.series[0];
     if (!series) return { series: [], hasMore: false };
     const buckets = bucketStarts(query.range, query.interval, query.weekStartDay);
-    const counted = columnarActivity(query, ctx)
-      ? await this.store.read(ctx.projectId, { created: true }, ({ columns, created }) => lifecycleCounts(columns, query, series, created ?? []))
-      : undefined;
+    const counted = await this.store.readIf(columnarActivity(query, ctx), ctx.projectId, { created: true }, ({ columns, created }) => lifecycleCounts(columns, query, series, created ?? []));
     const rows = counted ?? (await this.repository.counts(lifecycleCountsSql(query, series, ctx), ['status', 'bucket']));
     const lines = LIFECYCLE_STATUSES.map((status): SeriesResult => {
       const byBucket = new Map(rows.filter((row) => row.status === status).map((row) => [row.bucket, row.value]));

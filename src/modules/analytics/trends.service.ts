@@ -34,14 +34,8 @@ export class TrendsService {
   ) {}
 
   async compute(query: InsightQuery, ctx: SqlContext, cohortNames: ReadonlyMap<number, string>): Promise<InsightResult> {
-    const fromColumns = await this.withColumns(query, ctx, (view) => this.computeFrom(query, ctx, cohortNames, view));
+    const fromColumns = await this.store.readIf(columnarTrends(query, ctx), ctx.projectId, { property: personBreakdownKey(query) }, (view) => this.computeFrom(query, ctx, cohortNames, view));
     return fromColumns ?? this.computeFrom(query, ctx, cohortNames, null);
-  }
-
-  /** Runs `scan` over the project's columns (with each person's breakdown value) when they answer this query; undefined otherwise. */
-  withColumns<T>(query: InsightQuery, ctx: SqlContext, scan: (view: ColumnarView) => Promise<T>): Promise<T | undefined> {
-    if (!columnarTrends(query, ctx)) return Promise.resolve(undefined);
-    return this.store.read(ctx.projectId, { property: personBreakdownKey(query) }, scan);
   }
 
   private async computeFrom(query: InsightQuery, ctx: SqlContext, cohortNames: ReadonlyMap<number, string>, read: ColumnarView | null): Promise<InsightResult> {

@@ -86,6 +86,11 @@ export class ColumnarStore {
     });
   }
 
+  /** `read` when the columns can answer the query (`answers`, from columnar-support.ts); undefined otherwise. */
+  readIf<T>(answers: boolean, projectId: number, needs: { property?: string | null; created?: boolean }, scan: (view: ColumnarView) => Promise<T>): Promise<T | undefined> {
+    return answers ? this.read(projectId, needs, scan) : Promise.resolve(undefined);
+  }
+
   /**
    * Runs `scan` over the project's copy, brought up to date first, with the person data it needs; no
    * refresh changes the copy until the scan ends. Undefined when PostgreSQL must answer.
