@@ -190,31 +190,46 @@ export class AnalyticsRepository implements OnApplicationShutdown {
   /**
    * Work on one analytics connection inside one REPEATABLE READ, read-only transaction, so every statement
    * sees the same snapshot (the in-memory event copies read rows and the snapshot's horizon together).
-   * A bulk read (a copy's load, which may take minutes) runs on a connection of its own with its own
-   * statement timeout: outside the pool, so insights keep their connections, and without the pool's
-   * client-side read timeout, which a COPY stream never clears.
    */
-  async inSnapshot<T>(work: (client: PoolClient) => Promise<T>, bulkTimeoutMs?: number): Promise<T> {
-    let client: PoolClient | Client;
+  async inSnapshot<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.connect(() => this.pool.connect());
+    return this.snapshot(client, work, (error) => client.release(error === undefined ? undefined : error instanceof Error ? error : true));
+  }
+
+  /**
+   * The same for a bulk read (a copy's load, which may take minutes), on a connection of its own with its own
+   * statement timeout: outside the pool, so insights keep their connections, and without the pool's
+   * client-side read timeout, which a COPY stream never clears. Shutdown cancels it (see bulkReads).
+   */
+  async inBulkSnapshot<T>(work: (client: PoolClient) => Promise<T>, timeoutMs: number): Promise<T> {
+    const client = await this.connect(() => this.bulkClient());
+    const backend = (client as unknown as { processID: number }).processID;
+    this.bulkReads.add(backend);
     try {
-      client = bulkTimeoutMs === undefined ? await this.pool.connect() : await this.bulkClient();
+      return await this.snapshot(client as unknown as PoolClient, async (inside) => {
+        await inside.query(`SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}`);
+        // A bulk read waits for no one's lock for long: it fails, and PostgreSQL answers meanwhile.
+        await inside.query(`SET LOCAL lock_timeout = ${BULK_LOCK_TIMEOUT_MS}`);
+        return work(inside);
+      }, () => client.end().catch(() => undefined));
+    } finally {
+      this.bulkReads.delete(backend);
+    }
+  }
+
+  private async connect<C>(open: () => Promise<C>): Promise<C> {
+    try {
+      return await open();
     } catch (error) {
       throw this.translate(error);
     }
-    const backend = (client as unknown as { processID: number }).processID;
-    const done = async (error?: unknown) => {
-      if (bulkTimeoutMs !== undefined) return (client as Client).end().catch(() => undefined);
-      (client as PoolClient).release(error === undefined ? undefined : error instanceof Error ? error : true);
-    };
+  }
+
+  /** `work` in a read-only REPEATABLE READ transaction on `client`, then `done` gives the connection up. */
+  private async snapshot<T>(client: PoolClient, work: (client: PoolClient) => Promise<T>, done: (error?: unknown) => unknown): Promise<T> {
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      if (bulkTimeoutMs !== undefined) {
-        this.bulkReads.add(backend);
-        await client.query(`SET LOCAL statement_timeout = ${Math.trunc(bulkTimeoutMs)}`);
-        // A bulk read waits for no one's lock for long: it fails, and PostgreSQL answers meanwhile.
-        await client.query(`SET LOCAL lock_timeout = ${BULK_LOCK_TIMEOUT_MS}`);
-      }
-      const result = await work(client as PoolClient);
+      const result = await work(client);
       await client.query('COMMIT');
       await done();
       return result;
@@ -223,8 +238,6 @@ export class AnalyticsRepository implements OnApplicationShutdown {
       await client.query('ROLLBACK').catch(() => undefined);
       await done(error);
       throw this.translate(error);
-    } finally {
-      this.bulkReads.delete(backend);
     }
   }
 

@@ -123,7 +123,7 @@ export class ColumnarStore {
   private personProperty(projectId: number, columns: EventColumns, key: string): Promise<PersonColumn> {
     const read = async () => {
       const column = new PersonColumn(BREAKDOWN_NULL);
-      await this.repository.inSnapshot((client) => readPersonProperty(client, projectId, key, (id, value) => column.set(columns.personIndexFor(id), value)), LOAD_TIMEOUT_MS);
+      await this.repository.inBulkSnapshot((client) => readPersonProperty(client, projectId, key, (id, value) => column.set(columns.personIndexFor(id), value)), LOAD_TIMEOUT_MS);
       return column;
     };
     return this.personData(projectId, columns, (copy) => copy.properties.get(key), read, (copy, column) => copy.properties.set(key, column));
@@ -133,7 +133,7 @@ export class ColumnarStore {
   private personCreated(projectId: number, columns: EventColumns): Promise<ReadonlyArray<number | undefined>> {
     const read = async () => {
       const created: number[] = [];
-      await this.repository.inSnapshot((client) => readPersonCreated(client, projectId, (id, at) => (created[columns.personIndexFor(id)] = at)), LOAD_TIMEOUT_MS);
+      await this.repository.inBulkSnapshot((client) => readPersonCreated(client, projectId, (id, at) => (created[columns.personIndexFor(id)] = at)), LOAD_TIMEOUT_MS);
       return created;
     };
     return this.personData(projectId, columns, (copy) => copy.created ?? undefined, read, (copy, created) => (copy.created = created));
@@ -209,7 +209,7 @@ export class ColumnarStore {
     const started = Date.now();
     const budget = Math.max(this.config.analytics.columnar.maxEvents - this.heldEvents(), 0);
     try {
-      const copy = await this.repository.inSnapshot(async (client): Promise<ProjectCopy> => {
+      const copy = await this.repository.inBulkSnapshot(async (client): Promise<ProjectCopy> => {
         const horizon = await readHorizon(client, projectId);
         const columns = new EventColumns();
         const applied = new Set<string>();
