@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { filterQuery } from '../support/insights';
 import { freePort, ServiceProcess } from '../support/service-process';
-import { databaseUrl, runId, TEST_POSTGRES_URL, TEST_REDIS_URL } from '../support/test-env';
+import { createEmptyDatabase, runId, TEST_REDIS_URL } from '../support/test-env';
 
 const PROJECT_KEY = 'phc_AnalyticsThreadProjectKey0123456789abcd';
 const PERSONAL_KEY = 'phx_AnalyticsThreadPersonalKey0123456789abc';
@@ -42,12 +42,8 @@ describe('Analytics thread (ANALYTICS_THREAD)', () => {
   };
 
   beforeAll(async () => {
-    const name = `hogbase_t${runId()}_athread`;
-    const admin = new Client({ connectionString: TEST_POSTGRES_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const env = { DATABASE_URL: databaseUrl(name), REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: `hbathread${runId()}`, INIT_PROJECT_API_KEY: PROJECT_KEY, INIT_PERSONAL_API_KEY: PERSONAL_KEY };
+    const url = await createEmptyDatabase('athread');
+    const env = { DATABASE_URL: url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: `hbathread${runId()}`, INIT_PROJECT_API_KEY: PROJECT_KEY, INIT_PERSONAL_API_KEY: PERSONAL_KEY };
     const [port, otherPort] = [await freePort(), await freePort()];
     threaded = new ServiceProcess({ ...env, ROLE: 'all', PORT: String(port) });
     threadedUrl = `http://127.0.0.1:${port}`;
@@ -55,7 +51,7 @@ describe('Analytics thread (ANALYTICS_THREAD)', () => {
     inline = new ServiceProcess({ ...env, ROLE: 'api', PORT: String(otherPort), ANALYTICS_THREAD: 'off' });
     inlineUrl = `http://127.0.0.1:${otherPort}`;
     await inline.waitFor(`${inlineUrl}/_readyz`);
-    db = new Client({ connectionString: databaseUrl(name) });
+    db = new Client({ connectionString: url });
     await db.connect();
 
     const day = (n: number, hour: number) => new Date(Date.UTC(2026, 0, n, hour)).toISOString();

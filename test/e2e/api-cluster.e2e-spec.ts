@@ -1,8 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { Agent, request as httpRequest } from 'node:http';
-import { Client } from 'pg';
 import { freePort, ServiceProcess } from '../support/service-process';
-import { databaseUrl, runId, TEST_POSTGRES_URL, TEST_REDIS_URL } from '../support/test-env';
+import { createEmptyDatabase, runId, TEST_REDIS_URL } from '../support/test-env';
 
 const PROJECT_KEY = 'phc_ClusterProjectKeyForTests0123456789abcdef';
 const PERSONAL_KEY = 'phx_ClusterPersonalKeyForTests0123456789abcd';
@@ -68,17 +67,13 @@ describe('API cluster (API_PROCESSES)', () => {
   let port: number;
 
   beforeAll(async () => {
-    const name = `hogbase_t${runId()}_cluster`;
-    const admin = new Client({ connectionString: TEST_POSTGRES_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
+    const url = await createEmptyDatabase('cluster');
     port = await freePort();
     service = new ServiceProcess({
       ROLE: 'all',
       API_PROCESSES: '2',
       PORT: String(port),
-      DATABASE_URL: databaseUrl(name),
+      DATABASE_URL: url,
       REDIS_URL: TEST_REDIS_URL,
       QUEUE_PREFIX: `hbcluster${runId()}`,
       INIT_PROJECT_API_KEY: PROJECT_KEY,

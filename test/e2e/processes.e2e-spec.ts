@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { openApiLintProblems } from '../support/openapi-lint';
 import { freePort, ServiceProcess } from '../support/service-process';
-import { databaseUrl, runId, TEST_POSTGRES_URL, TEST_REDIS_URL } from '../support/test-env';
+import { createEmptyDatabase, runId, TEST_REDIS_URL } from '../support/test-env';
 
 const KEY_LINE = /Personal API key \(phx_, for \/api\/\):\s+(phx_[A-Za-z0-9]{16,64})/;
 const PROJECT_KEY_LINE = /Project API key \(phc_, for SDKs\):\s+(phc_[A-Za-z0-9]{16,64})/;
@@ -103,12 +102,7 @@ describe('Service processes', () => {
   describe('scaled out on one PostgreSQL and one Redis', () => {
     let url: string;
     beforeAll(async () => {
-      const name = `hogbase_t${runId()}_procs`;
-      const admin = new Client({ connectionString: TEST_POSTGRES_URL });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${name}`);
-      await admin.end();
-      url = databaseUrl(name);
+      url = await createEmptyDatabase('procs');
     });
 
     it('runs two API processes and a worker that migrate once, bootstrap once and serve the same data', async () => {

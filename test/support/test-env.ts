@@ -1,3 +1,5 @@
+import { Client } from 'pg';
+
 /** Where the suite finds its real services. Overridable for machines whose servers live elsewhere. */
 export const TEST_POSTGRES_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -17,4 +19,20 @@ export function databaseUrl(name: string): string {
   const url = new URL(TEST_POSTGRES_URL);
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+/**
+ * A database of this run with no schema (a service started on it migrates it), dropped by the global
+ * teardown with the run's others; its URL.
+ */
+export async function createEmptyDatabase(suffix: string): Promise<string> {
+  const name = `hogbase_t${runId()}_${suffix}`;
+  const admin = new Client({ connectionString: TEST_POSTGRES_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  return databaseUrl(name);
 }
