@@ -8,8 +8,7 @@ import type { RuntimeOptions } from './app.module';
 import { AppModule } from './app.module';
 import { ApiExceptionFilter } from './common/errors/api-exception.filter';
 import { RouteTable } from './common/errors/route-table';
-import { InflateBudget } from './common/http/bounded-inflate';
-import { LargePayloadParser } from './common/http/large-payload-parser';
+import { LargePayloadDecoder } from './common/http/large-payload-decoder';
 import { handleClientError, MAX_PARAM_LENGTH, replyFrameworkError } from './common/http/framework-errors';
 import { registerBodyParsers } from './common/http/json-body-parser';
 import { registerPublicRouteHooks } from './common/http/public-route-hooks';
@@ -26,11 +25,15 @@ import { ColumnarStore } from './modules/analytics/columnar/columnar-store.servi
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
-/**
- * Builds the Fastify-backed Nest application exactly as production runs it; tests use the same. The
- * analytics thread builds it too, with `analyticsThread: false` (it is that thread).
- */
-export async function createHttpApp(runtime: RuntimeOptions, logger: Logger, options: { analyticsThread?: boolean } = {}): Promise<NestFastifyApplication> {
+export interface HttpAppOptions {
+  /** False in the analytics thread, which builds the same application (it is that thread). */
+  analyticsThread?: boolean;
+  /** The compiled large-payload thread, for applications run from sources (tests); beside this file by default. */
+  largePayloadScript?: string;
+}
+
+/** Builds the Fastify-backed Nest application exactly as production runs it; tests use the same. */
+export async function createHttpApp(runtime: RuntimeOptions, logger: Logger, options: HttpAppOptions = {}): Promise<NestFastifyApplication> {
   const { config } = runtime;
   const routes = new RouteTable();
   const adapter = new FastifyAdapter({
@@ -65,9 +68,9 @@ export async function createHttpApp(runtime: RuntimeOptions, logger: Logger, opt
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
   registerBodyParsers(fastify);
   registerQueryCleaning(fastify);
-  const largeParser = LargePayloadParser.create();
-  fastify.addHook('onClose', async () => largeParser?.close());
-  registerPublicRouteHooks(fastify, config.ingestion.maxDecompressedBytes, new InflateBudget(config.ingestion.maxInflatingBytes), largeParser);
+  const largeDecoder = LargePayloadDecoder.create(config.ingestion.maxWaitingPayloadBytes, options.largePayloadScript);
+  fastify.addHook('onClose', async () => largeDecoder?.close());
+  registerPublicRouteHooks(fastify, config.ingestion.maxDecompressedBytes, largeDecoder);
   setPublicUrl(config.http.publicUrl);
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(runtime), adapter, {

@@ -61,8 +61,8 @@ export interface AppConfig {
     /** How long an enqueue may take before capture answers 503. */
     enqueueTimeoutMs: number;
     maxDecompressedBytes: number;
-    /** What all requests of a process may hold gunzipped at once; 0 → MAX_DECOMPRESSED_BYTES. */
-    maxInflatingBytes: number;
+    /** Bytes of large payloads (as received) that may wait for the decoding thread; 0 → MAX_DECOMPRESSED_BYTES. */
+    maxWaitingPayloadBytes: number;
   };
   bootstrap: { projectApiKey: string | null; personalApiKey: string | null; adminEmail: string };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
@@ -182,7 +182,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       coalesceMs: readInt(env, 'INGESTION_COALESCE_MS', 5, 0, 1000),
       enqueueTimeoutMs: readInt(env, 'INGESTION_ENQUEUE_TIMEOUT_MS', 1500, 100, 60000),
       maxDecompressedBytes: readInt(env, 'MAX_DECOMPRESSED_BYTES', 0, 0, 4 * 1024 * 1024 * 1024),
-      maxInflatingBytes: readInt(env, 'MAX_INFLATING_BYTES', 0, 0, 16 * 1024 * 1024 * 1024),
+      maxWaitingPayloadBytes: readInt(env, 'MAX_WAITING_PAYLOAD_BYTES', 0, 0, 16 * 1024 * 1024 * 1024),
     },
     bootstrap: {
       projectApiKey: readKey(env, 'INIT_PROJECT_API_KEY', 'phc_'),
@@ -194,6 +194,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
   };
   // PostHog budgets five times the wire cap for the decompressed payload.
   if (config.ingestion.maxDecompressedBytes === 0) config.ingestion.maxDecompressedBytes = 5 * config.http.maxBodyBytes;
-  if (config.ingestion.maxInflatingBytes === 0) config.ingestion.maxInflatingBytes = config.ingestion.maxDecompressedBytes;
+  if (config.ingestion.maxWaitingPayloadBytes === 0) config.ingestion.maxWaitingPayloadBytes = config.ingestion.maxDecompressedBytes;
   return config;
 }

@@ -102,33 +102,37 @@ function percentile(sorted, share) {
  * the first free one of `connections` keep-alive connections, and its latency runs from when it was due to
  * its reply's last byte, so a stall counts against every request it delays (as wrk2 measures). autocannon's
  * `overallRate` sends in bursts and inflates the tail (docs/decisions.md, "Fixed rates are driven open loop").
- * `body` is one body or a function of the request number. Returns the shape of `load`.
+ * `body` is one body or a function of the request number. `settle` seconds are sent first and not counted: a
+ * phase measures the steady state, not its first moments. Returns the shape of `load`.
  */
-function pacedLoad({ url, body, rate, duration, connections = 16, headers = JSON_HEADERS }) {
+function pacedLoad({ url, body, rate, duration, connections = 16, headers = JSON_HEADERS, settle = 0 }) {
   const target = new URL(url);
   // undici's dispatcher: less CPU per request than node:http (about 140 against 190 µs here), and the load
   // generator shares the two cores with the server.
   const pool = new Pool(target.origin, { connections, pipelining: 1 });
   const path = target.pathname + target.search;
   const bodyOf = typeof body === 'function' ? body : () => body;
-  const total = Math.round(rate * duration);
+  const total = Math.round(rate * (duration + settle));
+  const settleMs = settle * 1000;
   const latencies = new Float64Array(total);
   let sent = 0;
   let done = 0;
+  let measured = 0;
   let non2xx = 0;
   let errors = 0;
   return new Promise((resolve) => {
     const started = performance.now();
     const finish = () => {
       if (done < total) return;
-      const elapsed = (performance.now() - started) / 1000;
-      const sorted = latencies.sort();
-      const result = { requestsPerSec: Math.round(done / elapsed), p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), total: done, non2xx, errors };
+      const elapsed = (performance.now() - started) / 1000 - settle;
+      const sorted = latencies.subarray(0, measured).sort();
+      const result = { requestsPerSec: Math.round(measured / elapsed), p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), total: measured, non2xx, errors };
       // The connections close before the next phase starts.
       pool.close().finally(() => resolve(result));
     };
     const record = (due, status) => {
-      latencies[done++] = performance.now() - due;
+      done++;
+      if (due - started >= settleMs) latencies[measured++] = performance.now() - due;
       if (status === 0) errors++;
       else if (status < 200 || status > 299) non2xx++;
       finish();

@@ -1,14 +1,17 @@
 'use strict';
-// `node test/bench/run.js hostile`: /capture/ latency at a fixed rate alone, then beside hostile or heavy bodies —
-// waves of 16 concurrent gzip bombs, and one 5 MB batch a second — with the API's resident memory sampled every
+// `node test/bench/run.js hostile`: /capture/ and /flags/ latency at fixed rates alone, then beside hostile or heavy bodies —
+// waves of 16 concurrent gzip bombs (as gzip writes them, and with a forged size), and one 5 MB batch a second — with the API's resident memory sampled every
 // 100 ms. The reference is the same paced capture without the extra bodies, measured in the same run.
-const { readFileSync } = require('node:fs');
+const { fork } = require('node:child_process');
+const { readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { tmpdir } = require('node:os');
 const { gzipSync } = require('node:zlib');
-const { Pool } = require('undici');
+const { join } = require('node:path');
 const { nodeFlags, POSTGRES, REDIS, freePort, waitForHttp, startProcess, pacedLoad, sql, databaseUrl, removeRedisKeys } = require('./bench-support');
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const RATE = 1000;
+const FLAGS_RATE = 200;
 const PROJECT_KEY = 'phc_BenchmarkHostileKey000000000000000000000';
 const BOMBS_AT_ONCE = 16;
 
@@ -32,39 +35,50 @@ function sampleRss(pid) {
   };
 }
 
-/** Sends `body` with `concurrency` requests at a time, wave after wave, until `until()`; counts the statuses. */
-async function waves(baseUrl, body, concurrency, until, pauseMs) {
-  const pool = new Pool(baseUrl, { connections: concurrency });
-  const statuses = {};
-  while (!until()) {
-    const replies = await Promise.all(
-      Array.from({ length: concurrency }, () =>
-        pool
-          .request({ path: '/batch/', method: 'POST', headers: { 'content-type': 'text/plain' }, body })
-          .then(async (res) => {
-            await res.body.dump();
-            return res.statusCode;
-          })
-          .catch((error) => error.code ?? 'error'),
-      ),
-    );
-    for (const status of replies) statuses[status] = (statuses[status] ?? 0) + 1;
-    if (pauseMs) await new Promise((resolve) => setTimeout(resolve, pauseMs));
-  }
-  await pool.close();
-  return Object.entries(statuses).map(([status, n]) => `${n}× ${status}`).join(', ');
+/**
+ * Sends `body` from a process of its own, `concurrency` requests at a time, wave after wave: `warmedUp` once the
+ * first wave is answered (the API's first large payload starts its decoding thread), `stop()` for the statuses.
+ */
+function waves(baseUrl, body, concurrency, pauseMs) {
+  const bodyFile = join(tmpdir(), `hogbase-hostile-${process.pid}-${Date.now()}.bin`);
+  writeFileSync(bodyFile, body);
+  const sender = fork(join(__dirname, 'hostile-sender.js'), [baseUrl, bodyFile, String(concurrency), String(pauseMs)]);
+  const failed = new Promise((_, reject) => sender.once('exit', (code) => reject(new Error(`hostile sender exited with ${code}`))));
+  const reply = (key) => Promise.race([failed, new Promise((resolve) => sender.on('message', (message) => key in message && resolve(message[key])))]);
+  const summary = reply('summary');
+  failed.catch(() => undefined);
+  return {
+    warmedUp: reply('warmedUp'),
+    async stop() {
+      sender.send('stop');
+      try {
+        return await summary;
+      } finally {
+        rmSync(bodyFile, { force: true });
+      }
+    },
+  };
 }
 
-/** Paced capture for SECONDS while `beside` runs; the capture result and what `beside` returned. */
-async function captureBeside(baseUrl, beside) {
-  let done = false;
+/**
+ * Paced capture (RATE) and flag evaluation (FLAGS_RATE) for SECONDS beside what `startBeside` starts, once that is
+ * under way; each load's first second is sent but not counted, so a phase measures its steady state.
+ */
+async function measureBeside(baseUrl, startBeside) {
   const single = JSON.stringify({ api_key: PROJECT_KEY, event: 'beside', distinct_id: 'paced', properties: { $lib: 'bench' } });
-  const [paced, other] = await Promise.all([
-    pacedLoad({ url: `${baseUrl}/capture/`, body: single, rate: RATE, duration: SECONDS }).finally(() => (done = true)),
-    beside(() => done),
+  const flagsBody = JSON.stringify({ api_key: PROJECT_KEY, distinct_id: 'paced' });
+  const beside = startBeside?.();
+  await beside?.warmedUp;
+  const [capture, flags] = await Promise.all([
+    pacedLoad({ url: `${baseUrl}/capture/`, body: single, rate: RATE, duration: SECONDS, settle: 1 }),
+    pacedLoad({ url: `${baseUrl}/flags/?v=2`, body: flagsBody, rate: FLAGS_RATE, duration: SECONDS, connections: 4, settle: 1 }),
   ]);
-  return { paced, other };
+  return { capture, flags, other: await beside?.stop() };
 }
+
+/** `p50 / p99` of capture and flags, for a row. */
+const latencies = ({ capture, flags }) => `${capture.p50} / ${capture.p99}; flags ${flags.p50} / ${flags.p99}`;
+const errorsOf = ({ capture, flags }) => capture.non2xx + capture.errors + flags.non2xx + flags.errors;
 
 async function runHostile(row, run) {
   const database = `hogbase_bench_hostile_${run}`;
@@ -79,25 +93,31 @@ async function runHostile(row, run) {
   try {
     await waitForHttp(`${baseUrl}/_readyz`);
     const pid = api.child.pid;
-    const rate = `${RATE.toLocaleString('en')} req/s`;
-    await captureBeside(baseUrl, async () => undefined); // warm-up
+    const rate = `${RATE.toLocaleString('en')} + ${FLAGS_RATE} req/s`;
+    const metric = 'capture p50 / p99; flags p50 / p99 (ms)';
+    await measureBeside(baseUrl); // warm-up
     const idleRss = Math.round(rssOf(pid) / 1048576);
-    const alone = await captureBeside(baseUrl, async () => undefined);
-    row(`/capture/ at ${rate}, alone (reference)`, 'p50 / p99 latency (ms)', `${alone.paced.p50} / ${alone.paced.p99}`, `API RSS ${idleRss} MB`);
+    const alone = await measureBeside(baseUrl);
+    row(`/capture/ + /flags/ at ${rate}, alone (reference)`, metric, latencies(alone), `${errorsOf(alone)} errors; API RSS ${idleRss} MB`);
 
-    // 256 MB of spaces in 250 KB: each would inflate to 256 MB; the cap is 5 × MAX_BODY_BYTES.
+    // 256 MB of spaces in 250 KB: each would inflate to 256 MB; the cap is 5 × MAX_BODY_BYTES. Its trailer says so,
+    // and the API refuses it without inflating; the forged copy's trailer claims 1 KB, so it is inflated up to the cap.
     const bomb = gzipSync(Buffer.alloc(256 * 1024 * 1024, 0x20), { level: 9 });
-    let peak = sampleRss(pid);
-    const bombs = await captureBeside(baseUrl, (stop) => waves(baseUrl, bomb, BOMBS_AT_ONCE, stop, 0));
-    const bombPeak = peak();
-    row(`/capture/ at ${rate}, ${BOMBS_AT_ONCE} gzip bombs at a time`, 'p50 / p99 latency (ms)', `${bombs.paced.p50} / ${bombs.paced.p99}`, `${bombs.paced.non2xx + bombs.paced.errors} capture errors; bombs: ${bombs.other}`);
-    row(`API memory, ${BOMBS_AT_ONCE} gzip bombs at a time`, 'peak RSS (MB)', bombPeak, `idle ${idleRss} MB: +${bombPeak - idleRss} MB`);
+    const forged = Buffer.from(bomb);
+    forged.writeUInt32LE(1024, forged.length - 4);
+    for (const [label, body] of [['gzip bombs', bomb], ['gzip bombs with a forged size', forged]]) {
+      const peak = sampleRss(pid);
+      const bombs = await measureBeside(baseUrl, () => waves(baseUrl, body, BOMBS_AT_ONCE, 0));
+      const bombPeak = peak();
+      row(`/capture/ + /flags/ at ${rate}, ${BOMBS_AT_ONCE} ${label} at a time`, metric, latencies(bombs), `${errorsOf(bombs)} errors; bombs: ${bombs.other}`);
+      row(`API memory, ${BOMBS_AT_ONCE} ${label} at a time`, 'peak RSS (MB)', bombPeak, `idle ${idleRss} MB: +${bombPeak - idleRss} MB`);
+    }
 
     // A 5 MB batch of five 0.95 MB events, once a second.
     const big = JSON.stringify({ api_key: PROJECT_KEY, batch: Array.from({ length: 5 }, (_, i) => ({ event: 'big', distinct_id: `big-${i}`, properties: { blob: 'x'.repeat(950_000) } })) });
-    peak = sampleRss(pid);
-    const large = await captureBeside(baseUrl, (stop) => waves(baseUrl, big, 1, stop, 1000));
-    row(`/capture/ at ${rate}, a 5 MB batch each second`, 'p50 / p99 latency (ms)', `${large.paced.p50} / ${large.paced.p99}`, `${large.paced.non2xx + large.paced.errors} capture errors; big batches: ${large.other}; peak RSS ${peak()} MB`);
+    const peak = sampleRss(pid);
+    const large = await measureBeside(baseUrl, () => waves(baseUrl, big, 1, 1000));
+    row(`/capture/ + /flags/ at ${rate}, a 5 MB batch each second`, metric, latencies(large), `${errorsOf(large)} errors; big batches: ${large.other}; peak RSS ${peak()} MB`);
   } finally {
     await api.stop();
     await worker?.stop();

@@ -1,8 +1,12 @@
+import { join } from 'node:path';
 import { Client } from 'pg';
 
 /** Where the suite finds its real services. Overridable for machines whose servers live elsewhere. */
 export const TEST_POSTGRES_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** The compiled large-payload thread (`npm test` builds dist/ first): the sources run it as production does. */
+export const LARGE_PAYLOAD_SCRIPT = join(__dirname, '..', '..', 'dist', 'common', 'http', 'large-payload.worker.js');
 
 /** Names shared by the global setup and every test file of one run. */
 export function runId(): string {

@@ -4,8 +4,8 @@ import { payloadTooLarge } from '../errors/http-error-mapping';
 import { JSON_TEXT_NEEDS_CLEANING } from '../json/clean-text';
 import { jsonLongerThan } from '../json/json-byte-length';
 import { nonFiniteToNull } from '../json/non-finite-json';
-import { inflateBounded, InflateBudget } from './bounded-inflate';
-import { LARGE_PAYLOAD_BYTES, type LargePayloadParser } from './large-payload-parser';
+import { gzipClaimedSize, inflateBounded, inflateBoundedSync, type Encoding } from './bounded-inflate';
+import { LARGE_PAYLOAD_BYTES, type LargePayloadDecoder } from './large-payload-decoder';
 import { queryText } from './query-values';
 
 /** What a capture or decide request carries before we know what is inside. */
@@ -21,11 +21,12 @@ export interface DecodeOptions {
   maxDecompressedBytes: number;
   /** Leaves `[]` and `{"batch": []}` to the route (capture v1 names them its own way) instead of `no_data`. */
   acceptEmptyList?: boolean;
-  /** What all requests of the process may hold gunzipped at once (503 past it); unbounded without. */
-  inflateBudget?: InflateBudget;
-  /** Parses payloads of LARGE_PAYLOAD_BYTES and more off the event loop; without it every payload is parsed inline. */
-  largeParser?: LargePayloadParser | null;
-  /** With the large parser: also find the payload's events longer than this (JSON bytes), there rather than here. */
+  /**
+   * Inflates and parses payloads of LARGE_PAYLOAD_BYTES and more off the event loop, one at a time; without it every
+   * payload is decoded inline (each bounded by its own cap only).
+   */
+  largeDecoder?: LargePayloadDecoder | null;
+  /** With the large decoder: also find the payload's events longer than this (JSON bytes), there rather than here. */
   measureItemsAbove?: number;
   /** Legacy capture paths unwrap a base64 payload a second time, as PostHog does. */
   unwrapBase64Twice?: boolean;
@@ -41,6 +42,16 @@ export interface DecodedPayload {
   needsCleaning: boolean;
   /** Positions of the events (array items, or `batch` items) longer than `measureItemsAbove`; absent when not measured. */
   oversizeItems?: number[];
+}
+
+/** A large payload as the decoding thread gets it: the located bytes, still compressed when `encoding` says so. */
+export interface LargePayloadJob {
+  bytes: Buffer;
+  encoding: Encoding | null;
+  maxDecompressedBytes: number;
+  acceptEmptyList: boolean;
+  measureItemsAbove?: number;
+  unwrapBase64Twice?: boolean;
 }
 
 /** serde_json's recursion limit, which PostHog's capture inherits. */
@@ -180,14 +191,44 @@ export async function decodePayload(request: RawPayloadRequest, options: DecodeO
   if (compression === 'lz64') return parsedText(lz64Text(bytes, options.maxDecompressedBytes), options);
   const encoding = compression === 'deflate' || compression === 'br' ? compression : compression === 'gzip' || hasGzipMagic(bytes) ? 'gzip' : null;
   if (encoding === null) return parsedBytes(bytes, options);
-  const invalid = () => invalidPayload(`invalid ${encoding === 'gzip' ? 'GZIP' : encoding} data`);
-  const inflated = await inflateBounded(encoding, bytes, options.maxDecompressedBytes, options.inflateBudget, invalid);
-  try {
-    return await parsedBytes(inflated.output, options);
-  } finally {
-    // The budget bounds inflated bytes held at once: they are let go once the JSON is parsed.
-    options.inflateBudget?.give(inflated.held);
+  const limit = options.maxDecompressedBytes;
+  const decoder = options.largeDecoder;
+  const onThread = () => decoder!.decode(largePayloadJob(bytes, encoding, options));
+  if (encoding === 'gzip') {
+    // A gzip trailer states the size it inflates to. Past the cap the payload is too large or not valid gzip: its
+    // first megabyte tells which (413 for a bomb, 400 for garbage), and the rest is never inflated. One that claims
+    // a large output goes straight to the thread. The claim only refuses and routes; limits hold while inflating.
+    const claimed = gzipClaimedSize(bytes);
+    if (claimed > limit) {
+      const probe = await inflateBounded(encoding, bytes, Math.min(limit, LARGE_PAYLOAD_BYTES), () => invalidCompressed(encoding));
+      throw probe === null ? payloadTooLarge(limit) : invalidCompressed(encoding);
+    }
+    if (decoder && claimed >= LARGE_PAYLOAD_BYTES) return onThread();
   }
+  // The others inflate inline first, up to LARGE_PAYLOAD_BYTES, so ordinary SDK batches never wait on the thread;
+  // what passes it starts over there.
+  const inlineLimit = decoder ? Math.min(limit, LARGE_PAYLOAD_BYTES) : limit;
+  const inflated = await inflateBounded(encoding, bytes, inlineLimit, () => invalidCompressed(encoding));
+  if (inflated !== null) return parsedBytes(inflated, options);
+  if (inlineLimit < limit) return onThread();
+  throw payloadTooLarge(limit);
+}
+
+function invalidCompressed(encoding: Encoding): ApiError {
+  return invalidPayload(`invalid ${encoding === 'gzip' ? 'GZIP' : encoding} data`);
+}
+
+function largePayloadJob(bytes: Buffer, encoding: Encoding | null, options: DecodeOptions): LargePayloadJob {
+  const { maxDecompressedBytes, measureItemsAbove, unwrapBase64Twice } = options;
+  return { bytes, encoding, maxDecompressedBytes, acceptEmptyList: options.acceptEmptyList ?? false, measureItemsAbove, unwrapBase64Twice };
+}
+
+/** What the decoding thread does: inflate up to the cap (413 past it), then the same steps as inline. */
+export function decodeLargePayload(job: LargePayloadJob): DecodedPayload {
+  const { encoding, maxDecompressedBytes } = job;
+  const bytes = encoding === null ? job.bytes : inflateBoundedSync(encoding, job.bytes, maxDecompressedBytes, () => invalidCompressed(encoding));
+  if (bytes === null) throw payloadTooLarge(maxDecompressedBytes);
+  return decodeJsonBytes(unwrappedJson(bytes, job.unwrapBase64Twice), job.acceptEmptyList, job.measureItemsAbove);
 }
 
 function lz64Text(bytes: Buffer, maxDecompressedBytes: number): string {
@@ -198,14 +239,16 @@ function lz64Text(bytes: Buffer, maxDecompressedBytes: number): string {
 }
 
 async function parsedBytes(bytes: Buffer, options: DecodeOptions): Promise<DecodedPayload> {
-  const json = options.unwrapBase64Twice && isStrictBase64(bytes) ? fromBase64(bytes) : bytes;
-  if (options.largeParser && json.length >= LARGE_PAYLOAD_BYTES) {
-    return options.largeParser.parse(json, options.acceptEmptyList ?? false, options.measureItemsAbove);
-  }
-  return decodeJsonBytes(json, options.acceptEmptyList ?? false);
+  if (options.largeDecoder && bytes.length >= LARGE_PAYLOAD_BYTES) return options.largeDecoder.decode(largePayloadJob(bytes, null, options));
+  return decodeJsonBytes(unwrappedJson(bytes, options.unwrapBase64Twice), options.acceptEmptyList ?? false);
 }
 
-/** UTF-8 JSON bytes → the payload, with its oversize events when asked (the step LargePayloadParser runs on its thread). */
+/** Legacy capture paths unwrap a base64 payload a second time, as PostHog does. */
+function unwrappedJson(bytes: Buffer, unwrapBase64Twice: boolean | undefined): Buffer {
+  return unwrapBase64Twice && isStrictBase64(bytes) ? fromBase64(bytes) : bytes;
+}
+
+/** UTF-8 JSON bytes → the payload, with its oversize events when asked. */
 export function decodeJsonBytes(bytes: Buffer, acceptEmptyList: boolean, measureItemsAbove?: number): DecodedPayload {
   const decoded = parsedText(utf8(bytes), { maxDecompressedBytes: 0, acceptEmptyList });
   if (measureItemsAbove !== undefined) decoded.oversizeItems = oversizeItems(decoded.value, measureItemsAbove);

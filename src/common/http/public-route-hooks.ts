@@ -1,6 +1,7 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { InflateBudget } from './bounded-inflate';
-import type { LargePayloadParser } from './large-payload-parser';
+import { ApiError } from '../errors/api-error';
+import type { LargePayloadDecoder } from './large-payload-decoder';
 import { decodePayload, hasQueryPayload } from './payload-decoding';
 import { publicRouteOptions } from './public-route';
 
@@ -33,10 +34,25 @@ function applyCors(request: FastifyRequest, reply: FastifyReply): void {
 }
 
 /**
+ * How long a payload refused for its decompressed size waits for its 413. A gzip bomb is refused from its trailer
+ * in well under a millisecond, so a sender that sends the next one as soon as it is answered would flood the event
+ * loop with bodies to read; held (without its body) it costs a timer. SDKs never send such payloads.
+ */
+export const DECOMPRESSION_BOMB_DELAY_MS = 1000;
+
+async function delayDecompressionBomb(request: FastifyRequest, error: unknown): Promise<never> {
+  if (error instanceof ApiError && error.status === 413) {
+    request.body = undefined;
+    await delay(DECOMPRESSION_BOMB_DELAY_MS);
+  }
+  throw error;
+}
+
+/**
  * CORS on every reply of a public SDK route (errors included, so browsers can read them), and payload
  * decoding before the guard runs, so the guard finds the project key inside gzip or base64 bodies.
  */
-export function registerPublicRouteHooks(fastify: FastifyInstance, maxDecompressedBytes: number, inflateBudget: InflateBudget, largeParser: LargePayloadParser | null): void {
+export function registerPublicRouteHooks(fastify: FastifyInstance, maxDecompressedBytes: number, largeDecoder: LargePayloadDecoder | null): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     if (publicRouteOptions(request)?.cors) applyCors(request, reply);
     done();
@@ -57,8 +73,8 @@ export function registerPublicRouteHooks(fastify: FastifyInstance, maxDecompress
         contentEncoding: header(request, 'content-encoding'),
         query,
       },
-      { maxDecompressedBytes, inflateBudget, largeParser, measureItemsAbove: options.measureItemsAbove, unwrapBase64Twice: options.legacyBase64, bodyTypes: options.bodyTypes, acceptEmptyList: options.acceptEmptyList },
-    );
+      { maxDecompressedBytes, largeDecoder, measureItemsAbove: options.measureItemsAbove, unwrapBase64Twice: options.legacyBase64, bodyTypes: options.bodyTypes, acceptEmptyList: options.acceptEmptyList },
+    ).catch((error: unknown) => delayDecompressionBomb(request, error));
     request.body = decoded.value;
     request.decodedPayloadLength = decoded.decodedLength;
     request.payloadNeedsCleaning = decoded.needsCleaning;

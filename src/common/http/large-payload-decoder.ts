@@ -1,0 +1,90 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { ApiError, ErrorType } from '../errors/api-error';
+import type { DecodedPayload, LargePayloadJob } from './payload-decoding';
+
+/** Payloads from this size on (decoded, or claimed by a gzip trailer) are decoded on the decoder's thread. */
+export const LARGE_PAYLOAD_BYTES = 1024 * 1024;
+
+type Reply = { id: number; decoded?: DecodedPayload; refused?: { status: number; type: ErrorType; code: string; detail: string; attr: string | null } | null; message?: string };
+
+const tooManyWaiting = () => ApiError.unavailable('Too many large payloads are waiting to be decoded. Please try again.');
+
+/**
+ * Inflates and parses large payloads on one worker thread, one at a time, at the lowest CPU priority. `JSON.parse`
+ * of a 5 MB batch holds an event loop for 10–20 ms, and a gzip bomb costs up to its cap in zlib work and garbage;
+ * on the thread, requests keep the event loop and the CPU first, and only one payload is ever inflated at once, so
+ * concurrent bombs cost one per-request cap of memory, not one each. Payloads wait in the thread's queue, up to
+ * `maxWaitingBytes` as received (past it: 503 with Retry-After). Small payloads stay on the loop, where a round trip
+ * to the thread would cost more than the work.
+ */
+export class LargePayloadDecoder {
+  private worker: Worker | null = null;
+  private readonly pending = new Map<number, { bytes: number; resolve: (decoded: DecodedPayload) => void; reject: (error: unknown) => void }>();
+  private nextId = 0;
+  private waiting = 0;
+
+  private constructor(
+    private readonly script: string,
+    private readonly maxWaitingBytes: number,
+  ) {}
+
+  /** The decoder, or null where the compiled thread script is absent (sources run without a build). */
+  static create(maxWaitingBytes: number, script = join(__dirname, 'large-payload.worker.js')): LargePayloadDecoder | null {
+    return existsSync(script) ? new LargePayloadDecoder(script, maxWaitingBytes) : null;
+  }
+
+  /** Bytes of payloads sent to the thread and not yet answered. */
+  get waitingBytes(): number {
+    return this.waiting;
+  }
+
+  decode(job: LargePayloadJob): Promise<DecodedPayload> {
+    const size = job.bytes.length;
+    // One payload is always taken, so no single payload within the body limit is refused for its size alone.
+    if (this.waiting > 0 && this.waiting + size > this.maxWaitingBytes) return Promise.reject(tooManyWaiting());
+    const worker = this.worker ?? this.start();
+    const id = this.nextId++;
+    const bytes = new Uint8Array(job.bytes); // a buffer of our own, handed over without a second copy
+    this.waiting += size;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { bytes: size, resolve, reject });
+      worker.postMessage({ ...job, id, bytes }, [bytes.buffer]);
+    });
+  }
+
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = null;
+    await worker?.terminate();
+  }
+
+  private start(): Worker {
+    const worker = new Worker(this.script);
+    worker.unref(); // an idle decoder never keeps the process alive
+    worker.on('message', (reply: Reply) => this.settle(reply));
+    // An uncaught error in the thread (a crash, out of memory) is followed by 'exit', which answers its requests;
+    // without a listener the error would be thrown in the main thread and take the process down.
+    worker.on('error', () => undefined);
+    // A thread that died takes its requests with it (503, retried by SDKs); the next request starts a new one.
+    worker.on('exit', () => {
+      if (this.worker === worker) this.worker = null;
+      for (const { reject } of this.pending.values()) reject(ApiError.unavailable('The payload could not be decoded. Please try again.'));
+      this.pending.clear();
+      this.waiting = 0;
+    });
+    this.worker = worker;
+    return worker;
+  }
+
+  private settle(reply: Reply): void {
+    const waiter = this.pending.get(reply.id);
+    if (!waiter) return;
+    this.pending.delete(reply.id);
+    this.waiting -= waiter.bytes;
+    if (reply.decoded) return waiter.resolve(reply.decoded);
+    const refused = reply.refused;
+    waiter.reject(refused ? new ApiError(refused.status, refused.type, refused.code, refused.detail, refused.attr) : new Error(reply.message));
+  }
+}

@@ -1,0 +1,36 @@
+'use strict';
+// The hostile side of `hostile-bench.js`, in a process of its own: the client that measures capture latency must
+// not share an event loop or a heap with the attacker's sends and garbage, as it would not in life.
+const { readFileSync } = require('node:fs');
+const { Pool } = require('undici');
+
+/** Sends the body on `/batch/` with `concurrency` requests at a time, wave after wave, until told to stop; says when the first wave is answered. */
+async function waves({ baseUrl, body, concurrency, pauseMs }) {
+  let stopped = false;
+  process.once('message', () => (stopped = true));
+  const pool = new Pool(baseUrl, { connections: concurrency });
+  const statuses = {};
+  let warmedUp = false;
+  while (!stopped) {
+    const replies = await Promise.all(
+      Array.from({ length: concurrency }, () =>
+        pool
+          .request({ path: '/batch/', method: 'POST', headers: { 'content-type': 'text/plain' }, body })
+          .then(async (res) => {
+            await res.body.dump();
+            return res.statusCode;
+          })
+          .catch((error) => error.code ?? 'error'),
+      ),
+    );
+    for (const status of replies) statuses[status] = (statuses[status] ?? 0) + 1;
+    if (!warmedUp) process.send({ warmedUp: (warmedUp = true) });
+    if (pauseMs && !stopped) await new Promise((resolve) => setTimeout(resolve, pauseMs));
+  }
+  await pool.close();
+  return Object.entries(statuses).map(([status, n]) => `${n}× ${status}`).join(', ');
+}
+
+// argv: the API's base URL, the file holding the body, requests at a time, pause between waves (ms).
+const [baseUrl, bodyFile, concurrency, pauseMs] = process.argv.slice(2);
+waves({ baseUrl, body: readFileSync(bodyFile), concurrency: Number(concurrency), pauseMs: Number(pauseMs) }).then((summary) => process.send({ summary }, () => process.exit(0)));

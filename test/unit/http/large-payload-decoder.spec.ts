@@ -1,0 +1,79 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { ApiError } from '../../../src/common/errors/api-error';
+import { LargePayloadDecoder } from '../../../src/common/http/large-payload-decoder';
+import { decodeJsonBytes, type LargePayloadJob } from '../../../src/common/http/payload-decoding';
+import { LARGE_PAYLOAD_SCRIPT } from '../../support/test-env';
+
+const job = (bytes: Buffer, more: Partial<LargePayloadJob> = {}): LargePayloadJob => ({ bytes, encoding: null, maxDecompressedBytes: 4 * 1024 * 1024, acceptEmptyList: false, ...more });
+const BOMB = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
+
+/** The nice values of this process's threads, from /proc. */
+function threadNiceValues(): number[] {
+  return readdirSync('/proc/self/task').map((tid) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]));
+}
+
+describe(LargePayloadDecoder.name, () => {
+  let sut: LargePayloadDecoder;
+
+  beforeAll(() => {
+    expect(existsSync(LARGE_PAYLOAD_SCRIPT)).toBe(true); // `npm test` builds dist/ first
+    sut = LargePayloadDecoder.create(256 * 1024, LARGE_PAYLOAD_SCRIPT)!;
+  });
+  afterAll(() => sut.close());
+
+  it('parses on its thread exactly as inline, with the events over the limit', async () => {
+    const payload = { api_key: 'phc_x', batch: [{ event: 'small' }, { event: 'big', properties: { blob: 'x'.repeat(2000) } }, { event: 'quoted', properties: { q: '"'.repeat(600) } }] };
+    const bytes = Buffer.from(JSON.stringify(payload));
+    const decoded = await sut.decode(job(bytes, { measureItemsAbove: 1000 }));
+    expect(decoded).toEqual(decodeJsonBytes(bytes, false, 1000));
+    expect(decoded.value).toEqual(payload);
+    // The quotes double when serialised: 600 characters are over 1,000 bytes of JSON.
+    expect(decoded.oversizeItems).toEqual([1, 2]);
+  });
+
+  it('inflates a gzip payload there, and stops a bomb at the cap with the same 413 as inline', async () => {
+    const payload = [{ event: 'zipped', properties: { blob: 'y'.repeat(10_000) } }];
+    await expect(sut.decode(job(gzipSync(JSON.stringify(payload)), { encoding: 'gzip' }))).resolves.toMatchObject({ value: payload });
+    const refused = await sut.decode(job(BOMB, { encoding: 'gzip' })).catch((error: unknown) => error);
+    expect((refused as ApiError).status).toBe(413);
+    expect((refused as ApiError).toBody()).toEqual({ type: 'invalid_request', code: 'payload_too_large', detail: 'Request body is larger than the limit of 4194304 bytes.', attr: null });
+    const corrupt = await sut.decode(job(gzipSync('[1]').subarray(0, 12), { encoding: 'gzip' })).catch((error: unknown) => error);
+    expect((corrupt as ApiError).toBody()).toMatchObject({ code: 'invalid_payload', detail: 'Malformed request data: invalid GZIP data' });
+  });
+
+  it('runs at the lowest CPU priority, and only that thread does', async () => {
+    await sut.decode(job(Buffer.from('[{"event": "x"}]')));
+    const nice = threadNiceValues();
+    expect(nice.filter((value) => value === 19)).toHaveLength(1);
+    expect(nice.filter((value) => value === 0).length).toBeGreaterThan(1);
+  });
+
+  it('answers 503 past the bytes that may wait, always takes one payload, and takes more once the queue drains', async () => {
+    const big = Buffer.alloc(300 * 1024, 0x20); // over the 256 KB that may wait, alone
+    const first = sut.decode(job(BOMB, { encoding: 'gzip' }));
+    const second = sut.decode(job(BOMB, { encoding: 'gzip' })); // 2 × 64 KB: within 256 KB
+    const refused = await sut.decode(job(big)).catch((error: unknown) => error);
+    expect((refused as ApiError).status).toBe(503);
+    expect((refused as ApiError).headers).toEqual({ 'retry-after': '1' });
+    expect((refused as ApiError).detail).toBe('Too many large payloads are waiting to be decoded. Please try again.');
+    await expect(Promise.allSettled([first, second])).resolves.toEqual([expect.objectContaining({ status: 'rejected' }), expect.objectContaining({ status: 'rejected' })]);
+    expect(sut.waitingBytes).toBe(0);
+    await expect(sut.decode(job(big))).rejects.toMatchObject({ status: 400, code: 'no_data' }); // taken alone: decoded (blank)
+  });
+
+  it('answers a malformed payload with the same 400 as inline', async () => {
+    const refused = await sut.decode(job(Buffer.from('{"batch": ['))).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect((refused as ApiError).toBody()).toEqual({ type: 'validation_error', code: 'invalid_payload', detail: 'Malformed request data: Unexpected end of JSON input', attr: null });
+    expect((refused as ApiError).status).toBe(400);
+  });
+
+  it('answers 503 for the requests of a thread that died, and starts a new one for the next', async () => {
+    const pending = sut.decode(job(Buffer.from(JSON.stringify({ batch: Array.from({ length: 200_000 }, (_, i) => ({ event: `e${i}` })) }))));
+    await (sut as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+    await expect(pending).rejects.toMatchObject({ status: 503 });
+    expect(sut.waitingBytes).toBe(0);
+    await expect(sut.decode(job(Buffer.from('[{"event": "after"}]')))).resolves.toMatchObject({ value: [{ event: 'after' }] });
+  });
+});

@@ -1,0 +1,71 @@
+import { deflateSync, gzipSync } from 'node:zlib';
+import { ApiError } from '../../../src/common/errors/api-error';
+import { LargePayloadDecoder } from '../../../src/common/http/large-payload-decoder';
+import { decodePayload, type DecodeOptions } from '../../../src/common/http/payload-decoding';
+import { LARGE_PAYLOAD_SCRIPT } from '../../support/test-env';
+
+const CAP = 4 * 1024 * 1024;
+const BOMB = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
+const body = (bytes: Buffer) => ({ body: bytes, contentType: 'text/plain', contentEncoding: undefined, query: {} });
+const statusOf = (promise: Promise<unknown>) => promise.then(() => 200, (error: ApiError) => `${error.status} ${error.code}`);
+
+/** A gzip payload whose trailer claims `size` bytes, whatever it really inflates to. */
+function forged(bytes: Buffer, size: number): Buffer {
+  const copy = Buffer.from(bytes);
+  copy.writeUInt32LE(size, copy.length - 4);
+  return copy;
+}
+
+describe('decodePayload: where compressed payloads are inflated, and when they are refused', () => {
+  let decoder: LargePayloadDecoder;
+  let options: DecodeOptions;
+  let onThread: jest.SpyInstance;
+
+  beforeAll(() => {
+    decoder = LargePayloadDecoder.create(CAP, LARGE_PAYLOAD_SCRIPT)!;
+    options = { maxDecompressedBytes: CAP, largeDecoder: decoder };
+  });
+  beforeEach(() => (onThread = jest.spyOn(decoder, 'decode')));
+  afterEach(() => onThread.mockRestore());
+  afterAll(() => decoder.close());
+
+  it('inflates an ordinary gzip batch inline', async () => {
+    const payload = [{ event: 'small' }];
+    await expect(decodePayload(body(gzipSync(JSON.stringify(payload))), options)).resolves.toMatchObject({ value: payload });
+    expect(onThread).not.toHaveBeenCalled();
+  });
+
+  it('sends a gzip payload whose trailer claims 1 MB or more to the thread', async () => {
+    const payload = [{ event: 'large', properties: { blob: 'y'.repeat(2 * 1024 * 1024) } }];
+    await expect(decodePayload(body(gzipSync(JSON.stringify(payload))), options)).resolves.toMatchObject({ value: payload });
+    expect(onThread).toHaveBeenCalledTimes(1);
+  });
+
+  it('refuses a bomb whose trailer claims more than the cap with 413, without the thread', async () => {
+    await expect(statusOf(decodePayload(body(BOMB), options))).resolves.toBe('413 payload_too_large');
+    expect(onThread).not.toHaveBeenCalled();
+  });
+
+  it('answers 400, not 413, for garbage whose last bytes read as a huge size', async () => {
+    const garbage = Buffer.concat([Buffer.from([0x1f, 0x8b, 0x08, 0x00]), Buffer.from('garbage after the magic')]);
+    await expect(statusOf(decodePayload(body(garbage), options))).resolves.toBe('400 invalid_payload');
+  });
+
+  it('stops a bomb with a forged small size inline at 1 MB, then on the thread at the cap', async () => {
+    await expect(statusOf(decodePayload(body(forged(BOMB, 1024)), options))).resolves.toBe('413 payload_too_large');
+    expect(onThread).toHaveBeenCalledTimes(1);
+  });
+
+  it('does the same for deflate, which states no size', async () => {
+    const bomb = deflateSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
+    const refused = decodePayload({ ...body(bomb), contentEncoding: 'deflate' }, options);
+    await expect(statusOf(refused)).resolves.toBe('413 payload_too_large');
+    expect(onThread).toHaveBeenCalledTimes(1);
+  });
+
+  it('without the thread, inflates inline up to the cap', async () => {
+    await expect(statusOf(decodePayload(body(forged(BOMB, 1024)), { maxDecompressedBytes: CAP }))).resolves.toBe('413 payload_too_large');
+    const payload = [{ event: 'large', properties: { blob: 'z'.repeat(2 * 1024 * 1024) } }];
+    await expect(decodePayload(body(gzipSync(JSON.stringify(payload))), { maxDecompressedBytes: CAP })).resolves.toMatchObject({ value: payload });
+  });
+});
