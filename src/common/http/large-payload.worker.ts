@@ -1,10 +1,18 @@
 import { setPriority } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parentPort } from 'node:worker_threads';
 import { ApiError } from '../errors/api-error';
 import { decodeLargePayload, type LargePayloadJob } from './payload-decoding';
 
 /** The thread of LargePayloadDecoder: inflating, UTF-8 and JSON.parse of large payloads, off the event loop. */
 type Request = Omit<LargePayloadJob, 'bytes'> & { id: number; bytes: Uint8Array };
+
+/**
+ * After a payload that took more than REST_AFTER_MS, the thread rests as long as it worked: it never takes more
+ * than half a core. Its priority alone does not bound that: the garbage its buffers leave is collected by V8's
+ * helper threads and the pages it touches are faulted in by the kernel, both at the process's priority.
+ */
+const REST_AFTER_MS = 5;
 
 try {
   // On Linux a thread's nice value is its own: the lowest priority for this thread alone, so a large payload or a
@@ -14,7 +22,7 @@ try {
   // Where priorities cannot be changed the thread still works, at the process's priority.
 }
 
-parentPort?.on('message', ({ id, bytes, ...job }: Request) => {
+function decode({ id, bytes, ...job }: Request): void {
   try {
     const decoded = decodeLargePayload({ ...job, bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) });
     parentPort!.postMessage({ id, decoded });
@@ -22,4 +30,23 @@ parentPort?.on('message', ({ id, bytes, ...job }: Request) => {
     const refused = error instanceof ApiError ? { status: error.status, type: error.type, code: error.code, detail: error.detail, attr: error.attr } : null;
     parentPort!.postMessage({ id, refused, message: error instanceof Error ? error.message : String(error) });
   }
+}
+
+const waiting: Request[] = [];
+let draining = false;
+
+async function drain(): Promise<void> {
+  draining = true;
+  for (let request = waiting.shift(); request; request = waiting.shift()) {
+    const started = performance.now();
+    decode(request);
+    const busy = performance.now() - started;
+    if (busy > REST_AFTER_MS) await sleep(busy);
+  }
+  draining = false;
+}
+
+parentPort?.on('message', (request: Request) => {
+  waiting.push(request);
+  if (!draining) void drain();
 });
