@@ -12,7 +12,8 @@ type Reply = { id: number; decoded?: DecodedPayload; refused?: { status: number;
 const tooManyWaiting = () => ApiError.unavailable('Too many large payloads are waiting to be decoded. Please try again.');
 
 /**
- * Inflates and parses large payloads on one worker thread, one at a time, at the lowest CPU priority. `JSON.parse`
+ * Inflates and parses large payloads on one worker thread, one at a time, at the lowest CPU priority and resting as
+ * long as it worked after each (so never more than half a core; see large-payload.worker.ts). `JSON.parse`
  * of a 5 MB batch holds an event loop for 10–20 ms, and a gzip bomb costs up to its cap in zlib work and garbage;
  * on the thread, requests keep the event loop and the CPU first, and only one payload is ever inflated at once, so
  * concurrent bombs cost one per-request cap of memory, not one each. Payloads wait in the thread's queue, up to
