@@ -5,14 +5,17 @@
  * out of date, printing each phase it runs with its duration. Plain JavaScript with no dependencies, because it runs
  * before anything is installed or compiled.
  *
- * Freshness is decided by modification times against stamp files written after a successful step, so a `git pull`
- * or an edit (which both touch the changed files) triggers exactly the work they need:
- *   install: package.json / package-lock.json newer than node_modules/.hogbase-install-stamp
+ * Freshness is decided against stamp files written after a successful step, so a `git pull` or an edit triggers
+ * exactly the work they need:
+ *   install: the contents of package.json / package-lock.json differ from those node_modules/.hogbase-install-stamp
+ *            was written for (contents, not times: npm install rewrites an unchanged lock file, which would make
+ *            every later run install again)
  *   build:   any file under src/ or a build config newer than dist/.hogbase-build-stamp
  *
  * Flag: --quiet prints nothing when everything is up to date (the CLI's case).
  */
 const { spawnSync } = require('node:child_process');
+const { createHash } = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -50,11 +53,18 @@ function stamp(file, startedMs) {
   fs.utimesSync(file, startedMs / 1000, startedMs / 1000);
 }
 
-const installedAt = newest(installStamp);
-if (installedAt < Math.max(newest(path.join(root, 'package.json')), newest(path.join(root, 'package-lock.json')))) {
-  const started = Date.now();
+/** A digest of what the installed dependencies were installed from. */
+function manifestsDigest() {
+  const hash = createHash('sha256');
+  for (const file of ['package.json', 'package-lock.json']) hash.update(fs.readFileSync(path.join(root, file), { flag: 'r' }).toString('utf8')).update('\0');
+  return hash.digest('hex');
+}
+
+const installedFor = fs.existsSync(installStamp) ? fs.readFileSync(installStamp, 'utf8').trim() : '';
+if (installedFor !== manifestsDigest()) {
   phase('installing dependencies (npm install)', 'npm', ['install', '--no-audit', '--no-fund', '--loglevel=error']);
-  stamp(installStamp, started);
+  // The digest after the install: npm may have rewritten the lock file.
+  fs.writeFileSync(installStamp, `${manifestsDigest()}\n`);
 }
 
 const builtAt = newest(buildStamp);
