@@ -68,7 +68,7 @@ export async function createHttpApp(runtime: RuntimeOptions, logger: Logger, opt
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
   registerBodyParsers(fastify);
   registerQueryCleaning(fastify);
-  const largeDecoder = LargePayloadDecoder.create(config.ingestion.maxWaitingPayloadBytes, options.largePayloadScript);
+  const largeDecoder = LargePayloadDecoder.create({ maxWaitingBytes: config.ingestion.maxWaitingPayloadBytes, maxDecompressedBytes: config.ingestion.maxDecompressedBytes }, options.largePayloadScript);
   fastify.addHook('onClose', async () => largeDecoder?.close());
   registerPublicRouteHooks(fastify, config.ingestion.maxDecompressedBytes, largeDecoder);
   setPublicUrl(config.http.publicUrl);

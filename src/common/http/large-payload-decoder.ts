@@ -7,7 +7,19 @@ import type { DecodedPayload, LargePayloadJob } from './payload-decoding';
 /** Payloads from this size on (decoded, or claimed by a gzip trailer) are decoded on the decoder's thread. */
 export const LARGE_PAYLOAD_BYTES = 1024 * 1024;
 
+/** The thread's heap: room to parse a payload at the cap (a few times its size, 1 GB at least), not the process's. */
+function threadHeapMb(maxDecompressedBytes: number): number {
+  return Math.max(1024, Math.ceil((4 * maxDecompressedBytes) / (1024 * 1024)));
+}
+
 type Reply = { id: number; decoded?: DecodedPayload; refused?: { status: number; type: ErrorType; code: string; detail: string; attr: string | null } | null; message?: string };
+
+export interface DecoderLimits {
+  /** Bytes of payloads, as received, that may wait for the thread (MAX_WAITING_PAYLOAD_BYTES). */
+  maxWaitingBytes: number;
+  /** The decompressed cap (MAX_DECOMPRESSED_BYTES): sizes the thread's heap. */
+  maxDecompressedBytes: number;
+}
 
 const tooManyWaiting = () => ApiError.unavailable('Too many large payloads are waiting to be decoded. Please try again.');
 
@@ -28,12 +40,12 @@ export class LargePayloadDecoder {
 
   private constructor(
     private readonly script: string,
-    private readonly maxWaitingBytes: number,
+    private readonly limits: DecoderLimits,
   ) {}
 
   /** The decoder, or null where the compiled thread script is absent (sources run without a build). */
-  static create(maxWaitingBytes: number, script = join(__dirname, 'large-payload.worker.js')): LargePayloadDecoder | null {
-    return existsSync(script) ? new LargePayloadDecoder(script, maxWaitingBytes) : null;
+  static create(limits: DecoderLimits, script = join(__dirname, 'large-payload.worker.js')): LargePayloadDecoder | null {
+    return existsSync(script) ? new LargePayloadDecoder(script, limits) : null;
   }
 
   /** Bytes of payloads sent to the thread and not yet answered. */
@@ -44,7 +56,7 @@ export class LargePayloadDecoder {
   decode(job: LargePayloadJob): Promise<DecodedPayload> {
     const size = job.bytes.length;
     // One payload is always taken, so no single payload within the body limit is refused for its size alone.
-    if (this.waiting > 0 && this.waiting + size > this.maxWaitingBytes) return Promise.reject(tooManyWaiting());
+    if (this.waiting > 0 && this.waiting + size > this.limits.maxWaitingBytes) return Promise.reject(tooManyWaiting());
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
     const bytes = new Uint8Array(job.bytes); // a buffer of our own, handed over without a second copy
@@ -62,7 +74,9 @@ export class LargePayloadDecoder {
   }
 
   private start(): Worker {
-    const worker = new Worker(this.script);
+    // A heap of its own, bounded: a payload that decompresses past what it can hold (lz64 cannot be stopped midway)
+    // ends the thread and answers 503, instead of taking the process's heap.
+    const worker = new Worker(this.script, { resourceLimits: { maxOldGenerationSizeMb: threadHeapMb(this.limits.maxDecompressedBytes) } });
     worker.unref(); // an idle decoder never keeps the process alive
     worker.on('message', (reply: Reply) => this.settle(reply));
     // An uncaught error in the thread (a crash, out of memory) is followed by 'exit', which answers its requests;

@@ -47,7 +47,7 @@ export interface DecodedPayload {
 /** A large payload as the decoding thread gets it: the located bytes, still compressed when `encoding` says so. */
 export interface LargePayloadJob {
   bytes: Buffer;
-  encoding: Encoding | null;
+  encoding: Encoding | 'lz64' | null;
   maxDecompressedBytes: number;
   acceptEmptyList: boolean;
   measureItemsAbove?: number;
@@ -188,7 +188,11 @@ export async function decodePayload(request: RawPayloadRequest, options: DecodeO
   if (compression === 'base64' || (compression !== 'lz64' && !hasGzipMagic(bytes) && isStrictBase64(bytes))) {
     bytes = fromBase64(bytes);
   }
-  if (compression === 'lz64') return parsedText(lz64Text(bytes, options.maxDecompressedBytes), options);
+  // lz-string cannot stop midway, and a few kilobytes of lz64 can decompress to hundreds of megabytes: never on
+  // the event loop when the thread is there.
+  if (compression === 'lz64') {
+    return options.largeDecoder ? options.largeDecoder.decode(largePayloadJob(bytes, 'lz64', options)) : parsedText(lz64Text(bytes, options.maxDecompressedBytes), options);
+  }
   const encoding = compression === 'deflate' || compression === 'br' ? compression : compression === 'gzip' || hasGzipMagic(bytes) ? 'gzip' : null;
   if (encoding === null) return parsedBytes(bytes, options);
   const limit = options.maxDecompressedBytes;
@@ -218,7 +222,7 @@ function invalidCompressed(encoding: Encoding): ApiError {
   return invalidPayload(`invalid ${encoding === 'gzip' ? 'GZIP' : encoding} data`);
 }
 
-function largePayloadJob(bytes: Buffer, encoding: Encoding | null, options: DecodeOptions): LargePayloadJob {
+function largePayloadJob(bytes: Buffer, encoding: LargePayloadJob['encoding'], options: DecodeOptions): LargePayloadJob {
   const { maxDecompressedBytes, measureItemsAbove, unwrapBase64Twice } = options;
   return { bytes, encoding, maxDecompressedBytes, acceptEmptyList: options.acceptEmptyList ?? false, measureItemsAbove, unwrapBase64Twice };
 }
@@ -226,6 +230,7 @@ function largePayloadJob(bytes: Buffer, encoding: Encoding | null, options: Deco
 /** What the decoding thread does: inflate up to the cap (413 past it), then the same steps as inline. */
 export function decodeLargePayload(job: LargePayloadJob): DecodedPayload {
   const { encoding, maxDecompressedBytes } = job;
+  if (encoding === 'lz64') return parsedText(lz64Text(job.bytes, maxDecompressedBytes), { maxDecompressedBytes, acceptEmptyList: job.acceptEmptyList });
   const bytes = encoding === null ? job.bytes : inflateBoundedSync(encoding, job.bytes, maxDecompressedBytes, () => invalidCompressed(encoding));
   if (bytes === null) throw payloadTooLarge(maxDecompressedBytes);
   return decodeJsonBytes(unwrappedJson(bytes, job.unwrapBase64Twice), job.acceptEmptyList, job.measureItemsAbove);

@@ -18,7 +18,7 @@ describe(LargePayloadDecoder.name, () => {
 
   beforeAll(() => {
     expect(existsSync(LARGE_PAYLOAD_SCRIPT)).toBe(true); // `npm test` builds dist/ first
-    sut = LargePayloadDecoder.create(256 * 1024, LARGE_PAYLOAD_SCRIPT)!;
+    sut = LargePayloadDecoder.create({ maxWaitingBytes: 256 * 1024, maxDecompressedBytes: 4 * 1024 * 1024 }, LARGE_PAYLOAD_SCRIPT)!;
   });
   afterAll(() => sut.close());
 

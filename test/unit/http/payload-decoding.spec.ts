@@ -1,4 +1,5 @@
 import { deflateSync, gzipSync } from 'node:zlib';
+import LZString from 'lz-string';
 import { ApiError } from '../../../src/common/errors/api-error';
 import { LargePayloadDecoder } from '../../../src/common/http/large-payload-decoder';
 import { decodePayload, type DecodeOptions } from '../../../src/common/http/payload-decoding';
@@ -22,7 +23,7 @@ describe('decodePayload: where compressed payloads are inflated, and when they a
   let onThread: jest.SpyInstance;
 
   beforeAll(() => {
-    decoder = LargePayloadDecoder.create(CAP, LARGE_PAYLOAD_SCRIPT)!;
+    decoder = LargePayloadDecoder.create({ maxWaitingBytes: CAP, maxDecompressedBytes: CAP }, LARGE_PAYLOAD_SCRIPT)!;
     options = { maxDecompressedBytes: CAP, largeDecoder: decoder };
   });
   beforeEach(() => (onThread = jest.spyOn(decoder, 'decode')));
@@ -61,6 +62,16 @@ describe('decodePayload: where compressed payloads are inflated, and when they a
     const refused = decodePayload({ ...body(bomb), contentEncoding: 'deflate' }, options);
     await expect(statusOf(refused)).resolves.toBe('413 payload_too_large');
     expect(onThread).toHaveBeenCalledTimes(1);
+  });
+
+  it('decompresses lz64 on the thread (lz-string cannot stop midway), as inline, and refuses it past the cap', async () => {
+    const payload = [{ event: 'lz', properties: { n: 1 } }];
+    const lz64 = (text: string) => ({ ...body(Buffer.from(LZString.compressToBase64(text))), query: { compression: 'lz64' } });
+    await expect(decodePayload(lz64(JSON.stringify(payload)), options)).resolves.toMatchObject({ value: payload });
+    expect(onThread).toHaveBeenCalledTimes(1);
+    await expect(decodePayload(lz64(JSON.stringify(payload)), { maxDecompressedBytes: CAP })).resolves.toMatchObject({ value: payload });
+    const bomb = lz64(' '.repeat(200_000));
+    await expect(statusOf(decodePayload(bomb, { ...options, maxDecompressedBytes: 64 * 1024 }))).resolves.toBe('413 payload_too_large');
   });
 
   it('without the thread, inflates inline up to the cap', async () => {
