@@ -188,31 +188,36 @@ export async function decodePayload(request: RawPayloadRequest, options: DecodeO
   if (compression === 'base64' || (compression !== 'lz64' && !hasGzipMagic(bytes) && isStrictBase64(bytes))) {
     bytes = fromBase64(bytes);
   }
-  // lz-string cannot stop midway, and a few kilobytes of lz64 can decompress to hundreds of megabytes: never on
-  // the event loop when the thread is there.
-  if (compression === 'lz64') {
-    return options.largeDecoder ? options.largeDecoder.decode(largePayloadJob(bytes, 'lz64', options)) : parsedText(lz64Text(bytes, options.maxDecompressedBytes), options);
-  }
+  if (compression === 'lz64') return decodeLz64(bytes, options);
   const encoding = compression === 'deflate' || compression === 'br' ? compression : compression === 'gzip' || hasGzipMagic(bytes) ? 'gzip' : null;
-  if (encoding === null) return parsedBytes(bytes, options);
-  const limit = options.maxDecompressedBytes;
-  const decoder = options.largeDecoder;
-  const onThread = () => decoder!.decode(largePayloadJob(bytes, encoding, options));
-  if (encoding === 'gzip') {
-    // A gzip trailer states the size it inflates to. Past the cap the payload is too large or not valid gzip: its
-    // first megabyte tells which (413 for a bomb, 400 for garbage), and the rest is never inflated. One that claims
-    // a large output goes straight to the thread. The claim only refuses and routes; limits hold while inflating.
-    const claimed = gzipClaimedSize(bytes);
-    if (claimed > limit) {
-      const probe = await inflateBounded(encoding, bytes, Math.min(limit, LARGE_PAYLOAD_BYTES), () => invalidCompressed(encoding));
-      throw probe === null ? payloadTooLarge(limit) : invalidCompressed(encoding);
-    }
-    if (decoder && claimed >= LARGE_PAYLOAD_BYTES) return onThread();
+  return encoding === null ? parsedBytes(bytes, options) : decodeCompressed(bytes, encoding, options);
+}
+
+/** lz-string cannot stop midway, and a few kilobytes of lz64 can decompress to hundreds of megabytes: on the thread when there is one. */
+function decodeLz64(bytes: Buffer, options: DecodeOptions): Promise<DecodedPayload> | DecodedPayload {
+  if (options.largeDecoder) return options.largeDecoder.decode(largePayloadJob(bytes, 'lz64', options));
+  return parsedText(lz64Text(bytes, options.maxDecompressedBytes), options);
+}
+
+/**
+ * A gzip trailer states the size it inflates to. Past the cap the payload is too large or not valid gzip: its first
+ * megabyte tells which (413 for a bomb, 400 for garbage), and the rest is never inflated. One that claims a large
+ * output goes straight to the thread. The others inflate inline first, up to LARGE_PAYLOAD_BYTES, so ordinary SDK
+ * batches never wait on the thread; what passes it starts over there. The claim only refuses and routes: the limits
+ * hold while inflating.
+ */
+async function decodeCompressed(bytes: Buffer, encoding: Encoding, options: DecodeOptions): Promise<DecodedPayload> {
+  const { maxDecompressedBytes: limit, largeDecoder: decoder } = options;
+  const invalid = () => invalidCompressed(encoding);
+  const claimed = encoding === 'gzip' ? gzipClaimedSize(bytes) : 0;
+  if (claimed > limit) {
+    const probe = await inflateBounded(encoding, bytes, Math.min(limit, LARGE_PAYLOAD_BYTES), invalid);
+    throw probe === null ? payloadTooLarge(limit) : invalid();
   }
-  // The others inflate inline first, up to LARGE_PAYLOAD_BYTES, so ordinary SDK batches never wait on the thread;
-  // what passes it starts over there.
+  const onThread = () => decoder!.decode(largePayloadJob(bytes, encoding, options));
+  if (decoder && claimed >= LARGE_PAYLOAD_BYTES) return onThread();
   const inlineLimit = decoder ? Math.min(limit, LARGE_PAYLOAD_BYTES) : limit;
-  const inflated = await inflateBounded(encoding, bytes, inlineLimit, () => invalidCompressed(encoding));
+  const inflated = await inflateBounded(encoding, bytes, inlineLimit, invalid);
   if (inflated !== null) return parsedBytes(inflated, options);
   if (inlineLimit < limit) return onThread();
   throw payloadTooLarge(limit);
