@@ -3,8 +3,7 @@
 // waves of 16 concurrent gzip bombs (as gzip writes them, and with a forged size), and one 5 MB batch a second — with the API's resident memory sampled every
 // 100 ms. The reference is the same paced capture without the extra bodies, measured in the same run.
 const { fork } = require('node:child_process');
-const { readFileSync, rmSync, writeFileSync } = require('node:fs');
-const { tmpdir } = require('node:os');
+const { readFileSync } = require('node:fs');
 const { gzipSync } = require('node:zlib');
 const { join } = require('node:path');
 const { nodeFlags, POSTGRES, REDIS, freePort, waitForHttp, startProcess, pacedLoad, sql, databaseUrl, removeRedisKeys } = require('./bench-support');
@@ -40,22 +39,18 @@ function sampleRss(pid) {
  * first wave is answered (the API's first large payload starts its decoding thread), `stop()` for the statuses.
  */
 function waves(baseUrl, body, concurrency, pauseMs) {
-  const bodyFile = join(tmpdir(), `hogbase-hostile-${process.pid}-${Date.now()}.bin`);
-  writeFileSync(bodyFile, body);
-  const sender = fork(join(__dirname, 'hostile-sender.js'), [baseUrl, bodyFile, String(concurrency), String(pauseMs)]);
+  // Structured clone over the IPC channel: the body goes over as bytes, not as JSON.
+  const sender = fork(join(__dirname, 'hostile-sender.js'), { serialization: 'advanced' });
+  sender.send({ baseUrl, body, concurrency, pauseMs });
   const failed = new Promise((_, reject) => sender.once('exit', (code) => reject(new Error(`hostile sender exited with ${code}`))));
+  failed.catch(() => undefined);
   const reply = (key) => Promise.race([failed, new Promise((resolve) => sender.on('message', (message) => key in message && resolve(message[key])))]);
   const summary = reply('summary');
-  failed.catch(() => undefined);
   return {
     warmedUp: reply('warmedUp'),
-    async stop() {
+    stop() {
       sender.send('stop');
-      try {
-        return await summary;
-      } finally {
-        rmSync(bodyFile, { force: true });
-      }
+      return summary;
     },
   };
 }

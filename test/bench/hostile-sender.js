@@ -1,7 +1,6 @@
 'use strict';
 // The hostile side of `hostile-bench.js`, in a process of its own: the client that measures capture latency must
 // not share an event loop or a heap with the attacker's sends and garbage, as it would not in life.
-const { readFileSync } = require('node:fs');
 const { Pool } = require('undici');
 
 /** Sends the body on `/batch/` with `concurrency` requests at a time, wave after wave, until told to stop; says when the first wave is answered. */
@@ -31,6 +30,7 @@ async function waves({ baseUrl, body, concurrency, pauseMs }) {
   return Object.entries(statuses).map(([status, n]) => `${n}× ${status}`).join(', ');
 }
 
-// argv: the API's base URL, the file holding the body, requests at a time, pause between waves (ms).
-const [baseUrl, bodyFile, concurrency, pauseMs] = process.argv.slice(2);
-waves({ baseUrl, body: readFileSync(bodyFile), concurrency: Number(concurrency), pauseMs: Number(pauseMs) }).then((summary) => process.send({ summary }, () => process.exit(0)));
+// The first message says what to send: { baseUrl, body, concurrency, pauseMs }; the next one, 'stop'.
+process.once('message', (setup) => {
+  waves({ ...setup, body: Buffer.from(setup.body) }).then((summary) => process.send({ summary }, () => process.exit(0)));
+});
