@@ -56,7 +56,7 @@ function stamp(file, startedMs) {
 /** A digest of what the installed dependencies were installed from. */
 function manifestsDigest() {
   const hash = createHash('sha256');
-  for (const file of ['package.json', 'package-lock.json']) hash.update(fs.readFileSync(path.join(root, file), { flag: 'r' }).toString('utf8')).update('\0');
+  for (const file of ['package.json', 'package-lock.json']) hash.update(fs.readFileSync(path.join(root, file))).update('\0');
   return hash.digest('hex');
 }
 
