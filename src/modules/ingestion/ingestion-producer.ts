@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { TurnTaking } from '../../common/async/turn-taking';
 import { withDeadline } from '../../common/async/with-deadline';
 import { ApiError } from '../../common/errors/api-error';
 import { AppConfig } from '../../config/app-config';
@@ -29,6 +30,11 @@ const MAX_JOB_BYTES = 1024 * 1024;
 /** Flush at once past this many pending events, whatever the coalescing window says. */
 const FLUSH_AT_EVENTS = 2000;
 
+/** The task, unless its caller has been told 503 while it waited for its turn: a job added then would be a job the client retries. */
+function unlessLate<T>(task: () => Promise<T>, deadline: number): () => Promise<T> {
+  return () => (Date.now() < deadline ? task() : Promise.reject(new Error('enqueue timed out waiting for its turn')));
+}
+
 export const queueUnavailable = () => ApiError.unavailable('Unable to store event. Please try again.');
 
 /**
@@ -43,6 +49,8 @@ export class IngestionProducer {
   private flushTimer: NodeJS.Timeout | null = null;
   private pendingEvents = 0;
   private readonly outage = new OutageTracker();
+  /** Jobs of about MAX_JOB_BYTES, from every partition, are added one at a time, with requests served in between. */
+  private readonly largeJobs = new TurnTaking();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -58,6 +66,11 @@ export class IngestionProducer {
     if (segmentsByPartition.size === 0) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = { resolve, reject, outstanding: segmentsByPartition.size, settled: false };
+      if (payloadBytes > MAX_JOB_BYTES) {
+        // A large payload gets jobs of its own: coalesced with it, small captures would wait for all its pieces.
+        for (const [partition, segment] of segmentsByPartition) void this.addJob(partition, { segments: [segment], waiters: [waiter], payloadBytes });
+        return;
+      }
       for (const [partition, segment] of segmentsByPartition) {
         const slot = this.pending.get(partition) ?? { segments: [], waiters: [], payloadBytes: 0 };
         slot.segments.push(segment);
@@ -95,9 +108,12 @@ export class IngestionProducer {
     const data: IngestionJobData = { segments: slot.segments };
     try {
       // In order, each added once the one before is on the queue: the partition keeps capture order.
-      const jobs = slot.payloadBytes > MAX_JOB_BYTES ? chunkJobBySize(data, MAX_JOB_BYTES) : [data];
+      const large = slot.payloadBytes > MAX_JOB_BYTES;
+      const jobs = large ? chunkJobBySize(data, MAX_JOB_BYTES) : [data];
+      const timeoutMs = this.config.ingestion.enqueueTimeoutMs;
       for (const job of jobs) {
-        await withDeadline(this.queues.get(partition).add(INGESTION_JOB, job), this.config.ingestion.enqueueTimeoutMs, 'enqueue');
+        const add = () => this.queues.get(partition).add(INGESTION_JOB, job);
+        await withDeadline(large ? this.largeJobs.run(unlessLate(add, Date.now() + timeoutMs)) : add(), timeoutMs, 'enqueue');
       }
       const ended = this.outage.succeeded(Date.now());
       if (ended) {
