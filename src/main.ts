@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { ApiCluster } from './api-cluster';
 import { AppModule, RuntimeOptions } from './app.module';
 import { createRootLogger, PinoNestLogger } from './common/logging/logger';
+import { lowerCpuPriority } from './common/process/cpu-priority';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { DatabaseHandle, openDatabase } from './database/database-launcher';
 import { runMigrations } from './database/data-source';
@@ -49,6 +50,7 @@ async function startCluster(runtime: RuntimeOptions, database: DatabaseHandle, l
 async function startRole(runtime: RuntimeOptions, logger: Logger): Promise<INestApplicationContext> {
   const { config } = runtime;
   if (config.role === 'worker') {
+    if (config.ingestion.workerNice > 0) logger.info({ nice: Math.min(...lowerCpuPriority(config.ingestion.workerNice)) }, 'worker CPU priority lowered');
     const context = await NestFactory.createApplicationContext(AppModule.forRoot(runtime), { logger: new PinoNestLogger(logger) });
     await provision(context, config);
     return context;

@@ -63,6 +63,11 @@ export interface AppConfig {
     maxDecompressedBytes: number;
     /** Bytes of large payloads (as received) that may wait for the decoding thread; 0 → MAX_DECOMPRESSED_BYTES. */
     maxWaitingPayloadBytes: number;
+    /**
+     * The nice value a process whose role is `worker` lowers itself to at boot (0 leaves it as started): on a shared
+     * machine the worker then takes the CPU that requests leave, and a burst shows as ingestion lag, not as latency.
+     */
+    workerNice: number;
   };
   bootstrap: { projectApiKey: string | null; personalApiKey: string | null; adminEmail: string };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
@@ -183,6 +188,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       enqueueTimeoutMs: readInt(env, 'INGESTION_ENQUEUE_TIMEOUT_MS', 1500, 100, 60000),
       maxDecompressedBytes: readInt(env, 'MAX_DECOMPRESSED_BYTES', 0, 0, 4 * 1024 * 1024 * 1024),
       maxWaitingPayloadBytes: readInt(env, 'MAX_WAITING_PAYLOAD_BYTES', 0, 0, 16 * 1024 * 1024 * 1024),
+      workerNice: readInt(env, 'WORKER_NICE', 10, 0, 19),
     },
     bootstrap: {
       projectApiKey: readKey(env, 'INIT_PROJECT_API_KEY', 'phc_'),

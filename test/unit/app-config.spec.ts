@@ -28,7 +28,7 @@ describe(loadConfig.name, () => {
         redis: { url: null },
         analytics: { poolSize: 3, queryTimeoutMs: 30_000, cacheTtlSeconds: 300, parallelWorkers: 2, thread: true, columnar: { enabled: true, maxEvents: 50_000_000, waitMs: 2_000 } },
         queue: { prefix: 'hogbase' },
-        ingestion: { partitions: 2, coalesceMs: 5, enqueueTimeoutMs: 1500, maxDecompressedBytes: 5 * 20_971_520, maxWaitingPayloadBytes: 5 * 20_971_520 },
+        ingestion: { partitions: 2, coalesceMs: 5, enqueueTimeoutMs: 1500, maxDecompressedBytes: 5 * 20_971_520, maxWaitingPayloadBytes: 5 * 20_971_520, workerNice: 10 },
         bootstrap: { projectApiKey: null, personalApiKey: null, adminEmail: 'admin@localhost' },
         log: { level: 'info' },
         shutdownGraceMs: 20_000,
@@ -73,6 +73,7 @@ describe(loadConfig.name, () => {
         INGESTION_ENQUEUE_TIMEOUT_MS: '900',
         MAX_DECOMPRESSED_BYTES: '8192',
         MAX_WAITING_PAYLOAD_BYTES: '65536',
+        WORKER_NICE: '0',
         INIT_PROJECT_API_KEY: PROJECT_KEY,
         INIT_PERSONAL_API_KEY: PERSONAL_KEY,
         INIT_ADMIN_EMAIL: 'ops@example.com',
@@ -97,7 +98,7 @@ describe(loadConfig.name, () => {
         redis: { url: 'rediss://cache:6380' },
         analytics: { poolSize: 5, queryTimeoutMs: 1000, cacheTtlSeconds: 0, parallelWorkers: 2, thread: false, columnar: { enabled: false, maxEvents: 1000, waitMs: 0 } },
         queue: { prefix: 'q' },
-        ingestion: { partitions: 8, coalesceMs: 0, enqueueTimeoutMs: 900, maxDecompressedBytes: 8192, maxWaitingPayloadBytes: 65536 },
+        ingestion: { partitions: 8, coalesceMs: 0, enqueueTimeoutMs: 900, maxDecompressedBytes: 8192, maxWaitingPayloadBytes: 65536, workerNice: 0 },
         bootstrap: { projectApiKey: PROJECT_KEY, personalApiKey: PERSONAL_KEY, adminEmail: 'ops@example.com' },
         log: { level: 'debug' },
         shutdownGraceMs: 0,
@@ -222,6 +223,8 @@ describe(loadConfig.name, () => {
       ['ANALYTICS_POOL_SIZE', '0'],
       ['ANALYTICS_QUERY_TIMEOUT_MS', '99'],
       ['ANALYTICS_CACHE_TTL_SECONDS', '-1'],
+      ['WORKER_NICE', '20'],
+      ['WORKER_NICE', '-5'],
     ])('rejects %s=%s as out of range', (name, value) => {
       expect(configError({ [name]: value }).variable).toBe(name);
     });
