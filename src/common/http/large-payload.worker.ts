@@ -1,5 +1,7 @@
 import { setPriority } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { parentPort } from 'node:worker_threads';
 import { ApiError } from '../errors/api-error';
 import { decodeLargePayload, type LargePayloadJob } from './payload-decoding';
@@ -22,6 +24,23 @@ try {
   // Where priorities cannot be changed the thread still works, at the process's priority.
 }
 
+/**
+ * V8's collector, called after each large payload. What a payload leaves behind (a bomb's inflated chunks, up to the
+ * cap) is memory outside V8's heap, which V8 collects only once about 64 MB more of it has piled up: the next bomb
+ * would then fill its cap beside the last one's garbage (measured: +239 MB under 16 forged-size bombs, +167 MB with
+ * this). The flag puts `gc` only in contexts created while it is set: it is set for this one and cleared at once.
+ */
+const collectGarbage = ((): (() => void) | null => {
+  try {
+    setFlagsFromString('--expose-gc');
+    return runInNewContext('gc') as () => void;
+  } catch {
+    return null;
+  } finally {
+    setFlagsFromString('--no-expose-gc');
+  }
+})();
+
 function decode({ id, bytes, ...job }: Request): void {
   try {
     const decoded = decodeLargePayload({ ...job, bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) });
@@ -40,6 +59,7 @@ async function drain(): Promise<void> {
   for (let request = waiting.shift(); request; request = waiting.shift()) {
     const started = performance.now();
     decode(request);
+    collectGarbage?.();
     const busy = performance.now() - started;
     if (busy > REST_AFTER_MS) await sleep(busy);
   }
