@@ -13,6 +13,8 @@ const RATE = 1000;
 const FLAGS_RATE = 200;
 const PROJECT_KEY = 'phc_BenchmarkHostileKey000000000000000000000';
 const BOMBS_AT_ONCE = 16;
+// BENCH_HOSTILE_PHASES: a comma-separated subset of bombs, forged, large (all three by default) after the reference.
+const PHASES = new Set((process.env.BENCH_HOSTILE_PHASES ?? 'bombs,forged,large').split(','));
 
 /** Resident memory of a process in bytes, from /proc (0 once it is gone). */
 function rssOf(pid) {
@@ -84,7 +86,7 @@ async function runHostile(row, run) {
   const env = { DATABASE_URL: databaseUrl(POSTGRES, database), REDIS_URL: REDIS, QUEUE_PREFIX: prefix, INIT_PROJECT_API_KEY: PROJECT_KEY, LOG_LEVEL: 'warn' };
   const api = startProcess([...nodeFlags(), 'dist/main.js'], { ...env, ROLE: 'api', PORT: String(port) });
   // BENCH_HOSTILE_NO_WORKER: the API alone (events wait in Redis), to tell the API's own cost from the machine's.
-  const worker = process.env.BENCH_HOSTILE_NO_WORKER ? null : startProcess(['dist/main.js'], { ...env, ROLE: 'worker', PORT: String(await freePort()) });
+  const worker = process.env.BENCH_HOSTILE_NO_WORKER ? null : startProcess([...nodeFlags(), 'dist/main.js'], { ...env, ROLE: 'worker', PORT: String(await freePort()) });
   try {
     await waitForHttp(`${baseUrl}/_readyz`);
     const pid = api.child.pid;
@@ -100,7 +102,8 @@ async function runHostile(row, run) {
     const bomb = gzipSync(Buffer.alloc(256 * 1024 * 1024, 0x20), { level: 9 });
     const forged = Buffer.from(bomb);
     forged.writeUInt32LE(1024, forged.length - 4);
-    for (const [label, body] of [['gzip bombs', bomb], ['gzip bombs with a forged size', forged]]) {
+    const bombPhases = [['bombs', 'gzip bombs', bomb], ['forged', 'gzip bombs with a forged size', forged]].filter(([phase]) => PHASES.has(phase));
+    for (const [, label, body] of bombPhases) {
       const peak = sampleRss(pid);
       const bombs = await measureBeside(baseUrl, () => waves(baseUrl, body, BOMBS_AT_ONCE, 0));
       const bombPeak = peak();
@@ -108,6 +111,7 @@ async function runHostile(row, run) {
       row(`API memory, ${BOMBS_AT_ONCE} ${label} at a time`, 'peak RSS (MB)', bombPeak, `idle ${idleRss} MB: +${bombPeak - idleRss} MB`);
     }
 
+    if (!PHASES.has('large')) return;
     // A 5 MB batch of five 0.95 MB events, once a second.
     const big = JSON.stringify({ api_key: PROJECT_KEY, batch: Array.from({ length: 5 }, (_, i) => ({ event: 'big', distinct_id: `big-${i}`, properties: { blob: 'x'.repeat(950_000) } })) });
     const peak = sampleRss(pid);
