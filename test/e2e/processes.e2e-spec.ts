@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openApiLintProblems } from '../support/openapi-lint';
@@ -39,6 +39,38 @@ async function expectFlagChangesToReachOtherProcess(a: string, b: string, keys: 
   const patched = await fetch(`${flags}${id}/`, { method: 'PATCH', headers, body: JSON.stringify({ active: false }) });
   expect(patched.status).toBe(200);
   expect(await waitOnB(undefined)).toBeLessThan(1_000);
+}
+
+/** The nice value of each thread of a process, from /proc. */
+function threadNiceValues(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).map((tid) => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]));
+}
+
+/**
+ * A batch of three 0.9 MB events and a small one, sent to A and read back through B: a payload over 1 MB is decoded on
+ * the API's decoding thread, its jobs serialised on the job-encoding thread and written to Redis as bytes, and the
+ * worker must store every event exactly as sent.
+ */
+async function expectLargeBatchStored(a: string, b: string, keys: { INIT_PROJECT_API_KEY: string; INIT_PERSONAL_API_KEY: string }) {
+  const blob = (i: number) => `${i}é`.repeat(300_000); // 0.9 MB of UTF-8 with a two-byte character in it
+  const batch = [0, 1, 2].map((i) => ({ event: 'large_job', distinct_id: `large-${i}`, properties: { blob: blob(i), i } }));
+  batch.push({ event: 'large_job', distinct_id: 'small', properties: { blob: 'small', i: 3 } });
+  const sent = await fetch(`${a}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: keys.INIT_PROJECT_API_KEY, batch }) });
+  expect(sent.status).toBe(200);
+  const url = `${b}/api/projects/@current/events/?event=large_job&limit=10`;
+  const deadline = performance.now() + 30_000;
+  let stored: Array<{ distinct_id: string; properties: { blob: string; i: number } }> = [];
+  while (stored.length < 4 && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    stored = (await getJson(url, keys.INIT_PERSONAL_API_KEY)).body.results;
+  }
+  const byId = new Map(stored.map((event) => [event.distinct_id, event.properties]));
+  expect([...byId.keys()].sort()).toEqual(['large-0', 'large-1', 'large-2', 'small']);
+  for (const [i, distinctId] of ['large-0', 'large-1', 'large-2'].entries()) {
+    expect(byId.get(distinctId)!.i).toBe(i);
+    expect(byId.get(distinctId)!.blob === blob(i)).toBe(true); // compared whole, not printed whole
+  }
+  expect(byId.get('small')).toMatchObject({ blob: 'small', i: 3 });
 }
 
 /** The built service as real processes: what `npm run up` and a scaled-out deployment run. */
@@ -171,6 +203,11 @@ describe('Service processes', () => {
       ]);
 
       await expectFlagChangesToReachOtherProcess(`http://127.0.0.1:${portA}`, `http://127.0.0.1:${portB}`, shared);
+      await expectLargeBatchStored(`http://127.0.0.1:${portA}`, `http://127.0.0.1:${portB}`, shared);
+
+      // The worker lowered its CPU priority on every thread (WORKER_NICE, 10 by default); the APIs did not.
+      expect(new Set(threadNiceValues(worker.child.pid!))).toEqual(new Set([10]));
+      expect(new Set(threadNiceValues(apiA.child.pid!))).not.toContain(10);
 
       // The worker role serves no HTTP.
       await expect(fetch(`http://127.0.0.1:${workerPort}/_health`)).rejects.toThrow();

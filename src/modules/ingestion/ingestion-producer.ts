@@ -1,9 +1,10 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { TurnTaking } from '../../common/async/turn-taking';
 import { withDeadline } from '../../common/async/with-deadline';
 import { ApiError } from '../../common/errors/api-error';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
+import { JobEncodingThread } from '../../queues/job-encoding-thread';
 import { PartitionQueues } from '../../queues/partition-queues';
 import { INGESTION_JOB } from '../../queues/queue-names';
 import type { IngestionJobData, IngestionSegment } from './ingestion.types';
@@ -43,7 +44,7 @@ export const queueUnavailable = () => ApiError.unavailable('Unable to store even
  * job holding its events was acknowledged by the queue — or told 503 when that fails or takes too long.
  */
 @Injectable()
-export class IngestionProducer {
+export class IngestionProducer implements OnApplicationShutdown {
   private readonly logger = new Logger(IngestionProducer.name);
   private pending = new Map<number, PendingPartition>();
   private flushTimer: NodeJS.Timeout | null = null;
@@ -51,11 +52,15 @@ export class IngestionProducer {
   private readonly outage = new OutageTracker();
   /** Jobs of about MAX_JOB_BYTES, from every partition, are added one at a time, with requests served in between. */
   private readonly largeJobs = new TurnTaking();
+  /** Serialises the large jobs off the event loop, where the queue takes serialised data (Redis) and the build has the thread. */
+  private readonly encoding: JobEncodingThread | null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly queues: PartitionQueues,
-  ) {}
+  ) {
+    this.encoding = queues.acceptsSerializedData ? JobEncodingThread.create() : null;
+  }
 
   /**
    * Resolves once every segment is durably enqueued; rejects with a 503 ApiError otherwise. `payloadBytes`, the
@@ -112,7 +117,8 @@ export class IngestionProducer {
       const jobs = large ? chunkJobBySize(data, MAX_JOB_BYTES) : [data];
       const timeoutMs = this.config.ingestion.enqueueTimeoutMs;
       for (const job of jobs) {
-        const add = () => this.queues.get(partition).add(INGESTION_JOB, job);
+        const queue = this.queues.get(partition);
+        const add = async () => queue.add(INGESTION_JOB, large && this.encoding ? ((await this.encoding.encode(job)) as unknown as IngestionJobData) : job);
         await withDeadline(large ? this.largeJobs.run(unlessLate(add, Date.now() + timeoutMs)) : add(), timeoutMs, 'enqueue');
       }
       const ended = this.outage.succeeded(Date.now());
@@ -135,5 +141,9 @@ export class IngestionProducer {
         waiter.reject(queueUnavailable());
       }
     }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.encoding?.close();
   }
 }

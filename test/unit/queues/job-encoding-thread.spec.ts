@@ -1,0 +1,44 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { JobEncodingThread } from '../../../src/queues/job-encoding-thread';
+import { SerializedJobData } from '../../../src/queues/serialized-job-data';
+
+// The compiled thread script, as the API runs it (`npm test` builds dist/ first).
+const SCRIPT = join(__dirname, '..', '..', '..', 'dist', 'queues', 'job-encoding.worker.js');
+
+describe(JobEncodingThread.name, () => {
+  let sut: JobEncodingThread;
+
+  beforeAll(() => {
+    expect(existsSync(SCRIPT)).toBe(true);
+    sut = JobEncodingThread.create(SCRIPT)!;
+  });
+  afterAll(() => sut.close());
+
+  it('gives the UTF-8 bytes of exactly what JSON.stringify writes, characters outside Latin-1 and escapes included', async () => {
+    const job = { segments: [{ events: [{ event: 'x', properties: { blob: 'é€😀'.repeat(1000), quote: '"\\\n', n: 1.5, none: null } }] }] };
+    const encoded = await sut.encode(job);
+    expect(encoded).toBeInstanceOf(SerializedJobData);
+    expect(encoded.json.equals(Buffer.from(JSON.stringify(job)))).toBe(true);
+  });
+
+  it('answers each job with its own bytes, in order', async () => {
+    const encoded = await Promise.all([1, 2, 3].map((n) => sut.encode({ n })));
+    expect(encoded.map((data) => data.json.toString())).toEqual(['{"n":1}', '{"n":2}', '{"n":3}']);
+  });
+
+  it('rejects what JSON cannot write, and goes on', async () => {
+    await expect(sut.encode({ n: BigInt(1) })).rejects.toThrow(/job encoding failed: .*BigInt/);
+    await expect(sut.encode({ ok: true }).then((data) => data.json.toString())).resolves.toBe('{"ok":true}');
+  });
+
+  it('is absent where its script is (sources run without a build)', () => {
+    expect(JobEncodingThread.create(join(__dirname, 'no-such-script.js'))).toBeNull();
+  });
+});
+
+describe(SerializedJobData.name, () => {
+  it('serialises to null wherever BullMQ still stringifies the data (its bytes go in its place)', () => {
+    expect(JSON.stringify({ data: new SerializedJobData(Buffer.from('{"big":true}')) })).toBe('{"data":null}');
+  });
+});
