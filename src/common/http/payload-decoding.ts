@@ -200,23 +200,32 @@ function decodeLz64(bytes: Buffer, options: DecodeOptions): Promise<DecodedPaylo
 }
 
 /**
+ * How much of a payload is inflated to tell a bomb from garbage: garbage fails within its first bytes, so output this
+ * long means valid compressed data. Standard bombs arrive by the dozen a second; this is all each one costs.
+ */
+const BOMB_PROBE_BYTES = 64 * 1024;
+
+/**
  * A gzip trailer states the size it inflates to. Past the cap the payload is too large or not valid gzip: its first
- * megabyte tells which (413 for a bomb, 400 for garbage), and the rest is never inflated. One that claims a large
- * output goes straight to the thread. The others inflate inline first, up to LARGE_PAYLOAD_BYTES, so ordinary SDK
- * batches never wait on the thread; what passes it starts over there. The claim only refuses and routes: the limits
- * hold while inflating.
+ * BOMB_PROBE_BYTES tell which (413 for a bomb, 400 for garbage), and the rest is never inflated. One that claims a
+ * large output goes straight to the thread. The others inflate inline first, up to LARGE_PAYLOAD_BYTES, so ordinary
+ * SDK batches never wait on the thread; what passes it starts over there. A gzip payload also moves there once its
+ * output passes what its trailer claims (and the probe's length): a single gzip member cannot, so it is a forged
+ * trailer or, rarely, several members, and either is better inflated off the event loop. The claim only refuses and
+ * routes: the limits hold while inflating.
  */
 async function decodeCompressed(bytes: Buffer, encoding: Encoding, options: DecodeOptions): Promise<DecodedPayload> {
   const { maxDecompressedBytes: limit, largeDecoder: decoder } = options;
   const invalid = () => invalidCompressed(encoding);
   const claimed = encoding === 'gzip' ? gzipClaimedSize(bytes) : 0;
   if (claimed > limit) {
-    const probe = await inflateBounded(encoding, bytes, Math.min(limit, LARGE_PAYLOAD_BYTES), invalid);
+    const probe = await inflateBounded(encoding, bytes, Math.min(limit, BOMB_PROBE_BYTES), invalid);
     throw probe === null ? payloadTooLarge(limit) : invalid();
   }
   const onThread = () => decoder!.decode(largePayloadJob(bytes, encoding, options));
   if (decoder && claimed >= LARGE_PAYLOAD_BYTES) return onThread();
-  const inlineLimit = decoder ? Math.min(limit, LARGE_PAYLOAD_BYTES) : limit;
+  const believable = encoding === 'gzip' ? Math.max(claimed, BOMB_PROBE_BYTES) : LARGE_PAYLOAD_BYTES;
+  const inlineLimit = decoder ? Math.min(limit, LARGE_PAYLOAD_BYTES, believable) : limit;
   const inflated = await inflateBounded(encoding, bytes, inlineLimit, invalid);
   if (inflated !== null) return parsedBytes(inflated, options);
   if (inlineLimit < limit) return onThread();

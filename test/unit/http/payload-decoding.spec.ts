@@ -52,8 +52,26 @@ describe('decodePayload: where compressed payloads are inflated, and when they a
     await expect(statusOf(decodePayload(body(garbage), options))).resolves.toBe('400 invalid_payload');
   });
 
-  it('stops a bomb with a forged small size inline at 1 MB, then on the thread at the cap', async () => {
+  it('stops a bomb with a forged small size on the thread, at the cap', async () => {
     await expect(statusOf(decodePayload(body(forged(BOMB, 1024)), options))).resolves.toBe('413 payload_too_large');
+    expect(onThread).toHaveBeenCalledTimes(1);
+  });
+
+  it('moves a gzip payload to the thread once it inflates past what its trailer claims (and 64 KB)', async () => {
+    const text = JSON.stringify([{ event: 'lying', properties: { blob: 'l'.repeat(100_000) } }]);
+    // 100 KB, under the 1 MB inline bound, but 1 KB claimed: not what it says (its length check then fails: 400).
+    await expect(statusOf(decodePayload(body(forged(gzipSync(text), 1024)), options))).resolves.toBe('400 invalid_payload');
+    expect(onThread).toHaveBeenCalledTimes(1);
+    onThread.mockClear();
+    await expect(statusOf(decodePayload(body(forged(gzipSync(text.slice(0, 60_000)), 1024)), options))).resolves.toBe('400 invalid_payload');
+    expect(onThread).not.toHaveBeenCalled(); // within the probe's 64 KB, inline
+  });
+
+  it('still decodes a gzip payload of several members, whose trailer claims only the last one', async () => {
+    const payload = [{ event: 'members', properties: { blob: 'm'.repeat(200_000) } }];
+    const text = Buffer.from(JSON.stringify(payload));
+    const members = Buffer.concat([gzipSync(text.subarray(0, 150_000)), gzipSync(text.subarray(150_000))]);
+    await expect(decodePayload(body(members), options)).resolves.toMatchObject({ value: payload });
     expect(onThread).toHaveBeenCalledTimes(1);
   });
 
