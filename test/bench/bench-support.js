@@ -39,18 +39,24 @@ async function waitForHttp(url, timeoutMs = 60_000) {
   throw new Error(`not ready: ${url}`);
 }
 
-/** A child process whose resident memory is sampled while it runs. */
+/** Resident memory of a process in bytes, from /proc (0 once it is gone). */
+function rssOf(pid) {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * A child process whose resident memory is sampled while it runs. From /proc, not `ps`: a synchronous `ps` stalled
+ * the measuring process's event loop for milliseconds twice a second, inside the latencies it measured.
+ */
 function startProcess(args, env) {
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   let peakRss = 0;
-  const sampler = setInterval(() => {
-    try {
-      const kb = Number(execFileSync('ps', ['-o', 'rss=', '-p', String(child.pid)]).toString().trim());
-      peakRss = Math.max(peakRss, kb * 1024);
-    } catch {
-      // exited
-    }
-  }, 500);
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssOf(child.pid))), 500);
   return {
     child,
     peakRssMb: () => Math.round(peakRss / 1048576),
@@ -248,4 +254,4 @@ function nodeFlags() {
   return (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 }
 
-module.exports = { ROOT, nodeFlags, POSTGRES, REDIS, freePort, waitForHttp, startProcess, load, pacedLoad, percentile, sql, databaseUrl, otherProcessesCpu, cpuSecondsOf, removeRedisKeys };
+module.exports = { ROOT, rssOf, nodeFlags, POSTGRES, REDIS, freePort, waitForHttp, startProcess, load, pacedLoad, percentile, sql, databaseUrl, otherProcessesCpu, cpuSecondsOf, removeRedisKeys };

@@ -3,28 +3,18 @@
 // waves of 16 concurrent gzip bombs (as gzip writes them, and with a forged size), and one 5 MB batch a second — with the API's resident memory sampled every
 // 100 ms. The reference is the same paced capture without the extra bodies, measured in the same run.
 const { fork } = require('node:child_process');
-const { readFileSync } = require('node:fs');
 const { gzipSync } = require('node:zlib');
 const { join } = require('node:path');
-const { nodeFlags, POSTGRES, REDIS, freePort, waitForHttp, startProcess, pacedLoad, sql, databaseUrl, removeRedisKeys } = require('./bench-support');
+const { rssOf, nodeFlags, POSTGRES, REDIS, freePort, waitForHttp, startProcess, pacedLoad, sql, databaseUrl, removeRedisKeys } = require('./bench-support');
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const RATE = 1000;
-const FLAGS_RATE = 200;
+// BENCH_HOSTILE_RATE: capture requests a second (flags get a fifth of it); 1,000 by default.
+const RATE = Number(process.env.BENCH_HOSTILE_RATE ?? 1000);
+const FLAGS_RATE = Math.round(RATE / 5);
 const PROJECT_KEY = 'phc_BenchmarkHostileKey000000000000000000000';
 const BOMBS_AT_ONCE = 16;
 // BENCH_HOSTILE_PHASES: a comma-separated subset of bombs, forged, large (all three by default) after the reference.
 const PHASES = new Set((process.env.BENCH_HOSTILE_PHASES ?? 'bombs,forged,large').split(','));
-
-/** Resident memory of a process in bytes, from /proc (0 once it is gone). */
-function rssOf(pid) {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
 
 /** Samples a process's RSS every 100 ms until stopped; the peak in MB. */
 function sampleRss(pid) {
