@@ -138,7 +138,8 @@ function startLoad(pool, state) {
   const ticker = setInterval(() => {
     const elapsed = performance.now() - state.started;
     for (const route of ROUTES) {
-      const due = Math.floor((elapsed * route.rate) / 1000);
+      // Request n is due at n / rate: by `elapsed`, requests 0 … floor(elapsed × rate) are (one more than the floor).
+      const due = Math.floor((elapsed * route.rate) / 1000) + 1;
       for (let n = counters.get(route.name); n < due; n++) send(pool, state, route, n, state.started + (n * 1000) / route.rate);
       counters.set(route.name, Math.max(counters.get(route.name), due));
     }
