@@ -117,8 +117,7 @@ export class IngestionProducer implements OnApplicationShutdown {
       const jobs = large ? chunkJobBySize(data, MAX_JOB_BYTES) : [data];
       const timeoutMs = this.config.ingestion.enqueueTimeoutMs;
       for (const job of jobs) {
-        const queue = this.queues.get(partition);
-        const add = async () => queue.add(INGESTION_JOB, large && this.encoding ? ((await this.encoding.encode(job)) as unknown as IngestionJobData) : job);
+        const add = () => this.add(partition, job, large);
         await withDeadline(large ? this.largeJobs.run(unlessLate(add, Date.now() + timeoutMs)) : add(), timeoutMs, 'enqueue');
       }
       const ended = this.outage.succeeded(Date.now());
@@ -141,6 +140,12 @@ export class IngestionProducer implements OnApplicationShutdown {
         waiter.reject(queueUnavailable());
       }
     }
+  }
+
+  /** A large job is serialised on the job-encoding thread when there is one; the queue writes its bytes as they are. */
+  private async add(partition: number, job: IngestionJobData, large: boolean): Promise<unknown> {
+    const data = large && this.encoding ? await this.encoding.encode(job) : job;
+    return this.queues.get(partition).add(INGESTION_JOB, data);
   }
 
   async onApplicationShutdown(): Promise<void> {
