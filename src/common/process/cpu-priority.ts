@@ -14,8 +14,14 @@ export function lowerCpuPriority(nice: number): number[] {
     return [getPriority(0)];
   }
   // Only ever lowered: a thread already nicer than asked (set by an operator's `nice`) keeps its value.
-  for (const tid of threads) if (getPriority(tid) < nice) setPriority(tid, nice);
-  return threads.map((tid) => getPriority(tid));
+  return threads.flatMap((tid) => {
+    try {
+      if (getPriority(tid) < nice) setPriority(tid, nice);
+      return [getPriority(tid)];
+    } catch {
+      return []; // the thread ended since the listing
+    }
+  });
 }
 
 function threadIds(): number[] {
