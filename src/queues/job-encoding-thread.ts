@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { ThreadRequests } from '../common/async/thread-requests';
 import { SerializedJobData } from './serialized-job-data';
 
 type Reply = { id: number; json?: Uint8Array; message?: string };
@@ -9,52 +9,27 @@ type Reply = { id: number; json?: Uint8Array; message?: string };
  * Serialises large jobs on a worker thread of its own. A 1 MB job's `JSON.stringify`, and the Redis client's work on
  * the string it makes, hold a busy event loop for 10–15 ms; the job copied to the thread (a structured clone copies
  * strings as they are) and its JSON handed back as bytes cost the loop well under a millisecond. One job at a time,
- * in order. The thread starts with the first job and never keeps the process alive.
+ * in order.
  */
 export class JobEncodingThread {
-  private worker: Worker | null = null;
-  private readonly pending = new Map<number, { resolve: (data: SerializedJobData) => void; reject: (error: unknown) => void }>();
-  private nextId = 0;
+  private readonly thread: ThreadRequests<Reply>;
 
-  private constructor(private readonly script: string) {}
+  private constructor(script: string) {
+    this.thread = new ThreadRequests<Reply>(script, () => new Error('job encoding thread exited'));
+  }
 
   /** The thread, or null where its compiled script is absent (sources run without a build). */
   static create(script = join(__dirname, 'job-encoding.worker.js')): JobEncodingThread | null {
     return existsSync(script) ? new JobEncodingThread(script) : null;
   }
 
-  encode(data: unknown): Promise<SerializedJobData> {
-    const worker = this.worker ?? this.start();
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, data });
-    });
+  async encode(data: unknown): Promise<SerializedJobData> {
+    const { json, message } = await this.thread.send({ data });
+    if (!json) throw new Error(`job encoding failed: ${message}`);
+    return new SerializedJobData(Buffer.from(json.buffer, json.byteOffset, json.byteLength));
   }
 
-  async close(): Promise<void> {
-    const worker = this.worker;
-    this.worker = null;
-    await worker?.terminate();
-  }
-
-  private start(): Worker {
-    const worker = new Worker(this.script);
-    worker.unref();
-    worker.on('message', ({ id, json, message }: Reply) => {
-      const waiter = this.pending.get(id);
-      this.pending.delete(id);
-      if (json) waiter?.resolve(new SerializedJobData(Buffer.from(json.buffer, json.byteOffset, json.byteLength)));
-      else waiter?.reject(new Error(`job encoding failed: ${message}`));
-    });
-    // Without a listener an error in the thread would be thrown here; its 'exit' fails what it held.
-    worker.on('error', () => undefined);
-    worker.on('exit', () => {
-      if (this.worker === worker) this.worker = null;
-      for (const { reject } of this.pending.values()) reject(new Error('job encoding thread exited'));
-      this.pending.clear();
-    });
-    this.worker = worker;
-    return worker;
+  close(): Promise<void> {
+    return this.thread.close();
   }
 }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { ThreadRequests } from '../async/thread-requests';
 import { ApiError, ErrorType } from '../errors/api-error';
 import type { DecodedPayload, LargePayloadJob } from './payload-decoding';
 
@@ -33,15 +33,18 @@ const tooManyWaiting = () => ApiError.unavailable('Too many large payloads are w
  * to the thread would cost more than the work.
  */
 export class LargePayloadDecoder {
-  private worker: Worker | null = null;
-  private readonly pending = new Map<number, { bytes: number; resolve: (decoded: DecodedPayload) => void; reject: (error: unknown) => void }>();
-  private nextId = 0;
+  private readonly thread: ThreadRequests<Reply>;
   private waiting = 0;
 
   private constructor(
-    private readonly script: string,
+    script: string,
     private readonly limits: DecoderLimits,
-  ) {}
+  ) {
+    // A heap of its own, bounded: a payload that decompresses past what it can hold (lz64 cannot be stopped midway)
+    // ends the thread and answers 503 (retried by SDKs), instead of taking the process's heap.
+    const lost = () => ApiError.unavailable('The payload could not be decoded. Please try again.');
+    this.thread = new ThreadRequests<Reply>(script, lost, { maxOldGenerationSizeMb: threadHeapMb(limits.maxDecompressedBytes) });
+  }
 
   /** The decoder, or null where the compiled thread script is absent (sources run without a build). */
   static create(limits: DecoderLimits, script = join(__dirname, 'large-payload.worker.js')): LargePayloadDecoder | null {
@@ -53,53 +56,25 @@ export class LargePayloadDecoder {
     return this.waiting;
   }
 
-  decode(job: LargePayloadJob): Promise<DecodedPayload> {
+  async decode(job: LargePayloadJob): Promise<DecodedPayload> {
     const size = job.bytes.length;
     // One payload is always taken, so no single payload within the body limit is refused for its size alone.
-    if (this.waiting > 0 && this.waiting + size > this.limits.maxWaitingBytes) return Promise.reject(tooManyWaiting());
-    const worker = this.worker ?? this.start();
-    const id = this.nextId++;
+    if (this.waiting > 0 && this.waiting + size > this.limits.maxWaitingBytes) throw tooManyWaiting();
     const bytes = new Uint8Array(job.bytes); // a buffer of our own, handed over without a second copy
     this.waiting += size;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { bytes: size, resolve, reject });
-      worker.postMessage({ ...job, id, bytes }, [bytes.buffer]);
-    });
+    try {
+      return decodedOrThrown(await this.thread.send({ ...job, bytes }, [bytes.buffer]));
+    } finally {
+      this.waiting -= size;
+    }
   }
 
-  async close(): Promise<void> {
-    const worker = this.worker;
-    this.worker = null;
-    await worker?.terminate();
+  close(): Promise<void> {
+    return this.thread.close();
   }
+}
 
-  private start(): Worker {
-    // A heap of its own, bounded: a payload that decompresses past what it can hold (lz64 cannot be stopped midway)
-    // ends the thread and answers 503, instead of taking the process's heap.
-    const worker = new Worker(this.script, { resourceLimits: { maxOldGenerationSizeMb: threadHeapMb(this.limits.maxDecompressedBytes) } });
-    worker.unref(); // an idle decoder never keeps the process alive
-    worker.on('message', (reply: Reply) => this.settle(reply));
-    // An uncaught error in the thread (a crash, out of memory) is followed by 'exit', which answers its requests;
-    // without a listener the error would be thrown in the main thread and take the process down.
-    worker.on('error', () => undefined);
-    // A thread that died takes its requests with it (503, retried by SDKs); the next request starts a new one.
-    worker.on('exit', () => {
-      if (this.worker === worker) this.worker = null;
-      for (const { reject } of this.pending.values()) reject(ApiError.unavailable('The payload could not be decoded. Please try again.'));
-      this.pending.clear();
-      this.waiting = 0;
-    });
-    this.worker = worker;
-    return worker;
-  }
-
-  private settle(reply: Reply): void {
-    const waiter = this.pending.get(reply.id);
-    if (!waiter) return;
-    this.pending.delete(reply.id);
-    this.waiting -= waiter.bytes;
-    if (reply.decoded) return waiter.resolve(reply.decoded);
-    const refused = reply.refused;
-    waiter.reject(refused ? new ApiError(refused.status, refused.type, refused.code, refused.detail, refused.attr) : new Error(reply.message));
-  }
+function decodedOrThrown({ decoded, refused, message }: Reply): DecodedPayload {
+  if (decoded) return decoded;
+  throw refused ? new ApiError(refused.status, refused.type, refused.code, refused.detail, refused.attr) : new Error(message);
 }

@@ -71,7 +71,7 @@ describe(LargePayloadDecoder.name, () => {
 
   it('answers 503 for the requests of a thread that died, and starts a new one for the next', async () => {
     const pending = sut.decode(job(Buffer.from(JSON.stringify({ batch: Array.from({ length: 200_000 }, (_, i) => ({ event: `e${i}` })) }))));
-    await (sut as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+    await (sut as unknown as { thread: { worker: { terminate(): Promise<number> } } }).thread.worker.terminate();
     await expect(pending).rejects.toMatchObject({ status: 503 });
     expect(sut.waitingBytes).toBe(0);
     await expect(sut.decode(job(Buffer.from('[{"event": "after"}]')))).resolves.toMatchObject({ value: [{ event: 'after' }] });
