@@ -27,8 +27,8 @@ try {
 /**
  * V8's collector, called after each large payload. What a payload leaves behind (a bomb's inflated chunks, up to the
  * cap) is memory outside V8's heap, which V8 collects only once about 64 MB more of it has piled up: the next bomb
- * would then fill its cap beside the last one's garbage (measured: +239 MB under 16 forged-size bombs, +167 MB with
- * this). The flag puts `gc` only in contexts created while it is set: it is set for this one and cleared at once.
+ * would then fill its cap beside the last one's garbage (measured: +239 MB under 16 forged-size bombs, +152–160 MB
+ * with this). The flag puts `gc` only in contexts created while it is set: it is set for this one and cleared at once.
  */
 const collectGarbage = ((): (() => void) | null => {
   try {

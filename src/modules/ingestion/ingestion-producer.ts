@@ -143,9 +143,10 @@ export class IngestionProducer implements OnApplicationShutdown {
   }
 
   /** A large job is serialised on the job-encoding thread when there is one; the queue writes its bytes as they are. */
-  private async add(partition: number, job: IngestionJobData, large: boolean): Promise<unknown> {
-    const data = large && this.encoding ? await this.encoding.encode(job) : job;
-    return this.queues.get(partition).add(INGESTION_JOB, data);
+  private add(partition: number, job: IngestionJobData, large: boolean): Promise<unknown> {
+    const queue = this.queues.get(partition);
+    if (!large || !this.encoding) return queue.add(INGESTION_JOB, job); // every capture: no extra promise
+    return this.encoding.encode(job).then((data) => queue.add(INGESTION_JOB, data));
   }
 
   async onApplicationShutdown(): Promise<void> {
