@@ -1,8 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openApiLintProblems } from '../support/openapi-lint';
 import { freePort, ServiceProcess } from '../support/service-process';
+import { threadNiceValues } from '../support/thread-nice';
 import { createEmptyDatabase, runId, TEST_REDIS_URL } from '../support/test-env';
 
 const KEY_LINE = /Personal API key \(phx_, for \/api\/\):\s+(phx_[A-Za-z0-9]{16,64})/;
@@ -39,11 +40,6 @@ async function expectFlagChangesToReachOtherProcess(a: string, b: string, keys: 
   const patched = await fetch(`${flags}${id}/`, { method: 'PATCH', headers, body: JSON.stringify({ active: false }) });
   expect(patched.status).toBe(200);
   expect(await waitOnB(undefined)).toBeLessThan(1_000);
-}
-
-/** The nice value of each thread of a process, from /proc. */
-function threadNiceValues(pid: number): number[] {
-  return readdirSync(`/proc/${pid}/task`).map((tid) => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]));
 }
 
 /**

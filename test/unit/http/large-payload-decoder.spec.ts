@@ -1,17 +1,13 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { ApiError } from '../../../src/common/errors/api-error';
 import { LargePayloadDecoder } from '../../../src/common/http/large-payload-decoder';
 import { decodeJsonBytes, type LargePayloadJob } from '../../../src/common/http/payload-decoding';
 import { LARGE_PAYLOAD_SCRIPT } from '../../support/test-env';
+import { threadNiceValues } from '../../support/thread-nice';
 
 const job = (bytes: Buffer, more: Partial<LargePayloadJob> = {}): LargePayloadJob => ({ bytes, encoding: null, maxDecompressedBytes: 4 * 1024 * 1024, acceptEmptyList: false, ...more });
 const BOMB = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
-
-/** The nice values of this process's threads, from /proc. */
-function threadNiceValues(): number[] {
-  return readdirSync('/proc/self/task').map((tid) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]));
-}
 
 describe(LargePayloadDecoder.name, () => {
   let sut: LargePayloadDecoder;
