@@ -4,7 +4,7 @@ import { payloadTooLarge } from '../errors/http-error-mapping';
 import { JSON_TEXT_NEEDS_CLEANING } from '../json/clean-text';
 import { jsonLongerThan } from '../json/json-byte-length';
 import { nonFiniteToNull } from '../json/non-finite-json';
-import { gzipClaimedSize, inflateBounded, inflateBoundedSync, type Encoding } from './bounded-inflate';
+import { gzipClaimedSize, inflateBounded, inflateOnThread, type Encoding } from './bounded-inflate';
 import { LARGE_PAYLOAD_BYTES, type LargePayloadDecoder } from './large-payload-decoder';
 import { queryText } from './query-values';
 
@@ -241,11 +241,13 @@ function largePayloadJob(bytes: Buffer, encoding: LargePayloadJob['encoding'], o
   return { bytes, encoding, maxDecompressedBytes, acceptEmptyList: options.acceptEmptyList ?? false, measureItemsAbove, unwrapBase64Twice };
 }
 
-/** What the decoding thread does: inflate up to the cap (413 past it), then the same steps as inline. */
+/** What the decoding thread does: inflate up to the cap (413 past it; see inflateOnThread), then the same steps as inline. */
 export function decodeLargePayload(job: LargePayloadJob): DecodedPayload {
   const { encoding, maxDecompressedBytes } = job;
   if (encoding === 'lz64') return parsedText(lz64Text(job.bytes, maxDecompressedBytes), { maxDecompressedBytes, acceptEmptyList: job.acceptEmptyList });
-  const bytes = encoding === null ? job.bytes : inflateBoundedSync(encoding, job.bytes, maxDecompressedBytes, () => invalidCompressed(encoding));
+  const believable = encoding === 'gzip' ? Math.max(gzipClaimedSize(job.bytes), BOMB_PROBE_BYTES) : 0;
+  const limits = { limit: maxDecompressedBytes, believable };
+  const bytes = encoding === null ? job.bytes : inflateOnThread(encoding, job.bytes, limits, () => invalidCompressed(encoding));
   if (bytes === null) throw payloadTooLarge(maxDecompressedBytes);
   return decodeJsonBytes(unwrappedJson(bytes, job.unwrapBase64Twice), job.acceptEmptyList, job.measureItemsAbove);
 }
