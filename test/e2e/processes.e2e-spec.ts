@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { openApiLintProblems } from '../support/openapi-lint';
 import { freePort, ServiceProcess } from '../support/service-process';
 import { threadNiceValues } from '../support/thread-nice';
@@ -8,6 +9,14 @@ import { createEmptyDatabase, runId, TEST_REDIS_URL } from '../support/test-env'
 
 const KEY_LINE = /Personal API key \(phx_, for \/api\/\):\s+(phx_[A-Za-z0-9]{16,64})/;
 const PROJECT_KEY_LINE = /Project API key \(phc_, for SDKs\):\s+(phc_[A-Za-z0-9]{16,64})/;
+
+/** From now, how far a process's resident memory rose at its peak (the kernel's high-water mark, reset here), in bytes. */
+function peakRssOf(pid: number): () => number {
+  const status = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  const before = status('VmRSS');
+  return () => status('VmHWM') - before;
+}
 
 async function getJson(url: string, key: string): Promise<{ status: number; body: any }> {
   const res = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
@@ -210,6 +219,47 @@ describe('Service processes', () => {
       const exits = await Promise.all([apiA.terminate(), apiB.terminate(), worker.terminate()]);
       expect(exits.map((e) => e.code)).toEqual([0, 0, 0]);
       exits.forEach((e) => expect(e.ms).toBeLessThan(25_000));
+    });
+  });
+
+  describe('an API process under gzip bombs that hide their size', () => {
+    let url: string;
+    beforeAll(async () => {
+      url = await createEmptyDatabase('bombs');
+    });
+
+    it('answers 16 at once with 413, and its memory never rises by one decompression cap', async () => {
+      const port = await freePort();
+      // Inflated to the cap, a single bomb's output is a cap; counted, their memory does not depend on the cap.
+      const cap = 96 * 1024 * 1024;
+      const projectKey = 'phc_FixedProjectKeyForAutomation0123456789abc';
+      const api = start({
+        DATABASE_URL: url,
+        REDIS_URL: TEST_REDIS_URL,
+        QUEUE_PREFIX: `hbbombs${runId()}`,
+        INIT_PROJECT_API_KEY: projectKey,
+        ROLE: 'api',
+        PORT: String(port),
+        MAX_DECOMPRESSED_BYTES: String(cap),
+      });
+      const base = `http://127.0.0.1:${port}`;
+      await api.waitFor(`${base}/_readyz`);
+      const post = (body: Buffer | string) => fetch(`${base}/batch/`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body });
+      // A 1.1 MB batch starts the decoding thread, so its start is not counted below, and leaves no freed cap of
+      // output for the allocator to hand out again unseen.
+      const large = JSON.stringify({ api_key: projectKey, batch: [{ event: 'large', distinct_id: 'd', properties: { blob: 'x'.repeat(1_100_000) } }] });
+      expect((await post(large)).status).toBe(200);
+
+      // Its trailer claims 1 KB, so nothing refuses it before inflating; it would inflate to twice the cap.
+      const bomb = gzipSync(Buffer.alloc(2 * cap, 0x20));
+      bomb.writeUInt32LE(1024, bomb.length - 4);
+      const peak = peakRssOf(api.child.pid!);
+      const answers = await Promise.all(Array.from({ length: 16 }, async () => `${(await post(bomb)).status}`));
+      expect(answers).toEqual(Array(16).fill('413'));
+      const grewMb = peak() / 1048576;
+      console.log(`API peak RSS under 16 forged-size bombs: +${grewMb.toFixed(1)} MB (cap ${cap / 1048576} MB)`);
+      expect(grewMb).toBeLessThan(cap / 1048576);
+      expect((await api.terminate()).code).toBe(0);
     });
   });
 

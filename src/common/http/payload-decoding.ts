@@ -211,8 +211,8 @@ const BOMB_PROBE_BYTES = 64 * 1024;
  * large output goes straight to the thread. The others inflate inline first, up to LARGE_PAYLOAD_BYTES, so ordinary
  * SDK batches never wait on the thread; what passes it starts over there. A gzip payload also moves there once its
  * output passes what its trailer claims (and the probe's length): a single gzip member cannot, so it is a forged
- * trailer or, rarely, several members, and either is better inflated off the event loop. The claim only refuses and
- * routes: the limits hold while inflating.
+ * trailer or, rarely, several members, and either is better inflated off the event loop (where it is counted before it
+ * is kept: see inflateOnThread). The claim only refuses and routes: the limits hold while inflating.
  */
 async function decodeCompressed(bytes: Buffer, encoding: Encoding, options: DecodeOptions): Promise<DecodedPayload> {
   const { maxDecompressedBytes: limit, largeDecoder: decoder } = options;
@@ -224,12 +224,17 @@ async function decodeCompressed(bytes: Buffer, encoding: Encoding, options: Deco
   }
   const onThread = () => decoder!.decode(largePayloadJob(bytes, encoding, options));
   if (decoder && claimed >= LARGE_PAYLOAD_BYTES) return onThread();
-  const believable = encoding === 'gzip' ? Math.max(claimed, BOMB_PROBE_BYTES) : LARGE_PAYLOAD_BYTES;
+  const believable = encoding === 'gzip' ? believableGzipSize(bytes) : LARGE_PAYLOAD_BYTES;
   const inlineLimit = decoder ? Math.min(limit, LARGE_PAYLOAD_BYTES, believable) : limit;
   const inflated = await inflateBounded(encoding, bytes, inlineLimit, invalid);
   if (inflated !== null) return parsedBytes(inflated, options);
   if (inlineLimit < limit) return onThread();
   throw payloadTooLarge(limit);
+}
+
+/** How far a gzip payload's output can be taken on trust: what its trailer claims, and the probe's length at least. */
+function believableGzipSize(bytes: Buffer): number {
+  return Math.max(gzipClaimedSize(bytes), BOMB_PROBE_BYTES);
 }
 
 function invalidCompressed(encoding: Encoding): ApiError {
@@ -245,8 +250,7 @@ function largePayloadJob(bytes: Buffer, encoding: LargePayloadJob['encoding'], o
 export function decodeLargePayload(job: LargePayloadJob): DecodedPayload {
   const { encoding, maxDecompressedBytes } = job;
   if (encoding === 'lz64') return parsedText(lz64Text(job.bytes, maxDecompressedBytes), { maxDecompressedBytes, acceptEmptyList: job.acceptEmptyList });
-  const believable = encoding === 'gzip' ? Math.max(gzipClaimedSize(job.bytes), BOMB_PROBE_BYTES) : 0;
-  const limits = { limit: maxDecompressedBytes, believable };
+  const limits = { limit: maxDecompressedBytes, believable: encoding === 'gzip' ? believableGzipSize(job.bytes) : 0 };
   const bytes = encoding === null ? job.bytes : inflateOnThread(encoding, job.bytes, limits, () => invalidCompressed(encoding));
   if (bytes === null) throw payloadTooLarge(maxDecompressedBytes);
   return decodeJsonBytes(unwrappedJson(bytes, job.unwrapBase64Twice), job.acceptEmptyList, job.measureItemsAbove);
