@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { filterQuery } from '../support/insights';
-import { freePort, ServiceProcess } from '../support/service-process';
+import { freePorts, ServiceProcess } from '../support/service-process';
 import { createEmptyDatabase, runId, TEST_REDIS_URL } from '../support/test-env';
 
 const PROJECT_KEY = 'phc_AnalyticsThreadProjectKey0123456789abcd';
@@ -44,7 +44,7 @@ describe('Analytics thread (ANALYTICS_THREAD)', () => {
   beforeAll(async () => {
     const url = await createEmptyDatabase('athread');
     const env = { DATABASE_URL: url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: `hbathread${runId()}`, INIT_PROJECT_API_KEY: PROJECT_KEY, INIT_PERSONAL_API_KEY: PERSONAL_KEY };
-    const [port, otherPort] = [await freePort(), await freePort()];
+    const [port, otherPort] = await freePorts(2);
     threaded = new ServiceProcess({ ...env, ROLE: 'all', PORT: String(port) });
     threadedUrl = `http://127.0.0.1:${port}`;
     await threaded.waitFor(`${threadedUrl}/_readyz`);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { openApiLintProblems } from '../support/openapi-lint';
-import { freePort, ServiceProcess } from '../support/service-process';
+import { freePort, freePorts, ServiceProcess } from '../support/service-process';
 import { threadNiceValues } from '../support/thread-nice';
 import { createEmptyDatabase, runId, TEST_REDIS_URL } from '../support/test-env';
 
@@ -93,7 +93,7 @@ describe('Service processes', () => {
     afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
     it('boots an embedded PostgreSQL, prints keys once, keeps data and keys across restarts', async () => {
-      const [port, pgPort] = [await freePort(), await freePort()];
+      const [port, pgPort] = await freePorts(2);
       const env = { DATA_DIR: dataDir, PORT: String(port), EMBEDDED_PG_PORT: String(pgPort) };
       const base = `http://127.0.0.1:${port}`;
 
@@ -143,7 +143,7 @@ describe('Service processes', () => {
     });
 
     it('runs two API processes and a worker that migrate once, bootstrap once and serve the same data', async () => {
-      const [portA, portB] = [await freePort(), await freePort()];
+      const [portA, portB] = await freePorts(2);
       const shared = {
         DATABASE_URL: url,
         REDIS_URL: TEST_REDIS_URL,

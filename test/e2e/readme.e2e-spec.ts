@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, ServiceProcess } from '../support/service-process';
+import { freePorts, ServiceProcess } from '../support/service-process';
 
 const ROOT = join(__dirname, '..', '..');
 const SKIP_MARK = '<!-- readme-test: skip';
@@ -37,7 +37,7 @@ describe('README commands', () => {
   let keys: { personal: string; project: string };
 
   beforeAll(async () => {
-    const [port, pgPort] = [await freePort(), await freePort()];
+    const [port, pgPort] = await freePorts(2);
     base = `http://127.0.0.1:${port}`;
     service = new ServiceProcess({ DATA_DIR: dataDir, PORT: String(port), EMBEDDED_PG_PORT: String(pgPort) });
     await service.waitFor(`${base}/_readyz`, 90_000);
