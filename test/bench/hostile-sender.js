@@ -1,17 +1,14 @@
 'use strict';
 // The hostile side of `hostile-bench.js`, in a process of its own: the client that measures capture latency must
 // not share an event loop or a heap with the attacker's sends and garbage, as it would not in life.
-const { setPriority } = require('node:os');
 const { Pool } = require('undici');
+const { lowerCpuPriority } = require('../../dist/common/process/cpu-priority');
 
 // In life the attacker's own CPU is on another machine. Here it shares the service's two cores, and the reference
-// phase has no sender at all: at the lowest priority, the sender takes only the CPU the service and the measuring
-// client leave over, so what a phase measures is the cost of the bodies to the service, not of sending them.
-try {
-  setPriority(19);
-} catch {
-  // Where priorities cannot be changed the sender still runs, at the bench's priority.
-}
+// phase has no sender at all: at the lowest priority on every thread (V8's helpers too), the sender takes only the
+// CPU the service and the measuring client leave over, so a phase measures what the bodies cost the service, not
+// what sending them costs.
+lowerCpuPriority(19);
 
 /** Sends the body on `/batch/` with `concurrency` requests at a time, wave after wave, until told to stop; says when the first wave is answered. */
 async function waves({ baseUrl, body, concurrency, pauseMs }) {

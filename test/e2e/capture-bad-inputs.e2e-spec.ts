@@ -150,7 +150,7 @@ describe('Capture of bad inputs', () => {
     await expectAccepted(name, small);
   });
 
-  it('7c. 16 bombs with a forged size at once → each 413, inflated one at a time on the decoding thread', async () => {
+  it('7c. 16 bombs with a forged size at once → each 413, counted one at a time on the decoding thread', async () => {
     expect(existsSync(LARGE_PAYLOAD_SCRIPT)).toBe(true); // the API decodes large payloads on its thread, as in production
     // A 32 MB cap: inflated side by side, 16 bombs would hold 512 MB. On the thread they are counted one at a time
     // without their output being kept (the API process's peak is measured in processes.e2e-spec.ts: this process's

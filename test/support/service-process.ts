@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { createServer, type Server } from 'node:net';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
@@ -14,20 +14,17 @@ export async function freePort(): Promise<number> {
  * a port let go can come back at once, and two services given the same port fail to start.
  */
 export async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<Server>((resolve, reject) => {
-          const server = createServer();
-          server.once('error', reject);
-          server.listen(0, '127.0.0.1', () => resolve(server));
-        }),
-    ),
+  const servers = Array.from({ length: count }, () => createServer());
+  const listening = await Promise.allSettled(
+    servers.map((server) => new Promise<number>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port));
+    })),
   );
-  const ports = servers.map((server) => (server.address() as { port: number }).port);
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-  return ports;
+  await Promise.all(servers.map((server) => new Promise((resolve) => (server.listening ? server.close(resolve) : resolve(undefined)))));
+  const failed = listening.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+  return listening.map((outcome) => (outcome as PromiseFulfilledResult<number>).value);
 }
 
 /** The built service (`node dist/main.js`) run as a real child process, as `npm run up` runs it. */

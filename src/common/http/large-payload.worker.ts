@@ -25,11 +25,11 @@ try {
 }
 
 /**
- * V8's collector, called after each large payload. What a payload leaves behind (its inflated bytes, up to the cap for
- * a brotli bomb) is memory outside V8's heap, which V8 collects only once about 64 MB more of it has piled up: the
- * next payload would then fill its own beside the last one's garbage (measured when forged-size gzip bombs were still
- * inflated to the cap: +239 MB under 16 of them, +152–160 MB with this). The flag puts `gc` only in contexts created
- * while it is set: it is set for this one and cleared at once.
+ * V8's collector, called after each large payload. What a payload leaves behind (its inflated bytes, the counter's
+ * slices, up to a cap for a brotli bomb) is memory outside V8's heap, which V8 collects only once about 64 MB more of
+ * it has piled up: the next payload would then fill its own beside the last one's garbage (measured when forged-size
+ * gzip bombs were still inflated to the cap: +239 MB under 16 of them, +152–160 MB with this). The flag puts `gc`
+ * only in contexts created while it is set: it is set for this one and cleared at once.
  */
 const collectGarbage = ((): (() => void) | null => {
   try {

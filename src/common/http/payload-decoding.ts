@@ -4,7 +4,7 @@ import { payloadTooLarge } from '../errors/http-error-mapping';
 import { JSON_TEXT_NEEDS_CLEANING } from '../json/clean-text';
 import { jsonLongerThan } from '../json/json-byte-length';
 import { nonFiniteToNull } from '../json/non-finite-json';
-import { gzipClaimedSize, inflateBounded, inflateOnThread, type Encoding } from './bounded-inflate';
+import { BOMB_PROBE_BYTES, gzipClaimedSize, inflateBounded, inflateCountingPastTrust, type Encoding } from './bounded-inflate';
 import { LARGE_PAYLOAD_BYTES, type LargePayloadDecoder } from './large-payload-decoder';
 import { queryText } from './query-values';
 
@@ -200,19 +200,13 @@ function decodeLz64(bytes: Buffer, options: DecodeOptions): Promise<DecodedPaylo
 }
 
 /**
- * How much of a payload is inflated to tell a bomb from garbage: garbage fails within its first bytes, so output this
- * long means valid compressed data. Standard bombs arrive by the dozen a second; this is all each one costs.
- */
-const BOMB_PROBE_BYTES = 64 * 1024;
-
-/**
  * A gzip trailer states the size it inflates to. Past the cap the payload is too large or not valid gzip: its first
  * BOMB_PROBE_BYTES tell which (413 for a bomb, 400 for garbage), and the rest is never inflated. One that claims a
  * large output goes straight to the thread. The others inflate inline first, up to LARGE_PAYLOAD_BYTES, so ordinary
  * SDK batches never wait on the thread; what passes it starts over there. A gzip payload also moves there once its
  * output passes what its trailer claims (and the probe's length): a single gzip member cannot, so it is a forged
  * trailer or, rarely, several members, and either is better inflated off the event loop (where it is counted before it
- * is kept: see inflateOnThread). The claim only refuses and routes: the limits hold while inflating.
+ * is kept: see inflateCountingPastTrust). The claim only refuses and routes: the limits hold while inflating.
  */
 async function decodeCompressed(bytes: Buffer, encoding: Encoding, options: DecodeOptions): Promise<DecodedPayload> {
   const { maxDecompressedBytes: limit, largeDecoder: decoder } = options;
@@ -224,17 +218,12 @@ async function decodeCompressed(bytes: Buffer, encoding: Encoding, options: Deco
   }
   const onThread = () => decoder!.decode(largePayloadJob(bytes, encoding, options));
   if (decoder && claimed >= LARGE_PAYLOAD_BYTES) return onThread();
-  const believable = encoding === 'gzip' ? believableGzipSize(bytes) : LARGE_PAYLOAD_BYTES;
+  const believable = encoding === 'gzip' ? Math.max(claimed, BOMB_PROBE_BYTES) : LARGE_PAYLOAD_BYTES;
   const inlineLimit = decoder ? Math.min(limit, LARGE_PAYLOAD_BYTES, believable) : limit;
   const inflated = await inflateBounded(encoding, bytes, inlineLimit, invalid);
   if (inflated !== null) return parsedBytes(inflated, options);
   if (inlineLimit < limit) return onThread();
   throw payloadTooLarge(limit);
-}
-
-/** How far a gzip payload's output can be taken on trust: what its trailer claims, and the probe's length at least. */
-function believableGzipSize(bytes: Buffer): number {
-  return Math.max(gzipClaimedSize(bytes), BOMB_PROBE_BYTES);
 }
 
 function invalidCompressed(encoding: Encoding): ApiError {
@@ -246,12 +235,11 @@ function largePayloadJob(bytes: Buffer, encoding: LargePayloadJob['encoding'], o
   return { bytes, encoding, maxDecompressedBytes, acceptEmptyList: options.acceptEmptyList ?? false, measureItemsAbove, unwrapBase64Twice };
 }
 
-/** What the decoding thread does: inflate up to the cap (413 past it; see inflateOnThread), then the same steps as inline. */
+/** What the decoding thread does: inflate up to the cap (413 past it; see inflateCountingPastTrust), then the same steps as inline. */
 export function decodeLargePayload(job: LargePayloadJob): DecodedPayload {
   const { encoding, maxDecompressedBytes } = job;
   if (encoding === 'lz64') return parsedText(lz64Text(job.bytes, maxDecompressedBytes), { maxDecompressedBytes, acceptEmptyList: job.acceptEmptyList });
-  const limits = { limit: maxDecompressedBytes, believable: encoding === 'gzip' ? believableGzipSize(job.bytes) : 0 };
-  const bytes = encoding === null ? job.bytes : inflateOnThread(encoding, job.bytes, limits, () => invalidCompressed(encoding));
+  const bytes = encoding === null ? job.bytes : inflateCountingPastTrust(encoding, job.bytes, maxDecompressedBytes, () => invalidCompressed(encoding));
   if (bytes === null) throw payloadTooLarge(maxDecompressedBytes);
   return decodeJsonBytes(unwrappedJson(bytes, job.unwrapBase64Twice), job.acceptEmptyList, job.measureItemsAbove);
 }

@@ -1,7 +1,7 @@
 import zlib = require('node:zlib');
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { ApiError } from '../../../src/common/errors/api-error';
-import { gzipClaimedSize, inflateBounded, inflateBoundedSync, inflatedSize, inflateOnThread } from '../../../src/common/http/bounded-inflate';
+import { countInflated, gzipClaimedSize, inflateBounded, inflateBoundedSync, inflateCountingPastTrust, trustedOutputBytes } from '../../../src/common/http/bounded-inflate';
 
 const invalid = () => new ApiError(400, 'validation_error', 'invalid_payload', 'Malformed request data: invalid GZIP data');
 const BOMB = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
@@ -53,9 +53,29 @@ function forged(bytes: Buffer, size: number): Buffer {
   return copy;
 }
 
-describe(inflateOnThread.name, () => {
+/** About 300 KB of JSON that compresses as SDK batches do (well under 64:1). */
+const LARGE_TEXT = JSON.stringify(Array.from({ length: 6000 }, (_, i) => ({ event: `e${(i * 7919) % 1000}`, distinct_id: `u${(i * 104729) % 9973}`, n: (i * 31337) % 100003 })));
+const CAP = 32 * 1024 * 1024;
+
+describe(trustedOutputBytes.name, () => {
+  it('trusts what a gzip trailer claims, within 64 bytes out per byte in, the probe’s 64 KB at least and the limit at most', () => {
+    const honest = gzipSync(LARGE_TEXT);
+    expect(trustedOutputBytes('gzip', honest, CAP)).toBe(LARGE_TEXT.length);
+    expect(trustedOutputBytes('gzip', forged(BOMB, CAP), CAP)).toBe(64 * BOMB.length);
+    expect(trustedOutputBytes('gzip', forged(BOMB, 1024), CAP)).toBe(64 * 1024);
+    expect(trustedOutputBytes('gzip', honest, 100_000)).toBe(100_000);
+  });
+
+  it('trusts deflate and brotli, which claim nothing, for 64 bytes out per byte in', () => {
+    const deflated = deflateSync(LARGE_TEXT);
+    expect(trustedOutputBytes('deflate', deflated, CAP)).toBe(64 * deflated.length);
+    expect(trustedOutputBytes('br', brotliCompressSync(Buffer.alloc(1024 * 1024, 0x20)), CAP)).toBe(64 * 1024);
+  });
+});
+
+describe(inflateCountingPastTrust.name, () => {
   /** The output limits zlib's synchronous inflaters were given: what they could have held at once. */
-  function nativeLimits(): { limits: number[]; restore: () => void } {
+  function zlibOutputLimits(): { limits: number[]; restore: () => void } {
     const limits: number[] = [];
     const spies = (['gunzipSync', 'inflateSync', 'inflateRawSync', 'brotliDecompressSync'] as const).map((name) => {
       const original = zlib[name] as (bytes: Buffer, options: zlib.ZlibOptions) => Buffer;
@@ -67,58 +87,64 @@ describe(inflateOnThread.name, () => {
     return { limits, restore: () => spies.forEach((spy) => spy.mockRestore()) };
   }
 
-  let zlibCalls: ReturnType<typeof nativeLimits>;
-  beforeEach(() => (zlibCalls = nativeLimits()));
+  let zlibCalls: ReturnType<typeof zlibOutputLimits>;
+  beforeEach(() => (zlibCalls = zlibOutputLimits()));
   afterEach(() => zlibCalls.restore());
 
-  const CAP = 32 * 1024 * 1024;
-
-  it('inflates a gzip payload that is what its trailer claims with zlib alone, trusting the claim', () => {
-    expect(inflateOnThread('gzip', gzipSync(TEXT), { limit: CAP, believable: TEXT.length }, invalid)?.toString()).toBe(TEXT);
-    expect(zlibCalls.limits).toEqual([TEXT.length]);
+  it('inflates a payload that is what it claims with zlib alone, given only the claim', () => {
+    expect(inflateCountingPastTrust('gzip', gzipSync(LARGE_TEXT), CAP, invalid)?.toString()).toBe(LARGE_TEXT);
+    expect(zlibCalls.limits).toEqual([LARGE_TEXT.length]);
   });
 
-  it('refuses a bomb with a forged trailer without ever letting zlib hold more than the claim', () => {
-    expect(inflateOnThread('gzip', forged(BOMB, 1024), { limit: CAP, believable: 64 * 1024 }, invalid)).toBeNull();
-    expect(zlibCalls.limits).toEqual([64 * 1024]);
+  it('refuses bombs whose trailer claims 1 KB or the cap, and deflate bombs, with zlib never given more than 64 bytes out per byte in', () => {
+    const deflateBomb = deflateSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
+    const rawBomb = deflateRawSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
+    expect(inflateCountingPastTrust('gzip', forged(BOMB, 1024), CAP, invalid)).toBeNull();
+    expect(inflateCountingPastTrust('gzip', forged(BOMB, CAP), CAP, invalid)).toBeNull();
+    expect(inflateCountingPastTrust('deflate', deflateBomb, CAP, invalid)).toBeNull();
+    expect(inflateCountingPastTrust('deflate', rawBomb, CAP, invalid)).toBeNull();
+    expect(zlibCalls.limits).toEqual([64 * 1024, 64 * BOMB.length, 64 * deflateBomb.length, 64 * rawBomb.length]);
+    expect(Math.max(...zlibCalls.limits)).toBeLessThan(CAP / 4);
   });
 
-  it('refuses a deflate bomb (which claims nothing) without zlib inflating it at all', () => {
-    const bomb = deflateSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
-    expect(inflateOnThread('deflate', bomb, { limit: CAP, believable: 0 }, invalid)).toBeNull();
-    expect(inflateOnThread('deflate', deflateRawSync(Buffer.alloc(64 * 1024 * 1024, 0x20)), { limit: CAP, believable: 0 }, invalid)).toBeNull();
-    expect(zlibCalls.limits).toEqual([]);
+  it('inflates whole, after counting, what passes its trust within the limit: several gzip members, zero padding', () => {
+    const members = Buffer.concat([gzipSync(LARGE_TEXT.slice(0, -10)), gzipSync(LARGE_TEXT.slice(-10))]);
+    expect(inflateCountingPastTrust('gzip', members, CAP, invalid)?.toString()).toBe(LARGE_TEXT);
+    // zlib reads zero bytes after a member as padding; fflate cannot read them, so zlib decides.
+    const padded = Buffer.concat([gzipSync(LARGE_TEXT), Buffer.alloc(4)]);
+    expect(inflateCountingPastTrust('gzip', padded, CAP, invalid)?.toString()).toBe(LARGE_TEXT);
+    expect(zlibCalls.limits).toEqual([64 * 1024, CAP, 64 * 1024, CAP]);
   });
 
-  it('inflates whole, after counting, what passes its claim within the limit: several gzip members, a deflate body', () => {
-    const members = Buffer.concat([gzipSync(TEXT.slice(0, 10)), gzipSync(TEXT.slice(10))]);
-    expect(inflateOnThread('gzip', members, { limit: CAP, believable: 64 }, invalid)?.toString()).toBe(TEXT);
-    expect(inflateOnThread('deflate', deflateSync(TEXT), { limit: CAP, believable: 0 }, invalid)?.toString()).toBe(TEXT);
-    expect(zlibCalls.limits).toEqual([64, CAP, CAP]);
+  it('refuses without counting a payload trusted up to the limit that passes it', () => {
+    expect(inflateCountingPastTrust('gzip', gzipSync(LARGE_TEXT), 100_000, invalid)).toBeNull();
+    expect(zlibCalls.limits).toEqual([100_000]);
   });
 
-  it('inflates brotli up to the limit, having no counting inflater for it', () => {
-    expect(inflateOnThread('br', brotliCompressSync(Buffer.alloc(8 * 1024 * 1024, 0x20)), { limit: 1024 * 1024, believable: 0 }, invalid)).toBeNull();
-    expect(zlibCalls.limits).toEqual([1024 * 1024]);
+  it('inflates brotli past its trust up to the limit, having no counter for it', () => {
+    const bomb = brotliCompressSync(Buffer.alloc(8 * 1024 * 1024, 0x20));
+    expect(inflateCountingPastTrust('br', bomb, 1024 * 1024, invalid)).toBeNull();
+    expect(zlibCalls.limits).toEqual([64 * 1024, 1024 * 1024]);
   });
 
-  it('answers garbage that passes the claim with the caller’s error, whether counting or inflating finds it', () => {
-    expect(() => inflateOnThread('gzip', Buffer.concat([gzipSync(TEXT), Buffer.from('garbage')]), { limit: CAP, believable: 64 }, invalid)).toThrow(ApiError);
-    expect(() => inflateOnThread('deflate', Buffer.from([0x78, 0x9c, 1, 2, 3, 4]), { limit: CAP, believable: 0 }, invalid)).toThrow(ApiError);
+  it('answers garbage with the caller’s error', () => {
+    expect(() => inflateCountingPastTrust('gzip', Buffer.concat([gzipSync(LARGE_TEXT), Buffer.from('garbage')]), CAP, invalid)).toThrow(ApiError);
+    expect(() => inflateCountingPastTrust('deflate', Buffer.from([0x78, 0x9c, 1, 2, 3, 4]), CAP, invalid)).toThrow(ApiError);
   });
 });
 
-describe(inflatedSize.name, () => {
-  it('counts exactly what gzip and both kinds of deflate inflate to, and null one byte past the limit', () => {
+describe(countInflated.name, () => {
+  it('tells whether gzip and both kinds of deflate inflate past the limit, exactly', () => {
     for (const [encoding, compress] of [['gzip', gzipSync], ['deflate', deflateSync], ['deflate', deflateRawSync]] as const) {
-      expect(inflatedSize(encoding, compress(TEXT), TEXT.length, invalid)).toBe(TEXT.length);
-      expect(inflatedSize(encoding, compress(TEXT), TEXT.length - 1, invalid)).toBeNull();
+      expect(countInflated(encoding, compress(TEXT), TEXT.length)).toBe('within');
+      expect(countInflated(encoding, compress(TEXT), TEXT.length - 1)).toBe('over');
     }
-    expect(inflatedSize('gzip', BOMB, 1e6, invalid)).toBeNull();
+    expect(countInflated('gzip', BOMB, 1e6)).toBe('over');
   });
 
-  it('answers invalid or truncated data with the caller’s error', () => {
-    expect(() => inflatedSize('gzip', Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9]), 1e6, invalid)).toThrow(ApiError);
-    expect(() => inflatedSize('gzip', gzipSync(TEXT).subarray(0, 100), 1e6, invalid)).toThrow(ApiError);
+  it('calls unreadable what fflate cannot read, for zlib to decide', () => {
+    expect(countInflated('gzip', Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9]), 1e6)).toBe('unreadable');
+    expect(countInflated('gzip', gzipSync(TEXT).subarray(0, 100), 1e6)).toBe('unreadable');
+    expect(countInflated('gzip', Buffer.concat([gzipSync(TEXT), Buffer.alloc(4)]), 1e6)).toBe('unreadable');
   });
 });
