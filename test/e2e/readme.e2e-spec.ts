@@ -31,12 +31,14 @@ function readmeShellBlocks(markdown: string): string[] {
  * service's `EMBEDDED_PG_PORT`, as a user's second terminal would.
  */
 describe('README commands', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'hogbase-readme-'));
+  let dataDir: string;
   let service: ServiceProcess;
   let base: string;
   let keys: { personal: string; project: string };
 
   beforeAll(async () => {
+    // Made when the tests run, not when the file is read: a run that filters them out leaves nothing behind.
+    dataDir = mkdtempSync(join(tmpdir(), 'hogbase-readme-'));
     const [port, pgPort] = await freePorts(2);
     base = `http://127.0.0.1:${port}`;
     service = new ServiceProcess({ DATA_DIR: dataDir, PORT: String(port), EMBEDDED_PG_PORT: String(pgPort) });
@@ -46,7 +48,7 @@ describe('README commands', () => {
 
   afterAll(async () => {
     await service?.terminate();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('finds the runnable blocks, and placeholders only where the test fills them in', () => {
