@@ -4,7 +4,7 @@ import { payloadTooLarge } from '../errors/http-error-mapping';
 import { JSON_TEXT_NEEDS_CLEANING } from '../json/clean-text';
 import { jsonLongerThan } from '../json/json-byte-length';
 import { nonFiniteToNull } from '../json/non-finite-json';
-import { BOMB_PROBE_BYTES, gzipClaimedSize, inflateBounded, inflateCountingPastTrust, type Encoding } from './bounded-inflate';
+import { BOMB_PROBE_BYTES, gzipClaimedSize, inflateBounded, inflateCountingPastTrust, trustedOutputBytes, type Encoding } from './bounded-inflate';
 import { LARGE_PAYLOAD_BYTES, type LargePayloadDecoder } from './large-payload-decoder';
 import { queryText } from './query-values';
 
@@ -203,10 +203,11 @@ function decodeLz64(bytes: Buffer, options: DecodeOptions): Promise<DecodedPaylo
  * A gzip trailer states the size it inflates to. Past the cap the payload is too large or not valid gzip: its first
  * BOMB_PROBE_BYTES tell which (413 for a bomb, 400 for garbage), and the rest is never inflated. One that claims a
  * large output goes straight to the thread. The others inflate inline first, up to LARGE_PAYLOAD_BYTES, so ordinary
- * SDK batches never wait on the thread; what passes it starts over there. A gzip payload also moves there once its
- * output passes what its trailer claims (and the probe's length): a single gzip member cannot, so it is a forged
- * trailer or, rarely, several members, and either is better inflated off the event loop (where it is counted before it
- * is kept: see inflateCountingPastTrust). The claim only refuses and routes: the limits hold while inflating.
+ * SDK batches never wait on the thread; what passes it starts over there. A payload also moves there once its output
+ * passes what it can be trusted to inflate to (trustedOutputBytes: a gzip trailer's claim, 64 bytes out per byte in):
+ * a forged trailer, a bomb, or rarely several gzip members, all better inflated off the event loop, where they are
+ * counted before they are kept (inflateCountingPastTrust). The claim only refuses and routes: the limits hold while
+ * inflating.
  */
 async function decodeCompressed(bytes: Buffer, encoding: Encoding, options: DecodeOptions): Promise<DecodedPayload> {
   const { maxDecompressedBytes: limit, largeDecoder: decoder } = options;
@@ -218,8 +219,7 @@ async function decodeCompressed(bytes: Buffer, encoding: Encoding, options: Deco
   }
   const onThread = () => decoder!.decode(largePayloadJob(bytes, encoding, options));
   if (decoder && claimed >= LARGE_PAYLOAD_BYTES) return onThread();
-  const believable = encoding === 'gzip' ? Math.max(claimed, BOMB_PROBE_BYTES) : LARGE_PAYLOAD_BYTES;
-  const inlineLimit = decoder ? Math.min(limit, LARGE_PAYLOAD_BYTES, believable) : limit;
+  const inlineLimit = decoder ? Math.min(LARGE_PAYLOAD_BYTES, trustedOutputBytes(encoding, bytes, limit)) : limit;
   const inflated = await inflateBounded(encoding, bytes, inlineLimit, invalid);
   if (inflated !== null) return parsedBytes(inflated, options);
   if (inlineLimit < limit) return onThread();
