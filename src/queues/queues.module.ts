@@ -5,7 +5,6 @@ import { QUEUE_CONNECTION, type QueueConnection } from './queue-connection';
 import type { Queue } from 'bullmq';
 import { DeadLettersService } from './dead-letters.service';
 import { PartitionQueues } from './partition-queues';
-import { acceptSerializedJobData } from './serialized-job-data';
 import { QueueErrorListeners } from './queue-error-listeners';
 import { QueueHealthService } from './queue-health.service';
 import { QueueMetrics } from './queue-metrics';
@@ -32,10 +31,7 @@ export class QueuesModule {
         { provide: QUEUE_CONNECTION, useValue: connection },
         {
           provide: PartitionQueues,
-          useFactory: (...queues: Queue[]) => {
-            if (connection.kind === 'redis') queues.forEach(acceptSerializedJobData);
-            return new PartitionQueues(queues, connection.kind === 'redis');
-          },
+          useFactory: (...queues: Queue[]) => new PartitionQueues(queues, connection.kind === 'redis'),
           inject: ingestionQueueNames(partitions).map((name) => getQueueToken(name)),
         },
         QueueHealthService,
