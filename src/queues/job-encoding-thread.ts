@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ThreadRequests } from '../common/async/thread-requests';
+import { heldStringsIn, type HeldStrings } from '../common/json/held-strings';
 import { SerializedJobData } from './serialized-job-data';
 
 type Reply = { id: number; json?: Uint8Array; message?: string };
@@ -23,8 +24,11 @@ export class JobEncodingThread {
     return existsSync(script) ? new JobEncodingThread(script) : null;
   }
 
-  async encode(data: unknown): Promise<SerializedJobData> {
-    const { json, message } = await this.thread.send({ data });
+  /** The job's JSON as bytes; with `held`, the strings its markers stand for are handed to the thread and spliced in there. */
+  async encode(data: unknown, held?: HeldStrings): Promise<SerializedJobData> {
+    const strings = held ? heldStringsIn(data, held) : undefined;
+    const transfer = strings ? [...strings.values()].map((bytes) => bytes.buffer) : [];
+    const { json, message } = await this.thread.send({ data, held: strings && { nonce: held!.nonce, json: strings } }, transfer);
     if (!json) throw new Error(`job encoding failed: ${message}`);
     return new SerializedJobData(Buffer.from(json.buffer, json.byteOffset, json.byteLength));
   }

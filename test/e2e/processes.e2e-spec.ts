@@ -57,14 +57,18 @@ async function expectFlagChangesToReachOtherProcess(a: string, b: string, keys: 
  * worker must store every event exactly as sent.
  */
 async function expectLargeBatchStored(a: string, b: string, keys: { INIT_PROJECT_API_KEY: string; INIT_PERSONAL_API_KEY: string }) {
-  const blob = (i: number) => `${i}é`.repeat(300_000); // 0.9 MB of UTF-8 with a two-byte character in it
-  const batch = [0, 1, 2].map((i) => ({ event: 'large_job', distinct_id: `large-${i}`, properties: { blob: blob(i), i } }));
+  // About 0.9 MB of JSON each, with two- and four-byte characters, quotes, backslashes and a NUL (stored as U+FFFD):
+  // long strings are held off the API's heap and spliced back into the job's JSON, which must give them back exactly.
+  const blob = (i: number, nul = '\u0000') => `${i}é"\\😀${nul}`.repeat(45_000);
+  const utm = 'u"'.repeat(40_000); // lifted into $set_once as $initial_utm_source: the same held string twice in a job
+  const batch: Array<{ event: string; distinct_id: string; properties: Record<string, unknown> }> = [0, 1, 2].map((i) => ({ event: 'large_job', distinct_id: `large-${i}`, properties: { blob: blob(i), i } }));
+  Object.assign(batch[0].properties, { utm_source: utm, $long: 'l'.repeat(70_000) });
   batch.push({ event: 'large_job', distinct_id: 'small', properties: { blob: 'small', i: 3 } });
   const sent = await fetch(`${a}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: keys.INIT_PROJECT_API_KEY, batch }) });
   expect(sent.status).toBe(200);
   const url = `${b}/api/projects/@current/events/?event=large_job&limit=10`;
   const deadline = performance.now() + 30_000;
-  let stored: Array<{ distinct_id: string; properties: { blob: string; i: number } }> = [];
+  let stored: Array<{ distinct_id: string; properties: { blob: string; i: number; utm_source?: string; $long?: string; $set_once?: Record<string, unknown> } }> = [];
   while (stored.length < 4 && performance.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 200));
     stored = (await getJson(url, keys.INIT_PERSONAL_API_KEY)).body.results;
@@ -73,8 +77,10 @@ async function expectLargeBatchStored(a: string, b: string, keys: { INIT_PROJECT
   expect([...byId.keys()].sort()).toEqual(['large-0', 'large-1', 'large-2', 'small']);
   for (const [i, distinctId] of ['large-0', 'large-1', 'large-2'].entries()) {
     expect(byId.get(distinctId)!.i).toBe(i);
-    expect(byId.get(distinctId)!.blob === blob(i)).toBe(true); // compared whole, not printed whole
+    expect(byId.get(distinctId)!.blob === blob(i, '\ufffd')).toBe(true); // compared whole, not printed whole
   }
+  const first = byId.get('large-0')!;
+  expect([first.utm_source === utm, first.$set_once?.$initial_utm_source === utm, first.$long === 'l'.repeat(70_000)]).toEqual([true, true, true]);
   expect(byId.get('small')).toMatchObject({ blob: 'small', i: 3 });
 }
 

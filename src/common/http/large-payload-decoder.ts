@@ -60,7 +60,7 @@ export class LargePayloadDecoder {
     const size = job.bytes.length;
     // One payload is always taken, so no single payload within the body limit is refused for its size alone.
     if (this.waiting > 0 && this.waiting + size > this.limits.maxWaitingBytes) throw tooManyWaiting();
-    const bytes = new Uint8Array(job.bytes); // a buffer of our own, handed over without a second copy
+    const bytes = ownedBytes(job.bytes);
     this.waiting += size;
     try {
       return decodedOrThrown(await this.thread.send({ ...job, bytes }, [bytes.buffer]));
@@ -72,6 +72,17 @@ export class LargePayloadDecoder {
   close(): Promise<void> {
     return this.thread.close();
   }
+}
+
+/**
+ * Bytes that can be handed to the thread without a copy: the buffer itself when it is the whole of its memory (a body
+ * of 1 MB or more is read into memory of its own), a copy otherwise (a slice of a pooled or larger buffer). Handed
+ * over, the buffer is empty on this side; the payload is not read here again.
+ */
+function ownedBytes(bytes: Buffer): Uint8Array<ArrayBuffer> {
+  const { buffer } = bytes;
+  const whole = buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength;
+  return whole ? new Uint8Array(buffer) : new Uint8Array(bytes);
 }
 
 function decodedOrThrown({ decoded, refused, message }: Reply): DecodedPayload {

@@ -45,7 +45,8 @@ const collectGarbage = ((): (() => void) | null => {
 function decode({ id, bytes, ...job }: Request): void {
   try {
     const decoded = decodeLargePayload({ ...job, bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) });
-    parentPort!.postMessage({ id, decoded });
+    // Held strings are handed over, not copied: their bytes never pass through the event loop's heap.
+    parentPort!.postMessage({ id, decoded }, decoded.held?.json.map((json) => json.buffer) ?? []);
   } catch (error) {
     const refused = error instanceof ApiError ? { status: error.status, type: error.type, code: error.code, detail: error.detail, attr: error.attr } : null;
     parentPort!.postMessage({ id, refused, message: error instanceof Error ? error.message : String(error) });

@@ -2,6 +2,7 @@ import LZString from 'lz-string';
 import { ApiError } from '../errors/api-error';
 import { payloadTooLarge } from '../errors/http-error-mapping';
 import { JSON_TEXT_NEEDS_CLEANING } from '../json/clean-text';
+import { holdLongStrings, type HeldStrings } from '../json/held-strings';
 import { jsonLongerThan } from '../json/json-byte-length';
 import { nonFiniteToNull } from '../json/non-finite-json';
 import { BOMB_PROBE_BYTES, gzipClaimedSize, inflateBounded, inflateCountingPastTrust, trustedOutputBytes, type Encoding } from './bounded-inflate';
@@ -28,6 +29,8 @@ export interface DecodeOptions {
   largeDecoder?: LargePayloadDecoder | null;
   /** With the large decoder: also find the payload's events longer than this (JSON bytes), there rather than here. */
   measureItemsAbove?: number;
+  /** With the large decoder: hold the events' property strings of this many characters or more (see held-strings.ts). */
+  holdStringsAbove?: number;
   /** Legacy capture paths unwrap a base64 payload a second time, as PostHog does. */
   unwrapBase64Twice?: boolean;
   /** The media types a body may be sent as (a body without a type is read too); without the list, any. */
@@ -42,6 +45,8 @@ export interface DecodedPayload {
   needsCleaning: boolean;
   /** Positions of the events (array items, or `batch` items) longer than `measureItemsAbove`; absent when not measured. */
   oversizeItems?: number[];
+  /** The events' long property strings, replaced by markers in `value`, when the large decoder was asked to hold them. */
+  held?: HeldStrings;
 }
 
 /** A large payload as the decoding thread gets it: the located bytes, still compressed when `encoding` says so. */
@@ -51,6 +56,7 @@ export interface LargePayloadJob {
   maxDecompressedBytes: number;
   acceptEmptyList: boolean;
   measureItemsAbove?: number;
+  holdStringsAbove?: number;
   unwrapBase64Twice?: boolean;
 }
 
@@ -231,8 +237,8 @@ function invalidCompressed(encoding: Encoding): ApiError {
 }
 
 function largePayloadJob(bytes: Buffer, encoding: LargePayloadJob['encoding'], options: DecodeOptions): LargePayloadJob {
-  const { maxDecompressedBytes, measureItemsAbove, unwrapBase64Twice } = options;
-  return { bytes, encoding, maxDecompressedBytes, acceptEmptyList: options.acceptEmptyList ?? false, measureItemsAbove, unwrapBase64Twice };
+  const { maxDecompressedBytes, measureItemsAbove, holdStringsAbove, unwrapBase64Twice } = options;
+  return { bytes, encoding, maxDecompressedBytes, acceptEmptyList: options.acceptEmptyList ?? false, measureItemsAbove, holdStringsAbove, unwrapBase64Twice };
 }
 
 /** What the decoding thread does: inflate up to the cap (413 past it; see inflateCountingPastTrust), then the same steps as inline. */
@@ -241,7 +247,10 @@ export function decodeLargePayload(job: LargePayloadJob): DecodedPayload {
   if (encoding === 'lz64') return parsedText(lz64Text(job.bytes, maxDecompressedBytes), { maxDecompressedBytes, acceptEmptyList: job.acceptEmptyList });
   const bytes = encoding === null ? job.bytes : inflateCountingPastTrust(encoding, job.bytes, maxDecompressedBytes, () => invalidCompressed(encoding));
   if (bytes === null) throw payloadTooLarge(maxDecompressedBytes);
-  return decodeJsonBytes(unwrappedJson(bytes, job.unwrapBase64Twice), job.acceptEmptyList, job.measureItemsAbove);
+  const decoded = decodeJsonBytes(unwrappedJson(bytes, job.unwrapBase64Twice), job.acceptEmptyList, job.measureItemsAbove);
+  // After measuring: an event's size is that of the strings it was sent with.
+  if (job.holdStringsAbove !== undefined) decoded.held = holdLongStrings(payloadEvents(decoded.value), job.holdStringsAbove) ?? undefined;
+  return decoded;
 }
 
 function lz64Text(bytes: Buffer, maxDecompressedBytes: number): string {
@@ -270,9 +279,13 @@ export function decodeJsonBytes(bytes: Buffer, acceptEmptyList: boolean, measure
 
 /** The events of a capture payload (an array, a `{batch}` or one event) whose JSON is longer than `limit`. */
 function oversizeItems(value: unknown, limit: number): number[] {
+  return payloadEvents(value).flatMap((item, index) => (jsonLongerThan(item, limit) ? [index] : []));
+}
+
+/** The events of a capture payload: an array, a `{batch}`'s items, or the payload itself as one event. */
+function payloadEvents(value: unknown): unknown[] {
   const batch = (value as { batch?: unknown } | null)?.batch;
-  const items = Array.isArray(value) ? value : Array.isArray(batch) ? batch : [value];
-  return items.flatMap((item, index) => (jsonLongerThan(item, limit) ? [index] : []));
+  return Array.isArray(value) ? value : Array.isArray(batch) ? batch : [value];
 }
 
 function parsedText(text: string, options: DecodeOptions): DecodedPayload {

@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error';
+import type { HeldStrings } from '../json/held-strings';
 import type { LargePayloadDecoder } from './large-payload-decoder';
 import { decodePayload, hasQueryPayload } from './payload-decoding';
 import { publicRouteOptions } from './public-route';
@@ -13,6 +14,8 @@ declare module 'fastify' {
     payloadNeedsCleaning?: boolean;
     /** Positions of the payload's events over the route's `measureItemsAbove`, when measured while parsing. */
     oversizePayloadItems?: number[];
+    /** The payload's long property strings, held off the event loop's heap (markers in the body), when the route asks. */
+    heldStrings?: HeldStrings;
   }
 }
 
@@ -73,11 +76,12 @@ export function registerPublicRouteHooks(fastify: FastifyInstance, maxDecompress
         contentEncoding: header(request, 'content-encoding'),
         query,
       },
-      { maxDecompressedBytes, largeDecoder, measureItemsAbove: options.measureItemsAbove, unwrapBase64Twice: options.legacyBase64, bodyTypes: options.bodyTypes, acceptEmptyList: options.acceptEmptyList },
+      { maxDecompressedBytes, largeDecoder, measureItemsAbove: options.measureItemsAbove, holdStringsAbove: options.holdStringsAbove, unwrapBase64Twice: options.legacyBase64, bodyTypes: options.bodyTypes, acceptEmptyList: options.acceptEmptyList },
     ).catch((error: unknown) => delayDecompressionBomb(request, error));
     request.body = decoded.value;
     request.decodedPayloadLength = decoded.decodedLength;
     request.payloadNeedsCleaning = decoded.needsCleaning;
     request.oversizePayloadItems = decoded.oversizeItems;
+    request.heldStrings = decoded.held;
   });
 }

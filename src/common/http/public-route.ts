@@ -19,6 +19,11 @@ export interface PublicRouteOptions {
   bodyTypes?: readonly string[];
   /** Events of the payload longer than this many JSON bytes are found while a large payload is parsed off the loop. */
   measureItemsAbove?: number;
+  /**
+   * Property strings of this many characters or more in a large payload's events are held off the event loop's heap
+   * (common/json/held-strings.ts): only for a route whose handler passes `request.heldStrings` on to the queue.
+   */
+  holdStringsAbove?: number;
   /** `[]` and `{"batch": []}` reach the route instead of answering `no_data`. */
   acceptEmptyList?: boolean;
   /** Legacy capture paths unwrap base64 twice. */

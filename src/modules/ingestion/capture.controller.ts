@@ -10,7 +10,9 @@ import { CaptureReplyDto } from './dto/capture.dto';
 
 /** Every path the PostHog SDKs send events to (reference/ingestion-decide.md §1.1). */
 const CAPTURE_PATHS = ['capture', 'batch', 'e', 'i/v0/e', 'track', 'engage'];
-const CAPTURE_ROUTE: PublicRouteOptions = { decodePayload: true, cors: true, legacyBase64: true, measureItemsAbove: MAX_EVENT_BYTES };
+/** Property strings of a large payload from this length on stay off the event loop's heap until the job is written. */
+const HOLD_STRINGS_ABOVE = 64 * 1024;
+const CAPTURE_ROUTE: PublicRouteOptions = { decodePayload: true, cors: true, legacyBase64: true, measureItemsAbove: MAX_EVENT_BYTES, holdStringsAbove: HOLD_STRINGS_ABOVE };
 
 @ApiTags('ingestion')
 @Controller()
@@ -56,6 +58,7 @@ export class CaptureController {
       decodedLength: request.decodedPayloadLength ?? 0,
       needsCleaning: request.payloadNeedsCleaning ?? true,
       oversizeItems: request.oversizePayloadItems,
+      held: request.heldStrings,
     });
     // sendBeacon callers get 204; everyone else exactly 200, or posthog-js retries (reliability.md §0).
     if (query.beacon === '1') {

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ProjectPrincipal } from '../../common/auth/principal';
 import { jsonLongerThan } from '../../common/json/json-byte-length';
+import type { HeldStrings } from '../../common/json/held-strings';
 import { isJsonObject } from '../../common/json/json-object';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
@@ -28,6 +29,8 @@ export interface CaptureContext {
   needsCleaning: boolean;
   /** The events over MAX_EVENT_BYTES, by position, when they were found while parsing; measured here otherwise. */
   oversizeItems?: number[];
+  /** The payload's long property strings, which its events refer to by marker (common/json/held-strings.ts). */
+  held?: HeldStrings;
 }
 
 /**
@@ -81,7 +84,7 @@ export class CaptureService {
     const warnings = [...dropped, ...corrections];
     if (warnings.length > 0) this.attachWarnings(segments, caller, warnings, context.nowMs);
     this.metrics.received.inc({ path: context.path }, envelope.items.length);
-    await this.producer.enqueue(segments, context.decodedLength);
+    await this.producer.enqueue(segments, context.decodedLength, context.held);
     this.metrics.enqueued.inc(accepted);
     return outcome;
   }

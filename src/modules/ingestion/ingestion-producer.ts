@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import { TurnTaking } from '../../common/async/turn-taking';
 import { withDeadline } from '../../common/async/with-deadline';
 import { ApiError } from '../../common/errors/api-error';
+import { heldBytesIn, restoreHeldStrings, type HeldStrings } from '../../common/json/held-strings';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { JobEncodingThread } from '../../queues/job-encoding-thread';
@@ -23,6 +24,8 @@ interface PendingPartition {
   waiters: Waiter[];
   /** The decoded sizes of the payloads its segments came from: about how large the job's JSON will be. */
   payloadBytes: number;
+  /** The long strings its events refer to by marker: only ever a large payload's jobs of its own. */
+  held?: HeldStrings;
 }
 
 /** A job bigger than this is enqueued as several, so no single serialisation holds the event loop for long. */
@@ -67,13 +70,14 @@ export class IngestionProducer implements OnApplicationShutdown {
    * decoded size of the request the segments came from, says about how large they are, so the ordinary small job is
    * never walked to be measured for splitting.
    */
-  enqueue(segmentsByPartition: Map<number, IngestionSegment>, payloadBytes: number): Promise<void> {
+  enqueue(segmentsByPartition: Map<number, IngestionSegment>, payloadBytes: number, held?: HeldStrings): Promise<void> {
     if (segmentsByPartition.size === 0) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = { resolve, reject, outstanding: segmentsByPartition.size, settled: false };
-      if (payloadBytes > MAX_JOB_BYTES) {
-        // A large payload gets jobs of its own: coalesced with it, small captures would wait for all its pieces.
-        for (const [partition, segment] of segmentsByPartition) void this.addJob(partition, { segments: [segment], waiters: [waiter], payloadBytes });
+      if (payloadBytes > MAX_JOB_BYTES || held) {
+        // A large payload gets jobs of its own: coalesced with it, small captures would wait for all its pieces (and a
+        // job with held strings must be written by the path that puts them back).
+        for (const [partition, segment] of segmentsByPartition) void this.addJob(partition, { segments: [segment], waiters: [waiter], payloadBytes, held });
         return;
       }
       for (const [partition, segment] of segmentsByPartition) {
@@ -113,11 +117,12 @@ export class IngestionProducer implements OnApplicationShutdown {
     const data: IngestionJobData = { segments: slot.segments };
     try {
       // In order, each added once the one before is on the queue: the partition keeps capture order.
-      const large = slot.payloadBytes > MAX_JOB_BYTES;
-      const jobs = large ? chunkJobBySize(data, MAX_JOB_BYTES) : [data];
+      const { held } = slot;
+      const large = slot.payloadBytes > MAX_JOB_BYTES || held !== undefined;
+      const jobs = large ? chunkJobBySize(data, MAX_JOB_BYTES, held && ((piece) => heldBytesIn(piece, held))) : [data];
       const timeoutMs = this.config.ingestion.enqueueTimeoutMs;
       for (const job of jobs) {
-        const add = () => this.add(partition, job, large);
+        const add = () => this.add(partition, job, large, held);
         await withDeadline(large ? this.largeJobs.run(unlessLate(add, Date.now() + timeoutMs)) : add(), timeoutMs, 'enqueue');
       }
       const ended = this.outage.succeeded(Date.now());
@@ -142,11 +147,18 @@ export class IngestionProducer implements OnApplicationShutdown {
     }
   }
 
-  /** A large job is serialised on the job-encoding thread when there is one; the queue writes its bytes as they are. */
-  private add(partition: number, job: IngestionJobData, large: boolean): Promise<unknown> {
+  /**
+   * A large job is serialised on the job-encoding thread when there is one, its held strings spliced in there; the
+   * queue writes its bytes as they are. Without the thread, the held strings are put back into the job first.
+   */
+  private add(partition: number, job: IngestionJobData, large: boolean, held?: HeldStrings): Promise<unknown> {
     const queue = this.queues.get(partition);
-    if (!large || !this.encoding) return queue.add(INGESTION_JOB, job); // every capture: no extra promise
-    return this.encoding.encode(job).then((data) => queue.add(INGESTION_JOB, data));
+    if (!large) return queue.add(INGESTION_JOB, job); // every capture: no extra promise
+    if (!this.encoding) {
+      if (held) restoreHeldStrings(job, held);
+      return queue.add(INGESTION_JOB, job);
+    }
+    return this.encoding.encode(job, held).then((data) => queue.add(INGESTION_JOB, data));
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -6,14 +6,16 @@ import type { IngestionJobData } from './ingestion.types';
  * the job itself when it is that small. Serialising a job for the queue and writing it to Redis happen in one go on
  * the event loop, so a 5 MB job would hold every other request for that long; pieces of 1 MB let them in between.
  */
-export function chunkJobBySize(data: IngestionJobData, maxBytes: number): IngestionJobData[] {
-  // Sizes without the escape scan: chunking needs no exactness, and the event loop is what this spares.
-  if (jsonByteLength(data, maxBytes, false) <= maxBytes) return [data];
+export function chunkJobBySize(data: IngestionJobData, maxBytes: number, heldBytes?: (piece: IngestionJobData) => number): IngestionJobData[] {
+  // Sizes without the escape scan: chunking needs no exactness, and the event loop is what this spares. Strings held
+  // off the heap (common/json/held-strings.ts) count for what they will add to the job's JSON.
+  const sizeOf = (piece: IngestionJobData, limit: number) => jsonByteLength(piece, limit, false) + (heldBytes?.(piece) ?? 0);
+  if (sizeOf(data, maxBytes) <= maxBytes) return [data];
   const chunks: IngestionJobData[] = [];
   let current: IngestionJobData[] = [];
   let size = 0;
   for (const piece of splitJobByEvent(data)) {
-    const bytes = jsonByteLength(piece, Infinity, false);
+    const bytes = sizeOf(piece, Infinity);
     if (current.length > 0 && size + bytes > maxBytes) {
       chunks.push(joinJobs(current));
       current = [];

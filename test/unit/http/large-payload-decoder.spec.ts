@@ -7,6 +7,7 @@ import { LARGE_PAYLOAD_SCRIPT } from '../../support/test-env';
 import { threadNiceValues } from '../../support/thread-nice';
 
 const job = (bytes: Buffer, more: Partial<LargePayloadJob> = {}): LargePayloadJob => ({ bytes, encoding: null, maxDecompressedBytes: 4 * 1024 * 1024, acceptEmptyList: false, ...more });
+// Copied for each use: the decoder takes a buffer that is the whole of its memory without copying it.
 const BOMB = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
 
 describe(LargePayloadDecoder.name, () => {
@@ -28,10 +29,31 @@ describe(LargePayloadDecoder.name, () => {
     expect(decoded.oversizeItems).toEqual([1, 2]);
   });
 
+  it('holds long property strings there when asked, measuring events with them first', async () => {
+    const blob = 'z'.repeat(70_000);
+    const payload = { api_key: 'phc_x', batch: [{ event: 'big', properties: { blob, $lib: 'web' } }, { event: 'small', properties: { s: 'x' } }] };
+    const decoded = await sut.decode(job(Buffer.from(JSON.stringify(payload)), { measureItemsAbove: 50_000, holdStringsAbove: 64 * 1024 }));
+    expect(decoded.oversizeItems).toEqual([0]);
+    const held = decoded.held!;
+    expect(decoded.value).toEqual({ ...payload, batch: [{ event: 'big', properties: { blob: `hb-held:${held.nonce}:0`, $lib: 'web' } }, payload.batch[1]] });
+    expect(held.json.map((bytes) => Buffer.from(bytes).toString())).toEqual([JSON.stringify(blob)]);
+  });
+
+  it('takes a body that is the whole of its memory without copying it, and copies a slice of a larger one', async () => {
+    const payload = [{ event: 'owned' }];
+    const owned = Buffer.from(new TextEncoder().encode(JSON.stringify(payload)).buffer);
+    await expect(sut.decode(job(owned))).resolves.toMatchObject({ value: payload });
+    expect(owned.byteLength).toBe(0); // handed over
+    const larger = Buffer.from(`${JSON.stringify(payload)}    `);
+    const slice = larger.subarray(0, larger.length - 4);
+    await expect(sut.decode(job(slice))).resolves.toMatchObject({ value: payload });
+    expect(slice.toString()).toBe(JSON.stringify(payload)); // still readable here
+  });
+
   it('inflates a gzip payload there, and stops a bomb at the cap with the same 413 as inline', async () => {
     const payload = [{ event: 'zipped', properties: { blob: 'y'.repeat(10_000) } }];
     await expect(sut.decode(job(gzipSync(JSON.stringify(payload)), { encoding: 'gzip' }))).resolves.toMatchObject({ value: payload });
-    const refused = await sut.decode(job(BOMB, { encoding: 'gzip' })).catch((error: unknown) => error);
+    const refused = await sut.decode(job(Buffer.from(BOMB), { encoding: 'gzip' })).catch((error: unknown) => error);
     expect((refused as ApiError).status).toBe(413);
     expect((refused as ApiError).toBody()).toEqual({ type: 'invalid_request', code: 'payload_too_large', detail: 'Request body is larger than the limit of 4194304 bytes.', attr: null });
     const corrupt = await sut.decode(job(gzipSync('[1]').subarray(0, 12), { encoding: 'gzip' })).catch((error: unknown) => error);
@@ -47,8 +69,8 @@ describe(LargePayloadDecoder.name, () => {
 
   it('answers 503 past the bytes that may wait, always takes one payload, and takes more once the queue drains', async () => {
     const big = Buffer.alloc(300 * 1024, 0x20); // over the 256 KB that may wait, alone
-    const first = sut.decode(job(BOMB, { encoding: 'gzip' }));
-    const second = sut.decode(job(BOMB, { encoding: 'gzip' })); // 2 × 64 KB: within 256 KB
+    const first = sut.decode(job(Buffer.from(BOMB), { encoding: 'gzip' }));
+    const second = sut.decode(job(Buffer.from(BOMB), { encoding: 'gzip' })); // 2 × 64 KB: within 256 KB
     const refused = await sut.decode(job(big)).catch((error: unknown) => error);
     expect((refused as ApiError).status).toBe(503);
     expect((refused as ApiError).headers).toEqual({ 'retry-after': '1' });

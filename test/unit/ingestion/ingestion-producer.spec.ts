@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { AppConfig } from '../../../src/config/app-config';
+import { holdLongStrings } from '../../../src/common/json/held-strings';
 import { IngestionProducer } from '../../../src/modules/ingestion/ingestion-producer';
 import type { IngestionJobData, IngestionSegment, NormalizedEvent } from '../../../src/modules/ingestion/ingestion.types';
 import { PartitionQueues } from '../../../src/queues/partition-queues';
@@ -71,6 +72,28 @@ describe(IngestionProducer.name, () => {
     await settled(large);
     added.find((job) => job.events[0] === 'big-2')!.acknowledge();
     expect(await settled(large)).toBe(true);
+  });
+
+  it('writes a job with held strings apart from small captures, cut by their size, and with the strings put back', async () => {
+    const { queues, added } = fakeQueues(1);
+    const jobs: IngestionJobData[] = [];
+    const sut = new IngestionProducer(config, { ...queues, get: (partition: number) => ({ add: (name: string, data: IngestionJobData) => (jobs.push(structuredClone(data)), queues.get(partition).add(name, data)) }) } as unknown as PartitionQueues);
+    const held = segment('held-1', 'held-2');
+    held.events.forEach((event) => (event.properties = { blob: 'y'.repeat(600_000) }));
+    const strings = holdLongStrings(held.events, 64 * 1024)!;
+    // The decoded size alone (100 bytes) would coalesce it; the strings it holds make it two jobs of its own.
+    const stored = sut.enqueue(new Map([[0, held]]), 100, strings);
+    const small = sut.enqueue(new Map([[0, segment('small')]]), 100);
+    await settled(small);
+    added.find((job) => job.events.includes('small'))!.acknowledge();
+    expect(await settled(small)).toBe(true);
+    added.find((job) => job.events[0] === 'held-1')!.acknowledge();
+    await settled(stored);
+    added.find((job) => job.events[0] === 'held-2')!.acknowledge();
+    expect(await settled(stored)).toBe(true);
+    expect(added.map((job) => job.events)).toEqual([['held-1'], ['small'], ['held-2']]);
+    const blobs = jobs.filter((job) => job.segments[0].events[0].event.startsWith('held')).map((job) => job.segments[0].events[0].properties.blob);
+    expect(blobs).toEqual(['y'.repeat(600_000), 'y'.repeat(600_000)]);
   });
 
   it('adds the large jobs of every partition one at a time', async () => {

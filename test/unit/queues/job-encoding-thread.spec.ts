@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { holdLongStrings } from '../../../src/common/json/held-strings';
 import { JobEncodingThread } from '../../../src/queues/job-encoding-thread';
 import { SerializedJobData } from '../../../src/queues/serialized-job-data';
 
@@ -20,6 +21,17 @@ describe(JobEncodingThread.name, () => {
     const encoded = await sut.encode(job);
     expect(encoded).toBeInstanceOf(SerializedJobData);
     expect(encoded.json.equals(Buffer.from(JSON.stringify(job)))).toBe(true);
+  });
+
+  it('splices held strings into the job where their markers are, handed over rather than copied', async () => {
+    const blob = 'é"\\😀'.repeat(30_000);
+    const events = [{ event: 'big', properties: { blob, small: 'x' } }];
+    const expected = JSON.stringify({ segments: [{ events }] });
+    const job = { segments: [{ events: structuredClone(events) }] };
+    const held = holdLongStrings(job.segments[0].events, 64 * 1024)!;
+    const encoded = await sut.encode(job, held);
+    expect(encoded.json.toString('utf8')).toBe(expected);
+    expect(held.json[0].byteLength).toBe(0); // transferred to the thread: no copy stays on this side
   });
 
   it('answers each job with its own bytes, in order', async () => {
