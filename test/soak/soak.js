@@ -1,7 +1,7 @@
 'use strict';
 // `npm run soak`: the service under a steady mixed load for SOAK_MINUTES (default 30), with one worker SIGKILL at a
 // third of the way and one Redis SIGKILL + restart (AOF) at two thirds. Prints, per window, each route's count,
-// p50/p99 and 5xx, ingestion lag percentiles and the processes' RSS; at the end, acknowledged against stored events
+// p50/p99 and 5xx, ingestion lag percentiles, the processes' RSS and CPU and how busy the machine was; at the end, acknowledged against stored events
 // (lost, duplicated). Uses the machine's PostgreSQL (a scratch database) and a Redis of its own.
 const { spawn, execFileSync } = require('node:child_process');
 const { randomUUID } = require('node:crypto');
@@ -10,7 +10,7 @@ const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { Pool } = require('undici');
 const { Client } = require('pg');
-const { POSTGRES, freePort, waitForHttp, sql, databaseUrl, percentile } = require('../bench/bench-support');
+const { POSTGRES, freePort, waitForHttp, sql, databaseUrl, percentile, cpuSecondsOf } = require('../bench/bench-support');
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const WINDOWS = Number(process.env.SOAK_WINDOWS ?? Math.min(30, Math.max(6, Math.round(MINUTES * 2))));
@@ -59,6 +59,32 @@ async function startRedis(dir, port) {
 /** Per-window and overall latency and status counts of one route. */
 function routeStats() {
   return { latencies: [], all: [], fivexx: 0, window5xx: 0, errors: 0, count: 0, outage5xx: 0 };
+}
+
+/** Busy and total CPU time of the whole machine so far, in clock ticks (all cores), from /proc/stat. */
+function machineTicks() {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((sum, n) => sum + n, 0);
+  return { busy: total - fields[3] - fields[4], total }; // idle and iowait are not busy
+}
+
+/**
+ * Per window: the CPU the API and the worker used (% of one core) and how busy the machine was (% of all its cores),
+ * so a lag or latency spike can be told apart: the service's own work, or a machine with no CPU to spare.
+ */
+function cpuMeter() {
+  let last = null;
+  return (apiPid, workerPid) => {
+    const now = { at: performance.now(), api: cpuSecondsOf([apiPid]), workerPid, worker: cpuSecondsOf([workerPid]), machine: machineTicks() };
+    const previous = last;
+    last = now;
+    if (!previous) return '';
+    const seconds = (now.at - previous.at) / 1000;
+    // A new worker (after the kill) counts from its start.
+    const worker = now.worker - (previous.workerPid === workerPid ? previous.worker : 0);
+    const busy = (now.machine.busy - previous.machine.busy) / Math.max(1, now.machine.total - previous.machine.total);
+    return `CPU api ${Math.round((100 * (now.api - previous.api)) / seconds)}% worker ${Math.round((100 * worker) / seconds)}% machine ${Math.round(100 * busy)}%`;
+  };
 }
 
 async function main() {
@@ -194,13 +220,15 @@ async function runWindows(state, lags, { api, getWorker, faults }) {
   const durationMs = MINUTES * 60_000;
   const windowMs = durationMs / WINDOWS;
   const rss = [];
+  const cpu = cpuMeter();
+  cpu(api.pid, getWorker().pid);
   let killed = false;
   let restarted = false;
   for (let w = 1; w <= WINDOWS; w++) {
     await new Promise((resolve) => setTimeout(resolve, state.started + w * windowMs - performance.now()));
     const at = performance.now() - state.started;
     rss.push({ at, api: rssMb(api.pid), worker: rssMb(getWorker().pid) });
-    printWindow(w, at, state.stats, lags, rss[rss.length - 1]);
+    printWindow(w, at, state.stats, lags, rss[rss.length - 1], cpu(api.pid, getWorker().pid));
     if (!killed && at >= durationMs / 3) {
       killed = true;
       process.stdout.write('  ↯ worker SIGKILL (a new one starts 2 s later)\n');
@@ -236,7 +264,7 @@ function requestFor(route, n) {
   return { options: { path, method: 'GET', headers: auth } };
 }
 
-function printWindow(w, at, stats, lags, memory) {
+function printWindow(w, at, stats, lags, memory, cpu) {
   const parts = [];
   for (const [name, stat] of stats) {
     const sorted = Float64Array.from(stat.latencies).sort();
@@ -248,7 +276,7 @@ function printWindow(w, at, stats, lags, memory) {
   const lag = Float64Array.from(lags.window).sort();
   lags.window = [];
   process.stdout.write(
-    `  [${String(w).padStart(2)}] ${(at / 60_000).toFixed(1).padStart(5)} min | ${parts.join(' | ')} | lag p50 ${percentile(lag, 0.5)} p99 ${percentile(lag, 0.99)} ms | RSS api ${memory.api} worker ${memory.worker} MB\n`,
+    `  [${String(w).padStart(2)}] ${(at / 60_000).toFixed(1).padStart(5)} min | ${parts.join(' | ')} | lag p50 ${percentile(lag, 0.5)} p99 ${percentile(lag, 0.99)} ms | RSS api ${memory.api} worker ${memory.worker} MB | ${cpu}\n`,
   );
 }
 
