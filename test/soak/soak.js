@@ -1,8 +1,9 @@
 'use strict';
 // `npm run soak`: the service under a steady mixed load for SOAK_MINUTES (default 30), with one worker SIGKILL at a
 // third of the way and one Redis SIGKILL + restart (AOF) at two thirds. Prints, per window, each route's count,
-// p50/p99 and 5xx, ingestion lag percentiles, the processes' RSS and CPU and how busy the machine was; at the end, acknowledged against stored events
-// (lost, duplicated). Uses the machine's PostgreSQL (a scratch database) and a Redis of its own.
+// p50/p99 and 5xx, ingestion lag percentiles, the processes' RSS and CPU and how busy the machine was; at the end,
+// acknowledged against stored events (lost, duplicated). Uses the machine's PostgreSQL (a scratch database) and a
+// Redis of its own.
 const { spawn, execFileSync } = require('node:child_process');
 const { randomUUID } = require('node:crypto');
 const { mkdtempSync, readFileSync, rmSync } = require('node:fs');
