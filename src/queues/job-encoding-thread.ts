@@ -26,9 +26,9 @@ export class JobEncodingThread {
 
   /** The job's JSON as bytes; with `held`, the strings its markers stand for are handed to the thread and spliced in there. */
   async encode(data: unknown, held?: HeldStrings): Promise<SerializedJobData> {
-    const strings = held ? heldStringsIn(data, held) : undefined;
-    const transfer = strings ? [...strings.values()].map((bytes) => bytes.buffer) : [];
-    const { json, message } = await this.thread.send({ data, held: strings && { nonce: held!.nonce, json: strings } }, transfer);
+    const strings = held && { nonce: held.nonce, json: heldStringsIn(data, held) };
+    const transfer = strings ? [...strings.json.values()].map((bytes) => bytes.buffer) : [];
+    const { json, message } = await this.thread.send({ data, held: strings }, transfer);
     if (!json) throw new Error(`job encoding failed: ${message}`);
     return new SerializedJobData(Buffer.from(json.buffer, json.byteOffset, json.byteLength));
   }

@@ -45,13 +45,18 @@ export function holdLongStrings(events: readonly unknown[], minLength: number): 
   return held;
 }
 
+/** What every marker of one payload starts with; its index follows. */
+function markerPrefix(nonce: string): string {
+  return `${MARKER_PREFIX}${nonce}:`;
+}
+
 function markerOf(nonce: string, index: number): string {
-  return `${MARKER_PREFIX}${nonce}:${index}`;
+  return `${markerPrefix(nonce)}${index}`;
 }
 
 /** The index a string marks, or -1 when it is not one of this payload's markers. */
 function markedIndex(value: string, nonce: string): number {
-  const prefix = markerOf(nonce, 0).slice(0, -1);
+  const prefix = markerPrefix(nonce);
   const digits = value.slice(prefix.length);
   return value.startsWith(prefix) && DIGITS.test(digits) ? Number(digits) : -1;
 }
@@ -101,7 +106,7 @@ export function restoreHeldStrings(value: unknown, held: HeldStrings): void {
  */
 export function jsonWithHeldStrings(value: unknown, nonce: string, json: ReadonlyMap<number, Uint8Array>): Uint8Array<ArrayBuffer> {
   const text = JSON.stringify(value);
-  const needle = `"${MARKER_PREFIX}${nonce}:`;
+  const needle = `"${markerPrefix(nonce)}`;
   const pieces: Uint8Array[] = [];
   let from = 0;
   for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, from)) {

@@ -31,6 +31,14 @@ interface PendingPartition {
 /** A job bigger than this is enqueued as several, so no single serialisation holds the event loop for long. */
 const MAX_JOB_BYTES = 1024 * 1024;
 
+/**
+ * Whether jobs are written the large way: cut into pieces of about MAX_JOB_BYTES, one at a time across partitions,
+ * serialised off the event loop. Always so for held strings: only that path puts them back.
+ */
+function isLarge(payloadBytes: number, held: HeldStrings | undefined): boolean {
+  return payloadBytes > MAX_JOB_BYTES || held !== undefined;
+}
+
 /** Flush at once past this many pending events, whatever the coalescing window says. */
 const FLUSH_AT_EVENTS = 2000;
 
@@ -74,9 +82,8 @@ export class IngestionProducer implements OnApplicationShutdown {
     if (segmentsByPartition.size === 0) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = { resolve, reject, outstanding: segmentsByPartition.size, settled: false };
-      if (payloadBytes > MAX_JOB_BYTES || held) {
-        // A large payload gets jobs of its own: coalesced with it, small captures would wait for all its pieces (and a
-        // job with held strings must be written by the path that puts them back).
+      if (isLarge(payloadBytes, held)) {
+        // A large payload gets jobs of its own: coalesced with it, small captures would wait for all its pieces.
         for (const [partition, segment] of segmentsByPartition) void this.addJob(partition, { segments: [segment], waiters: [waiter], payloadBytes, held });
         return;
       }
@@ -118,7 +125,7 @@ export class IngestionProducer implements OnApplicationShutdown {
     try {
       // In order, each added once the one before is on the queue: the partition keeps capture order.
       const { held } = slot;
-      const large = slot.payloadBytes > MAX_JOB_BYTES || held !== undefined;
+      const large = isLarge(slot.payloadBytes, held);
       const jobs = large ? chunkJobBySize(data, MAX_JOB_BYTES, held && ((piece) => heldBytesIn(piece, held))) : [data];
       const timeoutMs = this.config.ingestion.enqueueTimeoutMs;
       for (const job of jobs) {
