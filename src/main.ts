@@ -7,6 +7,7 @@ import { ApiCluster } from './api-cluster';
 import { AppModule, RuntimeOptions } from './app.module';
 import { createRootLogger, PinoNestLogger } from './common/logging/logger';
 import { lowerCpuPriority } from './common/process/cpu-priority';
+import { fixHeapGrowth } from './common/process/heap-growth';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { DatabaseHandle, openDatabase } from './database/database-launcher';
 import { runMigrations } from './database/data-source';
@@ -17,6 +18,7 @@ import { BootstrapKeys, ProvisioningService } from './modules/provisioning/provi
 import { configureQueueConnection } from './queues/queue-connection';
 
 async function main(): Promise<void> {
+  fixHeapGrowth();
   const config = readConfigOrExit();
   const logger = createRootLogger(config.log.level);
   const database = await openDatabase(config, logger);
