@@ -14,7 +14,9 @@ const OPERATOR_FLAG = /^--heap[-_]growing[-_]percent\b/;
  * marking then starts as soon as the last one has ended, and in the API under a steady stream of large bodies that
  * was a full collection every second, each a pause of 5–30 ms on the event loop every request waits for (none in the
  * minutes before the first one). At 2× the full collections come every several seconds, for at most the live heap
- * again (about 50 MB in the API) in memory. V8's flags are the process's, so its threads get the same.
+ * again in memory (about 50 MB for the API's main heap; each thread's heap counts on its own). V8's flags are the
+ * process's, so its threads get the same. The fixed factor also replaces the lower ones V8 would choose under memory
+ * pressure; the heap limit (`--max-old-space-size`) still bounds every heap.
  */
 export function fixHeapGrowth(execArgv: readonly string[] = process.execArgv): number | null {
   if (execArgv.some((arg) => OPERATOR_FLAG.test(arg))) return null;

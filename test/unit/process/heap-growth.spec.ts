@@ -13,7 +13,8 @@ const COMPILED = join(__dirname, '..', '..', '..', 'dist', 'common', 'process', 
 function limitFactors(flags: string[], call: boolean): Promise<{ factors: number[]; returned: unknown }> {
   const script = join(__dirname, 'heap-growth.fixture.js');
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [...flags, '--trace-gc-verbose', script, COMPILED, call ? 'call' : 'no'], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    // A fixed heap limit: V8's largest growth factor depends on it (4 from about 4 GB; the host's memory sets the default).
+    execFile(process.execPath, ['--max-old-space-size=4096', ...flags, '--trace-gc-verbose', script, COMPILED, call ? 'call' : 'no'], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error) return reject(error);
       const factors = [...stdout.matchAll(/\[HeapController\] Limit: .* \((\d+\.\d)\)/g)].map((match) => Number(match[1]));
       resolve({ factors, returned: JSON.parse(stderr.trim().split('\n').pop() ?? 'null').returned });
