@@ -54,15 +54,16 @@ function markerOf(nonce: string, index: number): string {
   return `${markerPrefix(nonce)}${index}`;
 }
 
-/** The index a string marks, or -1 when it is not one of this payload's markers. */
-function markedIndex(value: string, nonce: string): number {
-  const prefix = markerPrefix(nonce);
+/** The index a string marks, or -1 when it is not one of the markers that start with `prefix`. */
+function markedIndex(value: string, prefix: string): number {
+  if (!value.startsWith(prefix)) return -1; // every string of the job is asked: no slice for those that are not
   const digits = value.slice(prefix.length);
-  return value.startsWith(prefix) && DIGITS.test(digits) ? Number(digits) : -1;
+  return DIGITS.test(digits) ? Number(digits) : -1;
 }
 
 /** Calls `visit` with every marker string found in `value` (walked iteratively), its index and a setter to replace it. */
 function forEachMarker(value: unknown, nonce: string, visit: (index: number, replace: (by: unknown) => void) => void): void {
+  const prefix = markerPrefix(nonce);
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const node = stack.pop();
@@ -73,7 +74,7 @@ function forEachMarker(value: unknown, nonce: string, visit: (index: number, rep
         stack.push(child);
         continue;
       }
-      const index = markedIndex(child, nonce);
+      const index = markedIndex(child, prefix);
       if (index >= 0) visit(index, (by) => (Array.isArray(node) ? (node[key as number] = by) : setOwn(node as Record<string, unknown>, key as string, by)));
     }
   }
@@ -86,7 +87,7 @@ export function heldStringsIn(value: unknown, held: HeldStrings): Map<number, Ui
   return json;
 }
 
-/** Bytes the held strings `value` refers to add to its JSON, beyond their markers. */
+/** Bytes of the held strings `value` refers to, each counted wherever it is referred to (as they will be in its JSON). */
 export function heldBytesIn(value: unknown, held: HeldStrings): number {
   let bytes = 0;
   forEachMarker(value, held.nonce, (index) => (bytes += held.json[index]?.byteLength ?? 0));
