@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Job } from 'bullmq';
+import { isPayloadReference } from './job-payloads';
 import { PartitionQueues } from './partition-queues';
 
 export interface DeadLetter {
@@ -51,7 +52,7 @@ function describe(queueName: string, job: Job): DeadLetter {
   return {
     ref: `${queueName}:${job.id}`,
     failedAt: job.finishedOn ? new Date(job.finishedOn).toISOString() : null,
-    events: (data.segments ?? []).reduce((sum, segment) => sum + (segment.events?.length ?? 0), 0),
+    events: isPayloadReference(data) ? data.events : (data.segments ?? []).reduce((sum, segment) => sum + (segment.events?.length ?? 0), 0),
     reason: job.failedReason ?? '',
   };
 }

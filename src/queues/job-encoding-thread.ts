@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ThreadRequests } from '../common/async/thread-requests';
 import { heldStringsIn, type HeldStrings } from '../common/json/held-strings';
-import { SerializedJobData } from './serialized-job-data';
 
 type Reply = { id: number; json?: Uint8Array; message?: string };
 
@@ -25,12 +24,12 @@ export class JobEncodingThread {
   }
 
   /** The job's JSON as bytes; with `held`, the strings its markers stand for are handed to the thread and spliced in there. */
-  async encode(data: unknown, held?: HeldStrings): Promise<SerializedJobData> {
+  async encode(data: unknown, held?: HeldStrings): Promise<Buffer> {
     const strings = held && { nonce: held.nonce, json: heldStringsIn(data, held) };
     const transfer = strings ? [...strings.json.values()].map((bytes) => bytes.buffer) : [];
     const { json, message } = await this.thread.send({ data, held: strings }, transfer);
     if (!json) throw new Error(`job encoding failed: ${message}`);
-    return new SerializedJobData(Buffer.from(json.buffer, json.byteOffset, json.byteLength));
+    return Buffer.from(json.buffer, json.byteOffset, json.byteLength);
   }
 
   close(): Promise<void> {

@@ -1,6 +1,7 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { runCliOn } from '../support/cli';
 import type { IngestionJobData } from '../../src/modules/ingestion/ingestion.types';
+import { isPayloadReference, JobPayloads } from '../../src/queues/job-payloads';
 import { sendJson } from '../support/capture-client';
 import { partitionQueues, waitForQueuesIdle, waitForRows } from '../support/ingestion';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -12,6 +13,13 @@ describe('Dead-letter queue', () => {
   beforeAll(async () => {
     t = await startTestApp({ env: { ROLE: 'all' } });
   });
+  /** The payload keys of large jobs still in Redis, over every partition queue. */
+  const payloadKeys = async () => {
+    const keys = await Promise.all(
+      partitionQueues(t).map(async (queue) => ((await JobPayloads.clientOf(queue)) as unknown as { keys(pattern: string): Promise<string[]> }).keys(`${queue.qualifiedName}:payload:*`)),
+    );
+    return keys.flat();
+  };
   afterAll(() => t.close());
 
   it('sends a poison job to the failed set after one try, keeps the queue moving, and replays it once fixed', async () => {
@@ -115,5 +123,55 @@ describe('Dead-letter queue', () => {
     expect(await t.sql(`SELECT count(*)::int AS n FROM group_type_mapping`)).toEqual([{ n: 0 }]);
     const [warning] = await t.sql<{ type: string }>(`SELECT type FROM ingestion_warning WHERE details->>'group_type' = $1`, [type]);
     expect(warning).toEqual({ type: 'invalid_group_identify' });
+  });
+  it("keeps a large job's payload beside its dead letter, replays it, and removes the payload once its events are stored", async () => {
+    const event = (name: string, blob: string) => ({ uuid: randomUUID(), event: name, distinct_id: 'payload', properties: { blob }, timestamp: new Date().toISOString(), elements_chain: '' });
+    const job = (name: string, blob: string): IngestionJobData => ({
+      segments: [{ projectId: t.keys.projectId, token: t.keys.projectApiKey, receivedAt: new Date().toISOString(), events: [event(name, blob)], warnings: [] }],
+    });
+    const [stored, refused] = ['s"é😀'.repeat(100_000), 'r'.repeat(600_000)];
+    await t.sql(`CREATE FUNCTION refuse_large_event() RETURNS trigger LANGUAGE plpgsql AS $$
+                 BEGIN IF NEW.event = 'large-refused' THEN RAISE EXCEPTION 'large event refused'; END IF; RETURN NEW; END $$`);
+    await t.sql(`CREATE TRIGGER refuse_large_event BEFORE INSERT ON event FOR EACH ROW EXECUTE FUNCTION refuse_large_event()`);
+    const [queue] = partitionQueues(t);
+    const deadBefore = (await queue.getFailed()).length;
+    let refusedJob;
+    try {
+      await JobPayloads.add(queue, 'events', Buffer.from(JSON.stringify(job('large-stored', stored))), 1);
+      refusedJob = await JobPayloads.add(queue, 'events', Buffer.from(JSON.stringify(job('large-refused', refused))), 1);
+      await waitForRows(t, `SELECT 1 FROM event WHERE event = 'large-stored'`, [], 1);
+      await waitForQueuesIdle(t);
+    } finally {
+      await t.sql(`DROP TRIGGER refuse_large_event ON event`);
+      await t.sql(`DROP FUNCTION refuse_large_event()`);
+    }
+    // The stored job's payload went with it; the dead letter still refers to its own, and counts its event.
+    const [letter] = (await queue.getFailed()).filter((failed) => failed.id === refusedJob.id);
+    expect(isPayloadReference(letter.data)).toBe(true);
+    expect(await payloadKeys()).toEqual([letter.data.payloadKey]);
+    expect((await queue.getFailed()).length).toBe(deadBefore + 1);
+    expect((await cli('dlq', 'list')).lines).toContainEqual(expect.stringMatching(new RegExp(`^ingestion-0:${refusedJob.id}\\t\\S+\\t1 events\\tingestion failed: .*large event refused`)));
+
+    expect((await cli('dlq', 'replay', `ingestion-0:${refusedJob.id}`)).lines).toEqual(['Replayed 1 job(s).']);
+    await waitForRows(t, `SELECT 1 FROM event WHERE event = 'large-refused'`, [], 1);
+    await waitForQueuesIdle(t);
+    const blobs = await t.sql<{ event: string; same: boolean }>(
+      `SELECT event, properties->>'blob' = CASE event WHEN 'large-stored' THEN $1 ELSE $2 END AS same FROM event WHERE event LIKE 'large-%' ORDER BY event`,
+      [stored, refused],
+    );
+    expect(blobs).toEqual([{ event: 'large-refused', same: true }, { event: 'large-stored', same: true }]);
+    // Removed once the worker hears the job completed, just after the queue is idle.
+    for (let tries = 0; tries < 50 && (await payloadKeys()).length > 0; tries++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await payloadKeys()).toEqual([]);
+  });
+
+  it('sends a job whose payload is gone to the dead letters at once, naming the key', async () => {
+    const [queue] = partitionQueues(t);
+    const payloadKey = `${queue.qualifiedName}:payload:never-written`;
+    const orphan = await queue.add('events', { payloadKey, events: 2 });
+    await waitForQueuesIdle(t);
+    const failed = (await queue.getJob(orphan.id!))!;
+    expect([await failed.isFailed(), failed.attemptsMade, failed.failedReason]).toEqual([true, 1, `the job's payload (${payloadKey}) is no longer in Redis`]);
+    expect((await cli('dlq', 'list')).lines).toContainEqual(expect.stringMatching(new RegExp(`^ingestion-0:${orphan.id}\\t\\S+\\t2 events\\t`)));
   });
 });

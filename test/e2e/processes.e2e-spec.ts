@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import IORedis from 'ioredis';
 import { openApiLintProblems } from '../support/openapi-lint';
 import { freePort, freePorts, ServiceProcess } from '../support/service-process';
 import { threadNiceValues } from '../support/thread-nice';
@@ -82,6 +83,21 @@ async function expectLargeBatchStored(a: string, b: string, keys: { INIT_PROJECT
   const first = byId.get('large-0')!;
   expect([first.utm_source === utm, first.$set_once?.$initial_utm_source === utm, first.$long === 'l'.repeat(70_000)]).toEqual([true, true, true]);
   expect(byId.get('small')).toMatchObject({ blob: 'small', i: 3 });
+}
+
+/** Keys of large jobs' payloads under `prefix` once the worker has had a few seconds to remove them: none, normally. */
+async function payloadKeysLeft(prefix: string): Promise<string[]> {
+  const redis = new IORedis(TEST_REDIS_URL);
+  try {
+    let keys = await redis.keys(`${prefix}:*:payload:*`);
+    for (let tries = 0; tries < 50 && keys.length > 0; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      keys = await redis.keys(`${prefix}:*:payload:*`);
+    }
+    return keys;
+  } finally {
+    redis.disconnect();
+  }
 }
 
 /** The built service as real processes: what `npm run up` and a scaled-out deployment run. */
@@ -217,6 +233,8 @@ describe('Service processes', () => {
 
       await expectFlagChangesToReachOtherProcess(`http://127.0.0.1:${portA}`, `http://127.0.0.1:${portB}`, shared);
       await expectLargeBatchStored(`http://127.0.0.1:${portA}`, `http://127.0.0.1:${portB}`, shared);
+      // Its jobs' data was kept beside them in Redis, and went once they completed.
+      expect(await payloadKeysLeft(shared.QUEUE_PREFIX)).toEqual([]);
 
       // The worker lowered its CPU priority on every thread (WORKER_NICE, 10 by default); the APIs did not.
       expect(new Set(threadNiceValues(worker.child.pid!))).toEqual(new Set([10]));

@@ -6,10 +6,11 @@ import { heldBytesIn, restoreHeldStrings, type HeldStrings } from '../../common/
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { JobEncodingThread } from '../../queues/job-encoding-thread';
+import { JobPayloads } from '../../queues/job-payloads';
 import { PartitionQueues } from '../../queues/partition-queues';
 import { INGESTION_JOB } from '../../queues/queue-names';
 import type { IngestionJobData, IngestionSegment } from './ingestion.types';
-import { chunkJobBySize } from './job-splitting';
+import { chunkJobBySize, eventCount } from './job-splitting';
 import { OutageTracker } from './outage-tracker';
 
 interface Waiter {
@@ -63,14 +64,14 @@ export class IngestionProducer implements OnApplicationShutdown {
   private readonly outage = new OutageTracker();
   /** Jobs of about MAX_JOB_BYTES, from every partition, are added one at a time, with requests served in between. */
   private readonly largeJobs = new TurnTaking();
-  /** Serialises the large jobs off the event loop, where the queue takes serialised data (Redis) and the build has the thread. */
+  /** Serialises the large jobs off the event loop, where their data is kept beside the job (Redis) and the build has the thread. */
   private readonly encoding: JobEncodingThread | null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly queues: PartitionQueues,
   ) {
-    this.encoding = queues.acceptsSerializedData ? JobEncodingThread.create() : null;
+    this.encoding = queues.onRedis ? JobEncodingThread.create() : null;
   }
 
   /**
@@ -155,8 +156,9 @@ export class IngestionProducer implements OnApplicationShutdown {
   }
 
   /**
-   * A large job is serialised on the job-encoding thread when there is one, its held strings spliced in there; the
-   * queue writes its bytes as they are. Without the thread, the held strings are put back into the job first.
+   * A large job is serialised on the job-encoding thread when there is one, its held strings spliced in there, and
+   * its bytes are stored beside the job (JobPayloads). Without the thread, the held strings are put back into the job
+   * first and the job carries them.
    */
   private add(partition: number, job: IngestionJobData, large: boolean, held?: HeldStrings): Promise<unknown> {
     const queue = this.queues.get(partition);
@@ -165,7 +167,7 @@ export class IngestionProducer implements OnApplicationShutdown {
       if (held) restoreHeldStrings(job, held);
       return queue.add(INGESTION_JOB, job);
     }
-    return this.encoding.encode(job, held).then((data) => queue.add(INGESTION_JOB, data));
+    return this.encoding.encode(job, held).then((json) => JobPayloads.add(queue, INGESTION_JOB, json, eventCount(job)));
   }
 
   async onApplicationShutdown(): Promise<void> {

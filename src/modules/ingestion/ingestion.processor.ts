@@ -1,6 +1,7 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnApplicationShutdown, Type } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
+import { isPayloadReference, JobPayloads, MissingPayloadError, type PayloadReference } from '../../queues/job-payloads';
 import { errorLogger } from '../../queues/queue-error-listeners';
 import { IngestionWorkerService } from './ingestion-worker.service';
 import type { IngestionJobData } from './ingestion.types';
@@ -35,10 +36,11 @@ export function ingestionProcessorFor(queueName: string, workerConnection: unkno
       super();
     }
 
-    async process(job: Job<IngestionJobData>): Promise<void> {
-      const failure = await this.store(job, job.data);
+    async process(job: Job<IngestionJobData | PayloadReference>): Promise<void> {
+      const data = await this.dataOf(job);
+      const failure = await this.store(job, data);
       if (failure === null) return;
-      const pieces = splitJobByEvent(job.data);
+      const pieces = splitJobByEvent(data);
       if (pieces.length <= 1) throw new UnrecoverableError(`ingestion failed: ${describe(failure)}`);
       // A job holds the events of every request of the same few milliseconds and partition, other
       // clients' included, all acknowledged. One event the database refuses must not cost the others:
@@ -49,13 +51,41 @@ export function ingestionProcessorFor(queueName: string, workerConnection: unkno
         if (error !== null) failed.push({ piece, error });
       }
       if (failed.length === 0) return;
-      const [rest, total] = [joinJobs(failed.map((f) => f.piece)), eventCount(job.data)];
+      const [reference, rest] = [job.data, joinJobs(failed.map((f) => f.piece))];
       await job.updateData(rest);
-      throw new UnrecoverableError(`ingestion failed for ${eventCount(rest)} of ${total} events: ${describe(failed[0].error)}`);
+      if (isPayloadReference(reference)) await this.removePayload(reference); // the dead letter now holds its events itself
+      throw new UnrecoverableError(`ingestion failed for ${eventCount(rest)} of ${eventCount(data)} events: ${describe(failed[0].error)}`);
+    }
+
+    /** The job's events: its data, or the payload it refers to (a large job's, kept beside it). */
+    private async dataOf(job: Job<IngestionJobData | PayloadReference>): Promise<IngestionJobData> {
+      if (!isPayloadReference(job.data)) return job.data;
+      try {
+        return (await JobPayloads.read(await JobPayloads.clientOf(this.worker), job.data)) as IngestionJobData;
+      } catch (error) {
+        // Gone is gone: retrying cannot bring a payload back (a Redis error is retried as any job failure is).
+        if (error instanceof MissingPayloadError) throw new UnrecoverableError(error.message);
+        throw error;
+      }
+    }
+
+    /** A completed job is removed at once (removeOnComplete); the payload it referred to goes with it. */
+    @OnWorkerEvent('completed')
+    async onCompleted(job: Job): Promise<void> {
+      if (isPayloadReference(job.data)) await this.removePayload(job.data);
+    }
+
+    private async removePayload(reference: PayloadReference): Promise<void> {
+      try {
+        await JobPayloads.remove(await JobPayloads.clientOf(this.worker), reference);
+      } catch (error) {
+        // Its events are stored; what stays is memory in Redis, not data anyone reads again.
+        this.logger.warn({ err: error, payloadKey: reference.payloadKey }, 'could not remove a completed job\'s payload');
+      }
     }
 
     /** Stores `data` in one transaction, retrying transient failures; the error when it cannot be stored, else null. */
-    private async store(job: Job<IngestionJobData>, data: IngestionJobData): Promise<unknown> {
+    private async store(job: Job, data: IngestionJobData): Promise<unknown> {
       for (let attempt = 0; ; attempt++) {
         try {
           await this.ingestion.processJob(data);

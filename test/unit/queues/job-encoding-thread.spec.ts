@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { holdLongStrings } from '../../../src/common/json/held-strings';
 import { JobEncodingThread } from '../../../src/queues/job-encoding-thread';
-import { SerializedJobData } from '../../../src/queues/serialized-job-data';
 
 // The compiled thread script, as the API runs it (`npm test` builds dist/ first).
 const SCRIPT = join(__dirname, '..', '..', '..', 'dist', 'queues', 'job-encoding.worker.js');
@@ -19,8 +18,7 @@ describe(JobEncodingThread.name, () => {
   it('gives the UTF-8 bytes of exactly what JSON.stringify writes, characters outside Latin-1 and escapes included', async () => {
     const job = { segments: [{ events: [{ event: 'x', properties: { blob: 'é€😀'.repeat(1000), quote: '"\\\n', n: 1.5, none: null } }] }] };
     const encoded = await sut.encode(job);
-    expect(encoded).toBeInstanceOf(SerializedJobData);
-    expect(encoded.json.equals(Buffer.from(JSON.stringify(job)))).toBe(true);
+    expect(encoded.equals(Buffer.from(JSON.stringify(job)))).toBe(true);
   });
 
   it('splices held strings into the job where their markers are, handed over rather than copied', async () => {
@@ -30,27 +28,21 @@ describe(JobEncodingThread.name, () => {
     const job = { segments: [{ events: structuredClone(events) }] };
     const held = holdLongStrings(job.segments[0].events, 64 * 1024)!;
     const encoded = await sut.encode(job, held);
-    expect(encoded.json.toString('utf8')).toBe(expected);
+    expect(encoded.toString('utf8')).toBe(expected);
     expect(held.json[0].byteLength).toBe(0); // transferred to the thread: no copy stays on this side
   });
 
   it('answers each job with its own bytes, in order', async () => {
     const encoded = await Promise.all([1, 2, 3].map((n) => sut.encode({ n })));
-    expect(encoded.map((data) => data.json.toString())).toEqual(['{"n":1}', '{"n":2}', '{"n":3}']);
+    expect(encoded.map((data) => data.toString())).toEqual(['{"n":1}', '{"n":2}', '{"n":3}']);
   });
 
   it('rejects what JSON cannot write, and goes on', async () => {
     await expect(sut.encode({ n: BigInt(1) })).rejects.toThrow(/job encoding failed: .*BigInt/);
-    await expect(sut.encode({ ok: true }).then((data) => data.json.toString())).resolves.toBe('{"ok":true}');
+    await expect(sut.encode({ ok: true }).then((data) => data.toString())).resolves.toBe('{"ok":true}');
   });
 
   it('is absent where its script is (sources run without a build)', () => {
     expect(JobEncodingThread.create(join(__dirname, 'no-such-script.js'))).toBeNull();
-  });
-});
-
-describe(SerializedJobData.name, () => {
-  it('serialises to null wherever BullMQ still stringifies the data (its bytes go in its place)', () => {
-    expect(JSON.stringify({ data: new SerializedJobData(Buffer.from('{"big":true}')) })).toBe('{"data":null}');
   });
 });
