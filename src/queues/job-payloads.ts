@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Job, Queue } from 'bullmq';
+import { UnrecoverableError, type Job, type Queue } from 'bullmq';
 
 /**
  * The data of a job whose events are stored under a Redis key of their own (a large payload's job): the key, and how
@@ -47,7 +47,7 @@ export class JobPayloads {
     }
   }
 
-  /** The job data a reference stands for; an error (not retried: nothing can bring it back) where the key is gone. */
+  /** The job data a reference stands for; MissingPayloadError where the key is gone. */
   static async read(client: PayloadClient, reference: PayloadReference): Promise<unknown> {
     const json = await client.getBuffer(reference.payloadKey);
     if (json === null) throw new MissingPayloadError(reference.payloadKey);
@@ -64,7 +64,8 @@ export class JobPayloads {
   }
 }
 
-export class MissingPayloadError extends Error {
+/** Unrecoverable: BullMQ fails the job at once (a dead letter naming the key), since no retry can bring a payload back. */
+export class MissingPayloadError extends UnrecoverableError {
   constructor(key: string) {
     super(`the job's payload (${key}) is no longer in Redis`);
     this.name = 'MissingPayloadError';

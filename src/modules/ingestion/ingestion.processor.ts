@@ -1,7 +1,7 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnApplicationShutdown, Type } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
-import { isPayloadReference, JobPayloads, MissingPayloadError, type PayloadReference } from '../../queues/job-payloads';
+import { isPayloadReference, JobPayloads, type PayloadReference } from '../../queues/job-payloads';
 import { errorLogger } from '../../queues/queue-error-listeners';
 import { IngestionWorkerService } from './ingestion-worker.service';
 import type { IngestionJobData } from './ingestion.types';
@@ -60,13 +60,8 @@ export function ingestionProcessorFor(queueName: string, workerConnection: unkno
     /** The job's events: its data, or the payload it refers to (a large job's, kept beside it). */
     private async dataOf(job: Job<IngestionJobData | PayloadReference>): Promise<IngestionJobData> {
       if (!isPayloadReference(job.data)) return job.data;
-      try {
-        return (await JobPayloads.read(await JobPayloads.clientOf(this.worker), job.data)) as IngestionJobData;
-      } catch (error) {
-        // Gone is gone: retrying cannot bring a payload back (a Redis error is retried as any job failure is).
-        if (error instanceof MissingPayloadError) throw new UnrecoverableError(error.message);
-        throw error;
-      }
+      // A payload that is gone fails the job at once; a Redis error is retried as any job failure is.
+      return (await JobPayloads.read(await JobPayloads.clientOf(this.worker), job.data)) as IngestionJobData;
     }
 
     /** A completed job is removed at once (removeOnComplete); the payload it referred to goes with it. */
@@ -79,8 +74,8 @@ export function ingestionProcessorFor(queueName: string, workerConnection: unkno
       try {
         await JobPayloads.remove(await JobPayloads.clientOf(this.worker), reference);
       } catch (error) {
-        // Its events are stored; what stays is memory in Redis, not data anyone reads again.
-        this.logger.warn({ err: error, payloadKey: reference.payloadKey }, 'could not remove a completed job\'s payload');
+        // Nothing reads it again (its events are stored, or now in the job itself): what stays is memory in Redis.
+        this.logger.warn({ err: error, payloadKey: reference.payloadKey }, 'could not remove a job\'s payload');
       }
     }
 
