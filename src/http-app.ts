@@ -25,6 +25,13 @@ import { ColumnarStore } from './modules/analytics/columnar/columnar-store.servi
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route of the application, as registered (405 answers, and the tests that walk every route). */
+    routeTable: RouteTable;
+  }
+}
+
 export interface HttpAppOptions {
   /** False in the analytics thread, which builds the same application (it is that thread). */
   analyticsThread?: boolean;
@@ -66,11 +73,12 @@ export async function createHttpApp(runtime: RuntimeOptions, logger: Logger, opt
   });
   const fastify = adapter.getInstance();
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
+  fastify.decorate('routeTable', routes);
   registerBodyParsers(fastify);
   registerQueryCleaning(fastify);
   const largeDecoder = LargePayloadDecoder.create({ maxWaitingBytes: config.ingestion.maxWaitingPayloadBytes, maxDecompressedBytes: config.ingestion.maxDecompressedBytes }, options.largePayloadScript);
   fastify.addHook('onClose', async () => largeDecoder?.close());
-  registerPublicRouteHooks(fastify, config.ingestion.maxDecompressedBytes, largeDecoder);
+  registerPublicRouteHooks(fastify, config, largeDecoder);
   setPublicUrl(config.http.publicUrl);
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(runtime), adapter, {

@@ -32,6 +32,14 @@ export interface AppConfig {
     poolSize: number;
   };
   redis: { url: string | null };
+  auth: {
+    /** Unknown personal keys one address may send per minute before its attempts are refused with 429 (0: no limit). */
+    failedAttemptsPerMinute: number;
+  };
+  flags: {
+    /** Body limit of `/flags/` and `/decide/`, as received and as decoded: flag evaluation reads every byte. */
+    maxBodyBytes: number;
+  };
   analytics: {
     /** Connections of the analytics pool, apart from ingestion's and evaluation's. */
     poolSize: number;
@@ -169,6 +177,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
       poolSize: readInt(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
     },
     redis: { url: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']) },
+    auth: { failedAttemptsPerMinute: readInt(env, 'AUTH_FAILED_ATTEMPTS_PER_MINUTE', 30, 0, 1_000_000) },
+    // PostHog's flags service takes bodies up to 2 MB; posthog-js sends a few kilobytes.
+    flags: { maxBodyBytes: readInt(env, 'FLAGS_MAX_BODY_BYTES', 2 * 1024 * 1024, 1024, 1024 * 1024 * 1024) },
     analytics: {
       poolSize: readInt(env, 'ANALYTICS_POOL_SIZE', 3, 1, 50),
       queryTimeoutMs: readInt(env, 'ANALYTICS_QUERY_TIMEOUT_MS', 30_000, 100, 3_600_000),

@@ -1,5 +1,6 @@
 import { MembershipLevel } from '../../src/modules/organizations/organization-membership.entity';
 import { ProvisioningService } from '../../src/modules/provisioning/provisioning.service';
+import { sendJson } from '../support/capture-client';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const NOT_AUTHENTICATED = {
@@ -21,6 +22,8 @@ describe('Authentication of management routes', () => {
   let t: TestApp;
   let provisioning: ProvisioningService;
   let otherProjectId: number;
+  /** A second project of the admin's organization. */
+  let otherAdminProjectId: number;
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -29,6 +32,7 @@ describe('Authentication of management routes', () => {
     await provisioning.createUser({ email: 'outsider@example.com', level: MembershipLevel.Member });
     const other = await provisioning.createOrganization('Elsewhere', 'outsider@example.com');
     otherProjectId = other.project.id;
+    otherAdminProjectId = (await provisioning.createProject('Second')).id;
   });
   afterAll(() => t.close());
 
@@ -114,6 +118,15 @@ describe('Authentication of management routes', () => {
       expect(res.body).toEqual(denied("API key missing required scope 'project:write'"));
     });
 
+    it('asks query:read of the query API, as PostHog does, so an insight:read key cannot list persons through it', async () => {
+      const actors = { query: { kind: 'ActorsQuery', source: { kind: 'InsightActorsQuery', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }] } } } };
+      const insightOnly = await keyFor('member@example.com', ['insight:read']);
+      const refused = await t.http.post(`/api/projects/${t.keys.projectId}/query/`, actors, { key: insightOnly });
+      expect([refused.status, refused.body]).toEqual([403, denied("API key missing required scope 'query:read'")]);
+      const queryKey = await keyFor('member@example.com', ['query:read']);
+      expect((await t.http.post(`/api/projects/${t.keys.projectId}/query/`, actors, { key: queryKey })).status).toBe(200);
+    });
+
     it('lets a legacy key without scopes through', async () => {
       const key = await keyFor('member@example.com', []);
       expect((await t.http.get('/api/users/@me/', { key })).status).toBe(200);
@@ -155,17 +168,74 @@ describe('Authentication of management routes', () => {
       expect((await t.http.get(`/api/projects/${otherProjectId}/`, { key })).status).toBe(200);
     });
 
-    it('lists only the projects a limited key may see', async () => {
+    it('refuses a key limited to projects on every route that names no project, in PostHog\'s words', async () => {
       const key = await keyFor('outsider@example.com', ['*'], [otherProjectId]);
-      const res = await t.http.get('/api/projects/', { key });
-      expect(res.body.results.map((p: { id: number }) => p.id)).toEqual([otherProjectId]);
-      expect(res.body.count).toBe(1);
+      const refusals = [
+        await t.http.get('/api/projects/', { key }),
+        await t.http.post('/api/projects/', { name: 'Escaped' }, { key }),
+        await t.http.get('/api/personal_api_keys/', { key }),
+        await t.http.get('/api/organizations/@current/roles/', { key }),
+        await t.http.patch('/api/organizations/@current/resource_access/1/', { access_level: 21 }, { key }),
+      ];
+      expect(refusals.map((res) => [res.status, res.body])).toEqual(
+        refusals.map(() => [403, denied('API key with scoped projects are only supported on project-based views. Use a key without a project restriction for this route.')]),
+      );
+      expect(await t.sql("SELECT name FROM project WHERE name = 'Escaped'")).toEqual([]);
+    });
+
+    it('shows a key limited to projects only those projects on /api/users/@me/', async () => {
+      const key = await keyFor('admin@localhost', ['*'], [otherAdminProjectId]);
+      const res = await t.http.get('/api/users/@me/', { key });
+      expect(res.status).toBe(200);
+      expect(res.body.team).toMatchObject({ id: otherAdminProjectId });
+      expect(res.body.organization.teams.map((team: { id: number }) => team.id)).toEqual([otherAdminProjectId]);
+      expect(res.body.organization.projects.map((project: { id: number }) => project.id)).toEqual([otherAdminProjectId]);
+      expect(res.text).not.toContain(t.keys.projectApiKey);
+      const whole = await t.http.get('/api/users/@me/');
+      expect(whole.body.team.id).toBe(t.keys.projectId);
+      expect(whole.body.organization.teams.map((team: { id: number }) => team.id)).toEqual(expect.arrayContaining([t.keys.projectId, otherAdminProjectId]));
     });
 
     it('refuses another user uuid on /api/users/', async () => {
       const res = await t.http.get('/api/users/00000000-0000-0000-0000-000000000000/');
       expect(res.status).toBe(403);
       expect(res.body).toEqual(denied("As a non-staff user you're only allowed to access the `@me` user instance."));
+    });
+  });
+
+  describe('failed key attempts', () => {
+    let throttled: TestApp;
+    beforeAll(async () => {
+      throttled = await startTestApp({ env: { AUTH_FAILED_ATTEMPTS_PER_MINUTE: '3', TRUSTED_PROXIES: 'true' } });
+    });
+    afterAll(() => throttled.close());
+
+    const from = (address: string, key: string) => throttled.http.get('/api/users/@me/', { key, headers: { 'x-forwarded-for': address } });
+    const wrong = `phx_${'w'.repeat(43)}`;
+
+    it('refuses every personal key from an address that sent too many unknown ones, with 429 and Retry-After', async () => {
+      for (let i = 0; i < 3; i++) expect((await from('203.0.113.7', wrong)).status).toBe(401);
+      const refused = await from('203.0.113.7', throttled.keys.personalApiKey);
+      expect(refused.status).toBe(429);
+      expect(refused.body).toEqual({
+        type: 'throttled_error',
+        code: 'throttled',
+        detail: expect.stringMatching(/^Request was throttled: too many requests with an invalid personal API key came from this address\. Expected available in (60|59) seconds\.$/),
+        attr: null,
+      });
+      expect(refused.headers.get('retry-after')).toMatch(/^(60|59)$/);
+      // The public routes' personal keys are the same secrets: refused from that address too.
+      const capture = await sendJson(throttled, '/capture/', { api_key: throttled.keys.personalApiKey, project_id: throttled.keys.projectId, event: 'e', distinct_id: 'd' }, { 'x-forwarded-for': '203.0.113.7' });
+      expect(capture.status).toBe(429);
+    });
+
+    it('lets other addresses through, and counts unknown keys sent to the public routes too', async () => {
+      expect((await from('198.51.100.1', throttled.keys.personalApiKey)).status).toBe(200);
+      for (let i = 0; i < 3; i++) {
+        const res = await sendJson(throttled, '/flags/?v=2', { api_key: wrong, project_id: 1, distinct_id: 'd' }, { 'x-forwarded-for': '198.51.100.2' });
+        expect(res.status).toBe(401);
+      }
+      expect((await from('198.51.100.2', throttled.keys.personalApiKey)).status).toBe(429);
     });
   });
 });

@@ -345,6 +345,26 @@ describe('Capture of bad inputs', () => {
     });
   });
 
+  it('21. a {batch} without a key of its own whose events carry two project keys → 401', async () => {
+    const res = await sendJson(t, '/batch/', {
+      batch: [
+        { event: 'bad_mixed_batch_a', distinct_id: 'a', properties: { token: key } },
+        { event: 'bad_mixed_batch_b', distinct_id: 'b', properties: { token: 'phc_SomeOtherProjectKey0000000000000000000000' } },
+      ],
+    });
+    expect([res.status, JSON.parse(res.text)]).toEqual([
+      401,
+      { type: 'authentication_error', code: 'invalid_api_key', detail: 'Events in one request must use the same project API key.', attr: null },
+    ]);
+    // One key among the events is that project's (the last test checks that only accepted events are stored).
+    await expectAccepted('bad_mixed_batch_c', await sendJson(t, '/batch/', { batch: [{ event: 'bad_mixed_batch_c', distinct_id: 'c', properties: { token: key } }] }));
+  });
+
+  it('21. a {batch} with its own key is sent for that key, whatever its events carry', async () => {
+    const res = await sendJson(t, '/batch/', { api_key: key, batch: [{ event: 'bad_keyed_batch', distinct_id: 'k', properties: { token: 'phc_SomeOtherProjectKey0000000000000000000000' } }] });
+    await expectAccepted('bad_keyed_batch', res);
+  });
+
   it('22. (SPEC) events without a name or distinct_id are dropped silently; the rest of the batch is kept', async () => {
     const kept = event();
     const res = await sendJson(t, '/batch/', {

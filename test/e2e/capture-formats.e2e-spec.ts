@@ -93,6 +93,20 @@ describe('Capture body formats', () => {
     expect(JSON.parse(bad.text).code).toBe('invalid_personal_api_key');
   });
 
+  it('asks a personal key for the scopes capture writes with (query:write, person:write), naming the one missing', async () => {
+    const provisioning = t.app.get(ProvisioningService);
+    const readOnly = await provisioning.createPersonalKey({ email: 'admin@localhost', label: 'read', scopes: ['query:read', 'person:read'], projectIds: null });
+    const eventsOnly = await provisioning.createPersonalKey({ email: 'admin@localhost', label: 'events', scopes: ['query:write'], projectIds: null });
+    const writer = await provisioning.createPersonalKey({ email: 'admin@localhost', label: 'write', scopes: ['query:write', 'person:write'], projectIds: null });
+    const missing = (scope: string) => ({ type: 'authentication_error', code: 'permission_denied', detail: `API key missing required scope '${scope}'`, attr: null });
+    const send = (apiKey: string, event: string) => sendJson(t, '/capture/', { api_key: apiKey, project_id: t.keys.projectId, event, distinct_id: 'p2' });
+    const refused = [await send(readOnly, 'read_only_capture'), await send(eventsOnly, 'events_only_capture')];
+    expect(refused.map((res) => [res.status, JSON.parse(res.text)])).toEqual([[403, missing('query:write')], [403, missing('person:write')]]);
+    expect((await send(writer, 'writer_capture')).status).toBe(200);
+    await waitForRows(t, `SELECT 1 FROM event WHERE event = 'writer_capture'`, [], 1);
+    expect(await t.sql(`SELECT event FROM event WHERE event IN ('read_only_capture', 'events_only_capture')`)).toEqual([]);
+  });
+
   it('echoes the Origin with credentials on replies and preflights', async () => {
     const preflight = await sendRaw(t, '/e/', undefined, { origin: 'https://app.example', 'access-control-request-headers': 'content-type' }, 'OPTIONS');
     expect(preflight.status).toBe(200);

@@ -26,6 +26,8 @@ describe(loadConfig.name, () => {
         http: { host: '0.0.0.0', port: 8000, maxBodyBytes: 20_971_520, trustProxy: false, publicUrl: null, requestTimeoutMs: 30_000, processes: 1 },
         database: { url: null, dataDir: resolve('./data'), embeddedPort: 54329, poolSize: 10 },
         redis: { url: null },
+        auth: { failedAttemptsPerMinute: 30 },
+        flags: { maxBodyBytes: 2_097_152 },
         analytics: { poolSize: 3, queryTimeoutMs: 30_000, cacheTtlSeconds: 300, parallelWorkers: 2, thread: true, columnar: { enabled: true, maxEvents: 50_000_000, waitMs: 2_000 } },
         queue: { prefix: 'hogbase' },
         ingestion: { partitions: 2, coalesceMs: 5, enqueueTimeoutMs: 1500, maxDecompressedBytes: 5 * 20_971_520, maxWaitingPayloadBytes: 5 * 20_971_520, workerNice: 10 },
@@ -89,6 +91,8 @@ describe(loadConfig.name, () => {
         ANALYTICS_COLUMNAR: 'off',
         ANALYTICS_COLUMNAR_MAX_EVENTS: '1000',
         ANALYTICS_COLUMNAR_WAIT_MS: '0',
+        AUTH_FAILED_ATTEMPTS_PER_MINUTE: '0',
+        FLAGS_MAX_BODY_BYTES: '4096',
       });
       expect(config).toEqual({
         role: 'worker',
@@ -96,6 +100,8 @@ describe(loadConfig.name, () => {
         http: { host: '127.0.0.1', port: 9000, maxBodyBytes: 2048, trustProxy: ['10.0.0.1'], publicUrl: 'https://hog.example.com', requestTimeoutMs: 30_000, processes: 1 },
         database: { url: 'postgres://u:p@db:5432/hog', dataDir: '/var/lib/hog', embeddedPort: 6000, poolSize: 20 },
         redis: { url: 'rediss://cache:6380' },
+        auth: { failedAttemptsPerMinute: 0 },
+        flags: { maxBodyBytes: 4096 },
         analytics: { poolSize: 5, queryTimeoutMs: 1000, cacheTtlSeconds: 0, parallelWorkers: 2, thread: false, columnar: { enabled: false, maxEvents: 1000, waitMs: 0 } },
         queue: { prefix: 'q' },
         ingestion: { partitions: 8, coalesceMs: 0, enqueueTimeoutMs: 900, maxDecompressedBytes: 8192, maxWaitingPayloadBytes: 65536, workerNice: 0 },

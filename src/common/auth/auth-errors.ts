@@ -29,6 +29,20 @@ export const AuthErrors = {
   noProjectAccess: () => ApiError.permissionDenied("You don't have access to the project."),
   keyNotScopedToProject: (projectId: string) =>
     ApiError.permissionDenied(`API key does not have access to the requested project: ID ${projectId}.`),
+  // PostHog's words: a key limited to projects reaches only routes that name one of them.
+  restrictedKeyOutsideProjects: () =>
+    ApiError.permissionDenied(
+      'API key with scoped projects are only supported on project-based views. Use a key without a project restriction for this route.',
+    ),
+  tooManyFailedAttempts: (seconds: number) =>
+    new ApiError(
+      429,
+      'throttled_error',
+      'throttled',
+      `Request was throttled: too many requests with an invalid personal API key came from this address. Expected available in ${seconds} seconds.`,
+      null,
+      { 'retry-after': String(seconds) },
+    ),
   // Public (SDK) endpoints: PostHog's capture/decide bodies.
   missingProjectKey: () =>
     new ApiError(

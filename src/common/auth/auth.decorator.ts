@@ -14,9 +14,16 @@ export type AuthRequirement =
       organizationParam?: string;
       /** The project is the one whose API key is in `?token=` (the user's current project without one). */
       projectFromToken?: boolean;
+      /**
+       * A key limited to some projects may call this route although it names no project, because the handler
+       * shows only those projects. Without it such a key is refused on every route that names no project.
+       */
+      servesRestrictedKeys?: boolean;
     }
   | {
       kind: 'projectKey';
+      /** What a personal key (phx_, with `project_id`) sent in place of the project key must be granted. */
+      personalKeyScopes: Scope[];
       /** Capture: a well-formed key that cannot be checked (database down) is accepted and checked by the worker. */
       failOpen?: boolean;
       /** The key comes in `Authorization: Bearer` instead of the payload (capture v1). */
@@ -24,12 +31,15 @@ export type AuthRequirement =
     }
   | { kind: 'public' };
 
+export type PersonalKeyOptions = Omit<Extract<AuthRequirement, { kind: 'personalKey' }>, 'kind' | 'scope'>;
+export type ProjectKeyOptions = Omit<Extract<AuthRequirement, { kind: 'projectKey' }>, 'kind'>;
+
 /** Management routes: `Authorization: Bearer phx_…` with the given scope. */
-export const PersonalKeyAuth = (scope: Scope, options: { projectParam?: string; organizationParam?: string; projectFromToken?: boolean } = {}) =>
+export const PersonalKeyAuth = (scope: Scope, options: PersonalKeyOptions = {}) =>
   SetMetadata(AUTH_METADATA, { kind: 'personalKey', scope, ...options } satisfies AuthRequirement);
 
 /** Public SDK routes: the project API key in the body or query (or a personal key with `project_id`). */
-export const ProjectKeyAuth = (options: { failOpen?: boolean; bearer?: boolean } = {}) =>
+export const ProjectKeyAuth = (options: ProjectKeyOptions) =>
   SetMetadata(AUTH_METADATA, { kind: 'projectKey', ...options } satisfies AuthRequirement);
 
 /** Routes anyone may call: health, metrics. */

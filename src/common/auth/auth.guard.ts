@@ -1,4 +1,4 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { OrganizationsService } from '../../modules/organizations/organizations.service';
@@ -6,26 +6,38 @@ import { PersonalApiKeysService } from '../../modules/personal-api-keys/personal
 import { ProjectEntity } from '../../modules/projects/project.entity';
 import { ProjectsService } from '../../modules/projects/projects.service';
 import { UsersService } from '../../modules/users/users.service';
+import { AppConfig } from '../../config/app-config';
+import { APP_CONFIG } from '../../config/config.module';
 import { ApiError } from '../errors/api-error';
 import { queryText } from '../http/query-values';
 import { parseId, UUID_PATTERN } from '../validation/patterns';
 import { AUTH_METADATA, AuthRequirement } from './auth.decorator';
 import { AuthErrors } from './auth-errors';
 import { bearerToken, findPersonalApiKey, findProjectIdParam, findProjectToken, projectTokenShapeProblem } from './key-sources';
-import { scopeSatisfied } from './scopes';
+import { FailedAttempts } from './failed-attempts';
+import { projectRestriction, Scope, scopeSatisfied } from './scopes';
 import type { OrganizationAccess, UserPrincipal } from './principal';
 
+type PersonalKeyRequirement = Extract<AuthRequirement, { kind: 'personalKey' }>;
+
+/** Failed personal-key attempts are counted per address in windows of this length. */
+const FAILED_ATTEMPTS_WINDOW_MS = 60_000;
 
 /** The one global guard: every route says whether it wants a personal key, a project key, or nobody. */
 @Injectable()
 export class AuthGuard implements CanActivate {
+  private readonly failedAttempts: FailedAttempts;
+
   constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
     private readonly reflector: Reflector,
     private readonly keys: PersonalApiKeysService,
     private readonly users: UsersService,
     private readonly projects: ProjectsService,
     private readonly organizations: OrganizationsService,
-  ) {}
+  ) {
+    this.failedAttempts = new FailedAttempts(config.auth.failedAttemptsPerMinute, FAILED_ATTEMPTS_WINDOW_MS);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const requirement = this.reflector.getAllAndOverride<AuthRequirement | undefined>(AUTH_METADATA, [
@@ -38,9 +50,22 @@ export class AuthGuard implements CanActivate {
     if (requirement.kind === 'public') return true;
     if (requirement.kind === 'projectKey') {
       const token = requirement.bearer ? bearerToken(request.headers.authorization) : findProjectToken(request.body, request.query);
-      return this.authenticateProjectKey(request, token, requirement.failOpen === true);
+      return this.authenticateProjectKey(request, token, requirement);
     }
     const principal = await this.authenticateUser(request);
+    await this.authorize(request, principal, requirement);
+    return true;
+  }
+
+  /**
+   * PostHog's order: a key limited to some projects first (it reaches only routes that name one of them), then the
+   * scope, then the project or organization the route names.
+   */
+  private async authorize(request: FastifyRequest, principal: UserPrincipal, requirement: PersonalKeyRequirement): Promise<void> {
+    const namesProject = requirement.projectParam !== undefined || requirement.projectFromToken === true;
+    if (!namesProject && !requirement.servesRestrictedKeys && projectRestriction(principal.key) !== null) {
+      throw AuthErrors.restrictedKeyOutsideProjects();
+    }
     if (!scopeSatisfied(principal.key.scopes, requirement.scope)) throw AuthErrors.missingScope(requirement.scope);
     if (requirement.projectParam) {
       const raw = (request.params as Record<string, string>)[requirement.projectParam];
@@ -51,16 +76,24 @@ export class AuthGuard implements CanActivate {
       const raw = (request.params as Record<string, string>)[requirement.organizationParam];
       request.organizationAccess = await this.resolveOrganization(principal, raw);
     }
-    return true;
   }
 
   private async authenticateUser(request: FastifyRequest): Promise<UserPrincipal> {
     const found = findPersonalApiKey(request.headers.authorization, request.body, request.query);
     if (!found) throw AuthErrors.notAuthenticated();
-    const principal = await this.keyOwner(found.key);
+    const principal = await this.checkedKeyOwner(request, found.key);
     if (!principal) throw AuthErrors.invalidPersonalKey(found.source, found.key);
     request.principal = principal;
     return principal;
+  }
+
+  /** The owner of a personal key; an address that sent too many unknown keys is refused before its key is looked up. */
+  private async checkedKeyOwner(request: FastifyRequest, key: string): Promise<UserPrincipal | null> {
+    const wait = this.failedAttempts.retryAfterSeconds(request.ip);
+    if (wait !== null) throw AuthErrors.tooManyFailedAttempts(wait);
+    const owner = await this.keyOwner(key);
+    if (!owner) this.failedAttempts.recordFailure(request.ip);
+    return owner;
   }
 
   /** The user behind a personal key; a key of a deactivated user counts as no key. */
@@ -76,8 +109,8 @@ export class AuthGuard implements CanActivate {
     if (raw === '@current') projectId = principal.user.currentProjectId;
     else projectId = parseId(raw);
     if (projectId === null) throw AuthErrors.projectNotFound();
-    const restriction = principal.key.scopedProjects;
-    if (restriction && restriction.length > 0 && !restriction.includes(projectId)) {
+    const restriction = projectRestriction(principal.key);
+    if (restriction && !restriction.has(projectId)) {
       throw AuthErrors.keyNotScopedToProject(String(projectId));
     }
     const project = await this.projects.findById(projectId);
@@ -109,17 +142,17 @@ export class AuthGuard implements CanActivate {
    * Public SDK routes: a project API key, or a personal key plus `project_id` (CONTRACT §2).
    * The token cache keeps this off the database on the hot paths.
    */
-  private async authenticateProjectKey(request: FastifyRequest, token: string | null, failOpen: boolean): Promise<boolean> {
+  private async authenticateProjectKey(request: FastifyRequest, token: string | null, requirement: Extract<AuthRequirement, { kind: 'projectKey' }>): Promise<boolean> {
     if (!token) throw AuthErrors.missingProjectKey();
     const problem = projectTokenShapeProblem(token);
     if (problem) throw AuthErrors.malformedProjectKey(problem);
-    if (token.startsWith('phx_')) return this.authenticatePersonalKeyForProject(request, token);
+    if (token.startsWith('phx_')) return this.authenticatePersonalKeyForProject(request, token, requirement.personalKeyScopes);
     let projectId: number | null;
     try {
       projectId = await this.projects.projectIdForToken(token);
     } catch (error) {
       // The database is unreachable: capture accepts (the worker validates later) so nothing is lost.
-      if (!failOpen) throw ApiError.unavailable('Unable to verify the project API key. Please try again.');
+      if (!requirement.failOpen) throw ApiError.unavailable('Unable to verify the project API key. Please try again.');
       request.principal = { kind: 'project', projectId: null, token };
       return true;
     }
@@ -128,11 +161,13 @@ export class AuthGuard implements CanActivate {
     return true;
   }
 
-  private async authenticatePersonalKeyForProject(request: FastifyRequest, token: string): Promise<boolean> {
+  private async authenticatePersonalKeyForProject(request: FastifyRequest, token: string, scopes: Scope[]): Promise<boolean> {
     const rawProjectId = findProjectIdParam(request.body, request.query);
     if (!rawProjectId) throw AuthErrors.invalidProject();
-    const owner = await this.keyOwner(token);
+    const owner = await this.checkedKeyOwner(request, token);
     if (!owner) throw AuthErrors.invalidPersonalKeyOnPublicRoute();
+    const missing = scopes.find((scope) => !scopeSatisfied(owner.key.scopes, scope));
+    if (missing) throw AuthErrors.missingScope(missing);
     let project: ProjectEntity;
     try {
       project = await this.resolveProject(owner, rawProjectId);

@@ -25,3 +25,8 @@ export function scopeSatisfied(granted: string[] | null, required: Scope): boole
   const [object, action] = required.split(':');
   return action === 'read' && granted.includes(`${object}:write`);
 }
+
+/** The projects a personal key is limited to; null when it reaches every project its user can. */
+export function projectRestriction(key: { scopedProjects: number[] | null }): ReadonlySet<number> | null {
+  return key.scopedProjects && key.scopedProjects.length > 0 ? new Set(key.scopedProjects) : null;
+}

@@ -25,13 +25,15 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
-    const error = this.resolve(exception, request);
+    const bodyLimit = request.routeOptions?.bodyLimit ?? this.maxBodyBytes;
+    const error = this.resolve(exception, request, bodyLimit);
     // A deliberate 503 (queue or database unreachable, draining) is logged where the outage is noticed, once per
     // change of state; one error line with a stack per refused request would bury it.
     if (error.status >= 500 && !(exception instanceof ApiError && error.status === 503)) {
-      this.logger.error({ err: exception, reqId: request.id, url: request.url, method: request.method }, 'request failed');
+      // The route's pattern, not the URL: a query string may carry a key (`?personal_api_key=`) or a distinct id.
+      this.logger.error({ err: exception, reqId: request.id, route: request.routeOptions?.url ?? 'unmatched', method: request.method }, 'request failed');
     }
-    if (error.status === 413) drainRejectedBody(request, reply, DRAIN_FACTOR * this.maxBodyBytes);
+    if (error.status === 413) drainRejectedBody(request, reply, DRAIN_FACTOR * bodyLimit);
     const adapter = this.adapterHost.httpAdapter;
     // A route may have set its own type (`config.js`, CSV) before failing; the error body is JSON.
     adapter.setHeader(reply, 'content-type', 'application/json; charset=utf-8');
@@ -40,13 +42,13 @@ export class ApiExceptionFilter implements ExceptionFilter {
     adapter.reply(reply, errorBody ? errorBody(error) : error.toBody(), error.status);
   }
 
-  private resolve(exception: unknown, request: FastifyRequest): ApiError {
+  private resolve(exception: unknown, request: FastifyRequest, bodyLimit: number): ApiError {
     // Nest's own NotFoundException only comes from its unmatched-route handler: services throw ApiError.
     if (exception instanceof NotFoundException) {
       const allowed = this.routes.allowedMethods(request.url);
       if (allowed.length > 0) return ApiError.methodNotAllowed(request.method, allowed);
       return ApiError.notFound(ENDPOINT_NOT_FOUND);
     }
-    return toApiError(exception, this.maxBodyBytes);
+    return toApiError(exception, bodyLimit);
   }
 }

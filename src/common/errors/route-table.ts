@@ -9,16 +9,23 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
  */
 export class RouteTable {
   private readonly router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: MAX_PARAM_LENGTH });
+  private readonly registered: Array<{ method: string; url: string }> = [];
 
   add(method: string | string[], url: string): void {
     for (const one of Array.isArray(method) ? method : [method]) {
       if (!(METHODS as readonly string[]).includes(one)) continue;
+      this.registered.push({ method: one, url });
       try {
         this.router.on(one as (typeof METHODS)[number], url, () => undefined);
       } catch {
         // The same route registered twice (e.g. by two plugins) is harmless here.
       }
     }
+  }
+
+  /** Every route registered with one of the methods above, in registration order (the access tests walk them). */
+  list(): ReadonlyArray<{ method: string; url: string }> {
+    return this.registered;
   }
 
   /**

@@ -4,7 +4,8 @@ import { ApiError } from '../errors/api-error';
 import type { HeldStrings } from '../json/held-strings';
 import type { LargePayloadDecoder } from './large-payload-decoder';
 import { decodePayload, hasQueryPayload } from './payload-decoding';
-import { publicRouteOptions } from './public-route';
+import type { AppConfig } from '../../config/app-config';
+import { publicOptionsOfRoute, publicRouteOptions } from './public-route';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -55,7 +56,11 @@ async function delayDecompressionBomb(request: FastifyRequest, error: unknown): 
  * CORS on every reply of a public SDK route (errors included, so browsers can read them), and payload
  * decoding before the guard runs, so the guard finds the project key inside gzip or base64 bodies.
  */
-export function registerPublicRouteHooks(fastify: FastifyInstance, maxDecompressedBytes: number, largeDecoder: LargePayloadDecoder | null): void {
+export function registerPublicRouteHooks(fastify: FastifyInstance, config: AppConfig, largeDecoder: LargePayloadDecoder | null): void {
+  fastify.addHook('onRoute', (route) => {
+    const limit = publicOptionsOfRoute(route.config)?.bodyLimit;
+    if (limit) route.bodyLimit = limit(config);
+  });
   fastify.addHook('onRequest', (request, reply, done) => {
     if (publicRouteOptions(request)?.cors) applyCors(request, reply);
     done();
@@ -69,6 +74,7 @@ export function registerPublicRouteHooks(fastify: FastifyInstance, maxDecompress
     }
     options.checkHeaders?.(request.headers);
     const raw = Buffer.isBuffer(request.body) ? request.body : undefined;
+    const maxDecompressedBytes = options.bodyLimit ? options.bodyLimit(config) : config.ingestion.maxDecompressedBytes;
     const decoded = await decodePayload(
       {
         body: raw,

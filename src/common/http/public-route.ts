@@ -1,5 +1,6 @@
 import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyRequest } from 'fastify';
+import type { AppConfig } from '../../config/app-config';
 import type { ApiError } from '../errors/api-error';
 
 /** Fastify route options of the public SDK routes (capture, decide), read by the HTTP hooks. */
@@ -17,6 +18,11 @@ export interface PublicRouteOptions {
    * Without the list every type is read as the payload, as capture does.
    */
   bodyTypes?: readonly string[];
+  /**
+   * The route's own limit on the body, as received and as decoded, in place of `MAX_BODY_BYTES` and
+   * `MAX_DECOMPRESSED_BYTES` (flag evaluation reads every byte it is sent, on the event loop).
+   */
+  bodyLimit?: (config: AppConfig) => number;
   /** Events of the payload longer than this many JSON bytes are found while a large payload is parsed off the loop. */
   measureItemsAbove?: number;
   /**
@@ -43,7 +49,11 @@ const KEY = 'hogbasePublic';
 
 export const PublicSdkRoute = (options: PublicRouteOptions) => RouteConfig({ [KEY]: options });
 
+/** The options a route's Fastify `config` carries, if it is a public SDK route. */
+export function publicOptionsOfRoute(config: unknown): PublicRouteOptions | undefined {
+  return (config as Record<string, unknown> | undefined)?.[KEY] as PublicRouteOptions | undefined;
+}
+
 export function publicRouteOptions(request: FastifyRequest): PublicRouteOptions | undefined {
-  const config = request.routeOptions?.config as unknown as Record<string, unknown> | undefined;
-  return config?.[KEY] as PublicRouteOptions | undefined;
+  return publicOptionsOfRoute(request.routeOptions?.config);
 }

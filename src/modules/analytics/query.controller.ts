@@ -14,7 +14,7 @@ export class QueryController {
 
   @Post()
   @HttpCode(200)
-  @PersonalKeyAuth('insight:read', { projectParam: 'project_id' })
+  @PersonalKeyAuth('query:read', { projectParam: 'project_id' })
   @ApiOperation({
     summary: 'Run a TrendsQuery, StickinessQuery, LifecycleQuery, ActorsQuery (source: InsightActorsQuery) or InsightActorsQueryOptions',
   })

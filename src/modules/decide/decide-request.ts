@@ -2,6 +2,7 @@ import { ApiError } from '../../common/errors/api-error';
 import { cleanString } from '../../common/json/clean-text';
 import { isJsonObject, scalarText } from '../../common/json/json-object';
 import { scalarDistinctId } from '../persons/distinct-id';
+import { MAX_COMPARED_CHARS } from './engine/property-match';
 import type { EvaluationRequest } from './flag-evaluation.service';
 
 export interface DecideRequest extends EvaluationRequest {
@@ -39,6 +40,7 @@ function objectField(body: Record<string, unknown>, attr: string, ...names: stri
  * `{type: key}`: keys are strings (numbers are stringified, as group identify does). Any other key
  * (null, a boolean, a list, an object) names no group, as in PostHog's flags service: that group's
  * flags answer `no_group_type` and every other flag is still evaluated (reference/flags.md §2.1).
+ * So does a key longer than any value evaluation compares (each group flag hashes its key).
  */
 function groupsOf(body: Record<string, unknown>): Record<string, string> {
   // A group type may be named `__proto__`: a plain object would drop it.
@@ -46,7 +48,7 @@ function groupsOf(body: Record<string, unknown>): Record<string, string> {
   for (const [type, key] of Object.entries(objectField(body, 'groups', 'groups', '$groups'))) {
     const text = scalarText(key);
     // Group keys are stored cleaned by ingestion (NUL and lone surrogates as U+FFFD).
-    if (text !== null) groups[type] = cleanString(text);
+    if (text !== null && text.length <= MAX_COMPARED_CHARS) groups[type] = cleanString(text);
   }
   return groups;
 }

@@ -1,7 +1,7 @@
 import { Controller, Get, Header, HttpCode, Options, Post, Query, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { ProjectKeyAuth, PublicRoute } from '../../common/auth/auth.decorator';
+import { ProjectKeyAuth, ProjectKeyOptions, PublicRoute } from '../../common/auth/auth.decorator';
 import { CallerProject, ProjectPrincipal } from '../../common/auth/principal';
 import { PublicRouteOptions, PublicSdkRoute } from '../../common/http/public-route';
 import { bareGetReply, decideFormat, flagsFormat, replyRequestId } from './decide-responses';
@@ -14,9 +14,12 @@ import { DecideService } from './decide.service';
 const DECIDE_ROUTE: PublicRouteOptions = {
   decodePayload: true,
   cors: true,
+  bodyLimit: (config) => config.flags.maxBodyBytes,
   bodyTypes: ['application/json', 'text/plain', 'application/x-www-form-urlencoded'],
   answerBareGet: (query, requestId) => bareGetReply(query, replyRequestId(requestId), Date.now()),
 };
+/** A personal key sent in place of the project key must be allowed to read flags. */
+const FLAGS_AUTH: ProjectKeyOptions = { personalKeyScopes: ['feature_flag:read'] };
 /** The service answers JSON text, which Fastify sends as is under a JSON content type. */
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -27,7 +30,7 @@ export class DecideController {
 
   @Post('decide')
   @HttpCode(200)
-  @ProjectKeyAuth()
+  @ProjectKeyAuth(FLAGS_AUTH)
   @PublicSdkRoute(DECIDE_ROUTE)
   @ApiOperation({ summary: 'Evaluate flags (v1 default: enabled keys; v2 key→value; v3 values and payloads; v4 details) with the config' })
   @ApiOkResponse({ description: 'Flags in the shape of the requested version, plus the config block' })
@@ -37,7 +40,7 @@ export class DecideController {
   }
 
   @Get('decide')
-  @ProjectKeyAuth()
+  @ProjectKeyAuth(FLAGS_AUTH)
   @PublicSdkRoute(DECIDE_ROUTE)
   @ApiOperation({ summary: 'Decide with the payload in ?data= (base64 or lz64); without ?data= an empty reply (no key needed)' })
   @ApiOkResponse({ description: 'As POST' })
@@ -48,7 +51,7 @@ export class DecideController {
 
   @Post('flags')
   @HttpCode(200)
-  @ProjectKeyAuth()
+  @ProjectKeyAuth(FLAGS_AUTH)
   @PublicSdkRoute(DECIDE_ROUTE)
   @ApiOperation({ summary: 'Evaluate flags (v1 legacy values and payloads; v2 details); the config with config=true' })
   @ApiOkResponse({ description: 'Flags in the shape of the requested version' })
@@ -58,7 +61,7 @@ export class DecideController {
   }
 
   @Get('flags')
-  @ProjectKeyAuth()
+  @ProjectKeyAuth(FLAGS_AUTH)
   @PublicSdkRoute(DECIDE_ROUTE)
   @ApiOperation({ summary: 'Flags with the payload in ?data= (base64 or lz64); without ?data= an empty reply (no key needed)' })
   @ApiOkResponse({ description: 'As POST' })

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { EventLoopSlices } from '../../common/async/event-loop-slices';
 import { mergedObject, ownValue } from '../../common/json/json-object';
 import { inCohort } from './engine/cohort-match';
 import { evaluateCompiled, EvaluationSubject, FlagEvaluation, FlagValue } from './engine/evaluate';
@@ -39,6 +40,12 @@ interface LoadedContext {
   overridesFailed: boolean;
 }
 
+/**
+ * How long one request's flags are evaluated before the event loop serves others: a project with many flags that read
+ * long values (a regex over a 60,000-character URL) must not hold captures and other evaluations behind it.
+ */
+const EVALUATION_SLICE_MS = 5;
+
 /** Loads what the flags of one request need (at most one query per source) and runs the engine. */
 @Injectable()
 export class FlagEvaluationService {
@@ -53,7 +60,9 @@ export class FlagEvaluationService {
     const subject = withDependencies(this.subject(snapshot, request, loaded, personOverrides), snapshot);
     const results: EvaluatedFlag[] = [];
     let errors = loaded.overridesFailed;
+    const slices = new EventLoopSlices(EVALUATION_SLICE_MS);
     for (const flag of targets.flags) {
+      if (slices.due()) await slices.nextSlice();
       if ((loaded.personFailed && this.needsStoredPerson(flag, personOverrides)) || (loaded.groupsFailed && flag.groupIndexes.size > 0)) {
         errors = true;
         continue;

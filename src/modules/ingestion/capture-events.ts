@@ -1,6 +1,14 @@
+import type { ProjectKeyOptions } from '../../common/auth/auth.decorator';
 import { ApiError } from '../../common/errors/api-error';
 import { emptyEventList, invalidPayload } from '../../common/http/payload-decoding';
 import { isJsonObject } from '../../common/json/json-object';
+
+/**
+ * Who may send events. A personal key in place of the project key (PostHog's current capture refuses those; its older
+ * one took them for scripts) must be allowed to write what capture writes: events (`query`, PostHog's scope for
+ * events) and the persons they change.
+ */
+export const CAPTURE_AUTH: ProjectKeyOptions = { personalKeyScopes: ['query:write', 'person:write'], failOpen: true };
 
 export interface CaptureEnvelope {
   items: unknown[];
@@ -45,12 +53,13 @@ function eventToken(event: unknown): string | null {
 }
 
 /**
- * An array of events must agree on one project key (PostHog answers 401 otherwise). A `{batch}` body
- * names its key once, at the top, and that key wins.
+ * The events of one request must agree on one project key (PostHog's `MultipleTokensError`, 401): those of an array,
+ * and those of a `{batch}` body that names no key at its top. A `{batch}` with its own key is sent for that key's
+ * project, whatever its events carry.
  */
 export function assertSingleProjectKey(payload: unknown): void {
-  if (!Array.isArray(payload)) return;
-  const tokens = new Set(payload.map(eventToken).filter((token): token is string => token !== null));
+  const events = Array.isArray(payload) ? payload : isJsonObject(payload) && Array.isArray(payload.batch) && eventToken(payload) === null ? payload.batch : [];
+  const tokens = new Set(events.map(eventToken).filter((token): token is string => token !== null));
   if (tokens.size > 1) {
     throw new ApiError(401, 'authentication_error', 'invalid_api_key', 'Events in one request must use the same project API key.');
   }

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ProjectKeyAuth, PublicRoute } from '../../common/auth/auth.decorator';
 import { CallerProject, ProjectPrincipal } from '../../common/auth/principal';
 import { PublicRouteOptions, PublicSdkRoute } from '../../common/http/public-route';
+import { CAPTURE_AUTH } from './capture-events';
 import { CaptureService } from './capture.service';
 import { MAX_EVENT_BYTES } from './event-normalization';
 import { CaptureReplyDto } from './dto/capture.dto';
@@ -21,7 +22,7 @@ export class CaptureController {
 
   @Post(CAPTURE_PATHS)
   @HttpCode(200)
-  @ProjectKeyAuth({ failOpen: true })
+  @ProjectKeyAuth(CAPTURE_AUTH)
   @PublicSdkRoute(CAPTURE_ROUTE)
   @ApiOperation({ summary: 'Capture one event, an array of events, or a {api_key, batch} body (JSON, gzip, base64 or lz64)' })
   @ApiOkResponse({ type: CaptureReplyDto })
@@ -31,7 +32,7 @@ export class CaptureController {
 
   @Get(CAPTURE_PATHS)
   @HttpCode(200)
-  @ProjectKeyAuth({ failOpen: true })
+  @ProjectKeyAuth(CAPTURE_AUTH)
   @PublicSdkRoute(CAPTURE_ROUTE)
   @ApiOperation({ summary: 'Capture with the payload in ?data= (base64 or lz64)' })
   @ApiOkResponse({ type: CaptureReplyDto })

@@ -24,20 +24,14 @@ export class ProjectsRepository {
     return this.dataSource.getRepository(ProjectEntity).findOneBy({ apiToken });
   }
 
-  /** Projects of the given organizations, optionally limited to some ids (a key's project restriction). */
-  async pageForOrganizations(
-    organizationIds: string[],
-    onlyIds: number[] | null,
-    limit: number,
-    offset: number,
-  ): Promise<{ rows: ProjectEntity[]; count: number }> {
+  /** Projects of the given organizations, a page of them. */
+  async pageForOrganizations(organizationIds: string[], limit: number, offset: number): Promise<{ rows: ProjectEntity[]; count: number }> {
     if (organizationIds.length === 0) return { rows: [], count: 0 };
     const query = this.dataSource
       .getRepository(ProjectEntity)
       .createQueryBuilder('p')
       .where('p.organization_id = ANY(:organizationIds)', { organizationIds })
       .orderBy('p.id', 'ASC');
-    if (onlyIds) query.andWhere('p.id = ANY(:onlyIds)', { onlyIds });
     const [rows, count] = await query.take(limit).skip(offset).getManyAndCount();
     return { rows, count };
   }

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { UserPrincipal } from '../../common/auth/principal';
+import { projectRestriction } from '../../common/auth/scopes';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { EventDefinitionsService } from '../event-definitions/event-definitions.service';
@@ -21,15 +22,21 @@ export class CurrentUserService {
     private readonly definitions: EventDefinitionsService,
   ) {}
 
+  /** A key limited to some projects sees those projects, their organizations and nothing else. */
   async describe(principal: UserPrincipal): Promise<CurrentUserDto> {
     const { user } = principal;
-    const memberships = await this.organizations.membershipsOf(user.id);
-    const current = memberships.find((m) => m.organization.id === user.currentOrganizationId) ?? memberships[0] ?? null;
-    const project = user.currentProjectId ? await this.projects.findById(user.currentProjectId) : null;
+    const restriction = projectRestriction(principal.key);
+    const visible = (project: ProjectEntity) => restriction === null || restriction.has(project.id);
+    const all = await this.organizations.membershipsOf(user.id);
+    const projectsOf = new Map(await Promise.all(all.map(async (m) => [m.organization.id, (await this.projects.listForOrganization(m.organization.id)).filter(visible)] as const)));
+    const memberships = restriction === null ? all : all.filter((m) => projectsOf.get(m.organization.id)!.length > 0);
+    const project = await this.currentProject(user, restriction, [...projectsOf.values()].flat());
+    const current =
+      memberships.find((m) => m.organization.id === (project?.organizationId ?? user.currentOrganizationId)) ?? memberships[0] ?? null;
     return {
       ...userFields(user),
       team: project ? await this.team(project) : null,
-      organization: current ? await this.organization(current) : null,
+      organization: current ? await this.organization(current, projectsOf.get(current.organization.id)!) : null,
       organizations: memberships.map(({ organization, level }) => ({
         id: organization.id,
         name: organization.name,
@@ -42,6 +49,12 @@ export class CurrentUserService {
     };
   }
 
+  /** The user's current project, or for a key limited elsewhere the first project it may see. */
+  private async currentProject(user: UserEntity, restriction: ReadonlySet<number> | null, visible: ProjectEntity[]): Promise<ProjectEntity | null> {
+    if (restriction === null) return user.currentProjectId ? this.projects.findById(user.currentProjectId) : null;
+    return visible.find((p) => p.id === user.currentProjectId) ?? visible[0] ?? null;
+  }
+
   private async team(project: ProjectEntity): Promise<CurrentTeamDto> {
     const taxonomy = await this.definitions.taxonomy(project.id);
     return {
@@ -52,11 +65,8 @@ export class CurrentUserService {
     };
   }
 
-  private async organization({ organization, level }: MembershipWithOrganization): Promise<OrganizationDto> {
-    const [projects, memberCount] = await Promise.all([
-      this.projects.listForOrganization(organization.id),
-      this.organizations.memberCount(organization.id),
-    ]);
+  private async organization({ organization, level }: MembershipWithOrganization, projects: ProjectEntity[]): Promise<OrganizationDto> {
+    const memberCount = await this.organizations.memberCount(organization.id);
     return {
       id: organization.id,
       name: organization.name,

@@ -12,8 +12,10 @@ import { CurrentUserDto } from './dto/current-user.dto';
 export class UsersController {
   constructor(private readonly currentUser: CurrentUserService) {}
 
+  // Integrations call it to test a key, so a key limited to some projects may too (PostHog exempts it the same way);
+  // the reply then shows only those projects.
   @Get('api/users/:uuid')
-  @PersonalKeyAuth('user:read')
+  @PersonalKeyAuth('user:read', { servesRestrictedKeys: true })
   @ApiOkResponse({ type: CurrentUserDto })
   retrieve(@CurrentUser() principal: UserPrincipal, @Param('uuid') uuid: string) {
     if (uuid !== '@me' && uuid !== principal.user.uuid) {
@@ -24,7 +26,7 @@ export class UsersController {
 
   /** Deprecated since 2021-04-05 (SPEC Versioning): same body, flagged with RFC 9745 headers. */
   @Get('api/user')
-  @PersonalKeyAuth('user:read')
+  @PersonalKeyAuth('user:read', { servesRestrictedKeys: true })
   @Header('Deprecation', '@1617580800')
   @Header('Link', '</api/users/@me/>; rel="successor-version"')
   @ApiOkResponse({ type: CurrentUserDto, description: 'Deprecated: use /api/users/@me/.' })

@@ -61,4 +61,17 @@ describe(FlagEvaluationService.name, () => {
     await sut.evaluate(snapshot, request('carol', { plan: 'free' }));
     expect(lookups).toEqual(['alice']);
   });
+
+  it('lets other callbacks run while one request evaluates many slow flags, instead of holding the event loop', async () => {
+    const condition = { key: 'bio', value: '(.*a){20}$', operator: 'regex', type: 'person' };
+    const slow = buildSnapshot(1, '1', Array.from({ length: 40 }, (_, i) => stored(100 + i, `slow-${i}`, everyone([condition]))), [], []);
+    const sut = new FlagEvaluationService(fakeContext({}).context);
+    const order: string[] = [];
+    setImmediate(() => order.push('another callback'));
+    // The request carries every property the flags read: nothing is loaded, so only the evaluation could let it run.
+    const outcome = await sut.evaluate(slow, request('x', { bio: 'a'.repeat(2000) }));
+    order.push('evaluation done');
+    expect(outcome.results.every((result) => result.evaluation.value === true)).toBe(true);
+    expect(order).toEqual(['another callback', 'evaluation done']);
+  });
 });

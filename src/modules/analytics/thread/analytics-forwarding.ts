@@ -29,7 +29,7 @@ export function registerAnalyticsForwarding(fastify: FastifyInstance, thread: An
     const body = length > 0 ? await readWhole(request.raw) : null;
     // The thread logs under the same request id as this thread.
     const headers = { ...request.headers, 'x-request-id': request.id };
-    const answer = await thread.forward({ method: request.method, url: request.url, headers, body });
+    const answer = await thread.forward({ method: request.method, url: request.url, headers, body, remoteAddress: request.raw.socket.remoteAddress });
     onForwarded();
     reply.code(answer.status).headers(answer.headers);
     return reply.send(Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength));

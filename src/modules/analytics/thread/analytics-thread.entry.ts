@@ -46,9 +46,9 @@ async function serve(): Promise<void> {
         .then((collected) => send({ type: 'metrics', id: message.id, metrics: collected }));
       return;
     }
-    const { method, url, headers, body } = message.request;
+    const { method, url, headers, body, remoteAddress } = message.request;
     void fastify
-      .inject({ method: method as 'GET', url, headers: headers as Record<string, string>, payload: body ? Buffer.from(body) : undefined })
+      .inject({ method: method as 'GET', url, headers: headers as Record<string, string>, payload: body ? Buffer.from(body) : undefined, remoteAddress })
       .then((response): ThreadReply => {
         const reply: ThreadReply = { status: response.statusCode, headers: {}, body: new Uint8Array(response.rawPayload) };
         for (const [name, value] of Object.entries(response.headers)) if (!HOP_BY_HOP.has(name)) reply.headers[name] = value;

@@ -11,6 +11,8 @@ export interface ForwardedRequest {
   url: string;
   headers: Record<string, string | string[] | undefined>;
   body: Uint8Array | null;
+  /** The peer's address, so the thread resolves the client's address (trusted proxies, throttles) as this thread does. */
+  remoteAddress?: string;
 }
 
 export interface ThreadReply {

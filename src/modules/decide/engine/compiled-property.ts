@@ -5,8 +5,10 @@ import {
   asciiLowercase,
   asNumber,
   asText,
+  comparable,
   compiled,
   isBooleanFilter,
+  MAX_REGEX_WORK,
   NEGATED,
   NUMERIC_OPERATORS,
   SEMVER_TEST,
@@ -30,7 +32,7 @@ const KNOWN = new Set(['exact', 'regex', ...NUMERIC_OPERATORS, ...TEXT_OPERATORS
  * One person or group property condition ("current server" semantics, reference/flags.md §3), with
  * the filter's side (candidates folded, numbers, versions and absolute dates parsed, the pattern
  * compiled) done here, once: snapshots compile each flag's conditions when they load. A missing key
- * fails positive operators and satisfies negated ones.
+ * fails positive operators and satisfies negated ones; a value too long to compare fails both.
  */
 export function compileProperty(filter: PropertyFilter): PropertyTest {
   const operator = filter.operator ?? 'exact';
@@ -42,15 +44,20 @@ export function compileProperty(filter: PropertyFilter): PropertyTest {
   if (!known) return () => false;
   if (Object.hasOwn(NEGATED, operator)) {
     const positive = operator === 'not_regex' ? regexTest(filter.value, false) : presentTest(NEGATED[operator], filter.value);
-    const test: PresentTest = operator === 'not_regex' ? positive : (actual, now) => !positive(actual, now);
+    const test = bounded(operator === 'not_regex' ? positive : (actual, now) => !positive(actual, now));
     return (properties, now) => {
       if (!hasOwn(properties, key)) return true;
       const actual = properties[key as string];
       return actual === null || test(actual, now);
     };
   }
-  const test = presentTest(operator, filter.value);
+  const test = bounded(presentTest(operator, filter.value));
   return (properties, now) => hasOwn(properties, key) && test(properties[key as string], now);
+}
+
+/** The test, for values short enough to compare (MAX_COMPARED_CHARS); longer ones match nothing. */
+function bounded(test: PresentTest): PresentTest {
+  return (actual, now) => comparable(actual) && test(actual, now);
 }
 
 /** One condition, compiled for this call: for callers without a place to keep the compiled test. */
@@ -82,11 +89,18 @@ function exactTest(filterValue: unknown): PresentTest {
   return (actual) => texts.includes(asText(actual).toLowerCase());
 }
 
-/** `regex` wants a find, `not_regex` a valid pattern that finds nothing; an invalid pattern fails both. */
+/**
+ * `regex` wants a find, `not_regex` a valid pattern that finds nothing; an invalid pattern fails both, and so does a
+ * text longer than the pattern may read (MAX_REGEX_WORK).
+ */
 function regexTest(pattern: unknown, wanted: boolean): PresentTest {
   const regex = compiled(asText(pattern));
   if (regex === null) return () => false;
-  return (actual) => regex.matcher(asText(actual)).find() === wanted;
+  const longest = Math.floor(MAX_REGEX_WORK / Math.max(1, regex.programSize()));
+  return (actual) => {
+    const text = asText(actual);
+    return text.length <= longest && regex.matcher(text).find() === wanted;
+  };
 }
 
 function numberTest(operator: string, filterValue: unknown): PresentTest {

@@ -1,6 +1,30 @@
 import { RE2JS } from 're2js';
+import { jsonLongerThan } from '../../../common/json/json-byte-length';
 
 // How property conditions read and compare values; the matcher itself is compiled-property.ts.
+
+/**
+ * The longest value a condition compares, in characters (objects and lists by their JSON text). posthog-js cuts
+ * property strings to this length before sending them, so every value an SDK sends is compared as PostHog compares
+ * it; a longer one, which only a hand-made request carries, matches no condition whatever the operator, as an invalid
+ * pattern matches neither `regex` nor `not_regex`. Evaluation runs on the event loop: what one request sends must
+ * not decide how long it holds it.
+ */
+export const MAX_COMPARED_CHARS = 65_535;
+
+/**
+ * A regex runs over at most this much work: the text's length times the size of the pattern's compiled program.
+ * RE2 matching is linear in both, but re2js takes up to about 30 ns per unit, so this bounds one match to a few
+ * milliseconds: an everyday pattern of 10–40 instructions still reads 6,500–26,000 characters. A longer text does not
+ * match (nor `not_regex`).
+ */
+export const MAX_REGEX_WORK = 262_144;
+
+/** Whether a value is short enough to be compared at all (MAX_COMPARED_CHARS). */
+export function comparable(value: unknown): boolean {
+  if (typeof value === 'string') return value.length <= MAX_COMPARED_CHARS;
+  return typeof value !== 'object' || value === null || !jsonLongerThan(value, MAX_COMPARED_CHARS);
+}
 
 /** How a property value reads as text in comparisons (no quotes around strings, JSON otherwise). */
 export function asText(value: unknown): string {

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ProjectKeyAuth, PublicRoute } from '../../../common/auth/auth.decorator';
 import { CallerProject, ProjectPrincipal } from '../../../common/auth/principal';
 import { PublicRouteOptions, PublicSdkRoute } from '../../../common/http/public-route';
+import { CAPTURE_AUTH } from '../capture-events';
 import { captureV1ErrorBody } from './capture-v1-reply';
 import { parseCaptureV1Headers } from './capture-v1-request';
 import { CaptureV1Service } from './capture-v1.service';
@@ -24,7 +25,7 @@ export class CaptureV1Controller {
 
   @Post(V1_PATH)
   @HttpCode(200)
-  @ProjectKeyAuth({ failOpen: true, bearer: true })
+  @ProjectKeyAuth({ ...CAPTURE_AUTH, bearer: true })
   @PublicSdkRoute(V1_ROUTE)
   @ApiOperation({ summary: "Capture v1 (posthog-python's capture_mode=\"v1\"): a batch with a result per event" })
   @ApiHeader({ name: 'Authorization', required: true, description: 'Bearer <project API key>' })
