@@ -27,6 +27,7 @@ describe(loadConfig.name, () => {
         database: { url: null, dataDir: resolve('./data'), embeddedPort: 54329, poolSize: 10 },
         redis: { url: null },
         analytics: { poolSize: 3, queryTimeoutMs: 30_000, cacheTtlSeconds: 300, parallelWorkers: 2, thread: true, columnar: { enabled: true, maxEvents: 50_000_000, waitMs: 2_000 } },
+        management: { queryTimeoutMs: 10_000 },
         queue: { prefix: 'hogbase' },
         ingestion: { partitions: 2, coalesceMs: 5, enqueueTimeoutMs: 1500, maxDecompressedBytes: 5 * 20_971_520, maxWaitingPayloadBytes: 5 * 20_971_520, workerNice: 10 },
         bootstrap: { projectApiKey: null, personalApiKey: null, adminEmail: 'admin@localhost' },
@@ -89,6 +90,7 @@ describe(loadConfig.name, () => {
         ANALYTICS_COLUMNAR: 'off',
         ANALYTICS_COLUMNAR_MAX_EVENTS: '1000',
         ANALYTICS_COLUMNAR_WAIT_MS: '0',
+        MANAGEMENT_QUERY_TIMEOUT_MS: '2500',
       });
       expect(config).toEqual({
         role: 'worker',
@@ -97,6 +99,7 @@ describe(loadConfig.name, () => {
         database: { url: 'postgres://u:p@db:5432/hog', dataDir: '/var/lib/hog', embeddedPort: 6000, poolSize: 20 },
         redis: { url: 'rediss://cache:6380' },
         analytics: { poolSize: 5, queryTimeoutMs: 1000, cacheTtlSeconds: 0, parallelWorkers: 2, thread: false, columnar: { enabled: false, maxEvents: 1000, waitMs: 0 } },
+        management: { queryTimeoutMs: 2500 },
         queue: { prefix: 'q' },
         ingestion: { partitions: 8, coalesceMs: 0, enqueueTimeoutMs: 900, maxDecompressedBytes: 8192, maxWaitingPayloadBytes: 65536, workerNice: 0 },
         bootstrap: { projectApiKey: PROJECT_KEY, personalApiKey: PERSONAL_KEY, adminEmail: 'ops@example.com' },
@@ -223,6 +226,9 @@ describe(loadConfig.name, () => {
       ['ANALYTICS_POOL_SIZE', '0'],
       ['ANALYTICS_QUERY_TIMEOUT_MS', '99'],
       ['ANALYTICS_CACHE_TTL_SECONDS', '-1'],
+      ['MANAGEMENT_QUERY_TIMEOUT_MS', '99'],
+      // The main pool's client gives up after 30 s; the server's timeout must come first.
+      ['MANAGEMENT_QUERY_TIMEOUT_MS', '25001'],
       ['WORKER_NICE', '20'],
       ['WORKER_NICE', '-5'],
     ])('rejects %s=%s as out of range', (name, value) => {
