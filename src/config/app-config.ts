@@ -60,6 +60,13 @@ export interface AppConfig {
       waitMs: number;
     };
   };
+  management: {
+    /**
+     * Server-side statement timeout of the management reads whose cost the caller chooses (lists, searches,
+     * property values), which run on the main pool that ingestion and flag evaluation share.
+     */
+    queryTimeoutMs: number;
+  };
   queue: { prefix: string };
   ingestion: {
     /** Queues that per-distinct_id ordering is spread over; each runs one job at a time. */
@@ -191,6 +198,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
         maxEvents: readInt(env, 'ANALYTICS_COLUMNAR_MAX_EVENTS', 50_000_000, 0, 2_000_000_000),
         waitMs: readInt(env, 'ANALYTICS_COLUMNAR_WAIT_MS', 2_000, 0, 600_000),
       },
+    },
+    management: {
+      // At most 25 s: the main pool's client gives up on any query after 30 s (database/data-source.ts) without
+      // stopping it, so the server's own timeout must come first to end the statement and free the connection.
+      queryTimeoutMs: readInt(env, 'MANAGEMENT_QUERY_TIMEOUT_MS', 10_000, 100, 25_000),
     },
     queue: { prefix: env.QUEUE_PREFIX || 'hogbase' },
     ingestion: {

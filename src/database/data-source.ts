@@ -17,7 +17,8 @@ export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions
     extra: {
       max: poolSize,
       connectionTimeoutMillis: 2000,
-      // Keep a dead database from hanging requests: fail the query, let callers answer 503.
+      // Keep a dead database from hanging requests: fail the query, let callers answer 503. It does not stop the query
+      // on the server, so MANAGEMENT_QUERY_TIMEOUT_MS is capped below it (config) and the server's timeout comes first.
       query_timeout: 30000,
     },
   };

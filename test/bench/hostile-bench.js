@@ -1,7 +1,8 @@
 'use strict';
 // `node test/bench/run.js hostile`: /capture/ and /flags/ latency at fixed rates alone, then beside hostile or heavy bodies —
-// waves of 16 concurrent gzip bombs (as gzip writes them, and with a forged size), and one 5 MB batch a second — with the API's resident memory sampled every
-// 100 ms. The reference is the same paced capture without the extra bodies, measured in the same run.
+// waves of 16 concurrent gzip bombs (as gzip writes them, and with a forged size), one 5 MB batch a second, and flag
+// requests made to be slow (a 1.9 MB property for a regex flag; properties just within what the regex may read) — with
+// the API's resident memory sampled every 100 ms. The reference is the same paced load without them, in the same run.
 const { fork } = require('node:child_process');
 const { gzipSync } = require('node:zlib');
 const { join } = require('node:path');
@@ -12,9 +13,13 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const RATE = Number(process.env.BENCH_HOSTILE_RATE ?? 1000);
 const FLAGS_RATE = Math.round(RATE / 5);
 const PROJECT_KEY = 'phc_BenchmarkHostileKey000000000000000000000';
+const PERSONAL_KEY = 'phx_BenchmarkHostilePersonalKey0000000000000';
 const BOMBS_AT_ONCE = 16;
-// BENCH_HOSTILE_PHASES: a comma-separated subset of bombs, forged, large (all three by default) after the reference.
-const PHASES = new Set((process.env.BENCH_HOSTILE_PHASES ?? 'bombs,forged,large').split(','));
+// BENCH_HOSTILE_PHASES: a comma-separated subset of bombs, forged, large, flags, flags-regex (all by default) after the reference.
+const PHASES = new Set((process.env.BENCH_HOSTILE_PHASES ?? 'bombs,forged,large,flags,flags-regex').split(','));
+// The audit's pattern: linear on RE2, but the slowest per character of those tried on re2js (about 2 µs).
+const SLOW_PATTERN = '(.*a){20}$';
+const REGEX_FLAGS = 5;
 
 /** Samples a process's RSS every 100 ms until stopped; the peak in MB. */
 function sampleRss(pid) {
@@ -30,10 +35,10 @@ function sampleRss(pid) {
  * Sends `body` from a process of its own, `concurrency` requests at a time, wave after wave: `warmedUp` once the
  * first wave is answered (the API's first large payload starts its decoding thread), `stop()` for the statuses.
  */
-function waves(baseUrl, body, concurrency, pauseMs) {
+function waves(baseUrl, body, concurrency, pauseMs, path = '/batch/', contentType = 'text/plain') {
   // Structured clone over the IPC channel: the body goes over as bytes, not as JSON.
   const sender = fork(join(__dirname, 'hostile-sender.js'), { serialization: 'advanced' });
-  sender.send({ baseUrl, body, concurrency, pauseMs });
+  sender.send({ baseUrl, path, contentType, body, concurrency, pauseMs });
   const failed = new Promise((_, reject) => sender.once('exit', (code) => reject(new Error(`hostile sender exited with ${code}`))));
   failed.catch(() => undefined);
   const reply = (key) => Promise.race([failed, new Promise((resolve) => sender.on('message', (message) => key in message && resolve(message[key])))]);
@@ -73,7 +78,7 @@ async function runHostile(row, run) {
   const prefix = `hbhostile${run}`;
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const env = { DATABASE_URL: databaseUrl(POSTGRES, database), REDIS_URL: REDIS, QUEUE_PREFIX: prefix, INIT_PROJECT_API_KEY: PROJECT_KEY, LOG_LEVEL: 'warn' };
+  const env = { DATABASE_URL: databaseUrl(POSTGRES, database), REDIS_URL: REDIS, QUEUE_PREFIX: prefix, INIT_PROJECT_API_KEY: PROJECT_KEY, INIT_PERSONAL_API_KEY: PERSONAL_KEY, LOG_LEVEL: 'warn' };
   const api = startProcess([...nodeFlags(), 'dist/main.js'], { ...env, ROLE: 'api', PORT: String(port) });
   // BENCH_HOSTILE_NO_WORKER: the API alone (events wait in Redis), to tell the API's own cost from the machine's.
   const worker = process.env.BENCH_HOSTILE_NO_WORKER ? null : startProcess([...nodeFlags(), 'dist/main.js'], { ...env, ROLE: 'worker', PORT: String(await freePort()) });
@@ -101,18 +106,50 @@ async function runHostile(row, run) {
       row(`API memory, ${BOMBS_AT_ONCE} ${label} at a time`, 'peak RSS (MB)', bombPeak, `idle ${idleRss} MB: +${bombPeak - idleRss} MB`);
     }
 
-    if (!PHASES.has('large')) return;
-    // A 5 MB batch of five 0.95 MB events, once a second.
-    const big = JSON.stringify({ api_key: PROJECT_KEY, batch: Array.from({ length: 5 }, (_, i) => ({ event: 'big', distinct_id: `big-${i}`, properties: { blob: 'x'.repeat(950_000) } })) });
-    const peak = sampleRss(pid);
-    const large = await measureBeside(baseUrl, () => waves(baseUrl, big, 1, 1000));
-    row(`/capture/ + /flags/ at ${rate}, a 5 MB batch each second`, metric, latencies(large), `${errorsOf(large)} errors; big batches: ${large.other}; peak RSS ${peak()} MB`);
+    if (PHASES.has('large')) {
+      // A 5 MB batch of five 0.95 MB events, once a second.
+      const big = JSON.stringify({ api_key: PROJECT_KEY, batch: Array.from({ length: 5 }, (_, i) => ({ event: 'big', distinct_id: `big-${i}`, properties: { blob: 'x'.repeat(950_000) } })) });
+      const peak = sampleRss(pid);
+      const large = await measureBeside(baseUrl, () => waves(baseUrl, big, 1, 1000));
+      row(`/capture/ + /flags/ at ${rate}, a 5 MB batch each second`, metric, latencies(large), `${errorsOf(large)} errors; big batches: ${large.other}; peak RSS ${peak()} MB`);
+    }
+    await hostileFlagPhases(baseUrl, row, rate, metric);
   } finally {
     await api.stop();
     await worker?.stop();
     await sql(POSTGRES, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
     await removeRedisKeys(REDIS, prefix);
   }
+}
+
+/**
+ * Flag requests made to be slow, sent back to back: a 1.9 MB property (under the 2 MB flags limit) for flags whose
+ * regex reads it, 4 at a time; and, one at a time, a property exactly as long as that regex may read, so each request
+ * costs the most evaluation the bounds allow.
+ */
+async function hostileFlagPhases(baseUrl, row, rate, metric) {
+  const wanted = ['flags', 'flags-regex'].filter((phase) => PHASES.has(phase));
+  if (wanted.length === 0) return;
+  for (let i = 0; i < REGEX_FLAGS; i++) await createRegexFlag(baseUrl, `slow-regex-${i}`);
+  const bodies = {
+    flags: [JSON.stringify({ api_key: PROJECT_KEY, distinct_id: 'attacker', person_properties: { bio: 'a'.repeat(1_900_000) } }), 4, '1.9 MB property, 4 at a time'],
+    'flags-regex': [JSON.stringify({ api_key: PROJECT_KEY, distinct_id: 'attacker', person_properties: { bio: 'a'.repeat(2545) } }), 1, `property at the regex bound for ${REGEX_FLAGS} regex flags, back to back`],
+  };
+  for (const phase of wanted) {
+    const [body, concurrency, label] = bodies[phase];
+    const beside = await measureBeside(baseUrl, () => waves(baseUrl, body, concurrency, 0, '/flags/?v=2', 'application/json'));
+    row(`/capture/ + /flags/ at ${rate}, hostile /flags/: ${label}`, metric, latencies(beside), `${errorsOf(beside)} errors; hostile: ${beside.other}`);
+  }
+}
+
+async function createRegexFlag(baseUrl, key) {
+  const condition = { key: 'bio', value: SLOW_PATTERN, operator: 'regex', type: 'person' };
+  const res = await fetch(`${baseUrl}/api/projects/@current/feature_flags/`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${PERSONAL_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ key, filters: { groups: [{ properties: [condition], rollout_percentage: 100 }] } }),
+  });
+  if (res.status !== 201) throw new Error(`creating flag ${key}: ${res.status} ${await res.text()}`);
 }
 
 module.exports = { runHostile };

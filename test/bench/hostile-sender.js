@@ -10,8 +10,8 @@ const { lowerCpuPriority } = require('../../dist/common/process/cpu-priority');
 // what sending them costs.
 lowerCpuPriority(19);
 
-/** Sends the body on `/batch/` with `concurrency` requests at a time, wave after wave, until told to stop; says when the first wave is answered. */
-async function waves({ baseUrl, body, concurrency, pauseMs }) {
+/** Sends the body to `path` with `concurrency` requests at a time, wave after wave, until told to stop; says when the first wave is answered. */
+async function waves({ baseUrl, path, contentType, body, concurrency, pauseMs }) {
   let stopped = false;
   process.once('message', () => (stopped = true));
   const pool = new Pool(baseUrl, { connections: concurrency });
@@ -21,7 +21,7 @@ async function waves({ baseUrl, body, concurrency, pauseMs }) {
     const replies = await Promise.all(
       Array.from({ length: concurrency }, () =>
         pool
-          .request({ path: '/batch/', method: 'POST', headers: { 'content-type': 'text/plain' }, body })
+          .request({ path, method: 'POST', headers: { 'content-type': contentType }, body })
           .then(async (res) => {
             await res.body.dump();
             return res.statusCode;
@@ -37,7 +37,7 @@ async function waves({ baseUrl, body, concurrency, pauseMs }) {
   return Object.entries(statuses).map(([status, n]) => `${n}× ${status}`).join(', ');
 }
 
-// The first message says what to send: { baseUrl, body, concurrency, pauseMs }; the next one, 'stop'.
+// The first message says what to send: { baseUrl, path, contentType, body, concurrency, pauseMs }; the next one, 'stop'.
 process.once('message', (setup) => {
   waves({ ...setup, body: Buffer.from(setup.body) }).then((summary) => process.send({ summary }, () => process.exit(0)));
 });

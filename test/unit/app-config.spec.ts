@@ -29,6 +29,7 @@ describe(loadConfig.name, () => {
         auth: { failedAttemptsPerMinute: 30 },
         flags: { maxBodyBytes: 2_097_152 },
         analytics: { poolSize: 3, queryTimeoutMs: 30_000, cacheTtlSeconds: 300, parallelWorkers: 2, thread: true, columnar: { enabled: true, maxEvents: 50_000_000, waitMs: 2_000 } },
+        management: { queryTimeoutMs: 10_000 },
         queue: { prefix: 'hogbase' },
         ingestion: { partitions: 2, coalesceMs: 5, enqueueTimeoutMs: 1500, maxDecompressedBytes: 5 * 20_971_520, maxWaitingPayloadBytes: 5 * 20_971_520, workerNice: 10 },
         bootstrap: { projectApiKey: null, personalApiKey: null, adminEmail: 'admin@localhost' },
@@ -93,6 +94,7 @@ describe(loadConfig.name, () => {
         ANALYTICS_COLUMNAR_WAIT_MS: '0',
         AUTH_FAILED_ATTEMPTS_PER_MINUTE: '0',
         FLAGS_MAX_BODY_BYTES: '4096',
+        MANAGEMENT_QUERY_TIMEOUT_MS: '2500',
       });
       expect(config).toEqual({
         role: 'worker',
@@ -103,6 +105,7 @@ describe(loadConfig.name, () => {
         auth: { failedAttemptsPerMinute: 0 },
         flags: { maxBodyBytes: 4096 },
         analytics: { poolSize: 5, queryTimeoutMs: 1000, cacheTtlSeconds: 0, parallelWorkers: 2, thread: false, columnar: { enabled: false, maxEvents: 1000, waitMs: 0 } },
+        management: { queryTimeoutMs: 2500 },
         queue: { prefix: 'q' },
         ingestion: { partitions: 8, coalesceMs: 0, enqueueTimeoutMs: 900, maxDecompressedBytes: 8192, maxWaitingPayloadBytes: 65536, workerNice: 0 },
         bootstrap: { projectApiKey: PROJECT_KEY, personalApiKey: PERSONAL_KEY, adminEmail: 'ops@example.com' },
@@ -229,6 +232,9 @@ describe(loadConfig.name, () => {
       ['ANALYTICS_POOL_SIZE', '0'],
       ['ANALYTICS_QUERY_TIMEOUT_MS', '99'],
       ['ANALYTICS_CACHE_TTL_SECONDS', '-1'],
+      ['MANAGEMENT_QUERY_TIMEOUT_MS', '99'],
+      // The main pool's client gives up after 30 s; the server's timeout must come first.
+      ['MANAGEMENT_QUERY_TIMEOUT_MS', '25001'],
       ['WORKER_NICE', '20'],
       ['WORKER_NICE', '-5'],
     ])('rejects %s=%s as out of range', (name, value) => {

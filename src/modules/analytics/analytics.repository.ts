@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { ApiError } from '../../common/errors/api-error';
 import { likePattern } from '../../database/like-pattern';
+import { isQueryTimeout, queryTimeoutError } from '../../database/query-errors';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { CohortDefinition } from '../events/property-filter-sql';
@@ -37,8 +38,6 @@ export interface GroupActor {
 const FETCH_ROWS = 2000;
 /** How much longer than the statement timeout the client waits before it gives up on the connection. */
 const CLIENT_TIMEOUT_MARGIN_MS = 5_000;
-/** SQLSTATE 57014: the statement timeout (or a cancel) stopped the query. */
-const QUERY_CANCELED = '57014';
 /** How long a bulk read waits for a lock (a migration's, a manual LOCK TABLE) before it gives up. */
 const BULK_LOCK_TIMEOUT_MS = 5_000;
 /** Patterns PostgreSQL refuses even after RE2 accepted them (see the events list). */
@@ -260,8 +259,8 @@ export class AnalyticsRepository implements OnApplicationShutdown {
   private translate(error: unknown): unknown {
     const code = (error as { code?: string }).code;
     const { queryTimeoutMs } = this.config.analytics;
-    if (code === QUERY_CANCELED || (error instanceof Error && error.message === 'Query read timeout')) {
-      return new ApiError(504, 'server_error', 'query_timeout', `The analytics query ran longer than the limit of ${queryTimeoutMs} ms (ANALYTICS_QUERY_TIMEOUT_MS) and was stopped: narrow the date range, the filters or the breakdown.`);
+    if (isQueryTimeout(error)) {
+      return queryTimeoutError({ what: 'analytics query', ms: queryTimeoutMs, variable: 'ANALYTICS_QUERY_TIMEOUT_MS', advice: 'narrow the date range, the filters or the breakdown' });
     }
     if (code && PATTERN_ERRORS.has(code)) return ApiError.validation('Invalid regular expression in property filters.', 'properties');
     if (error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message)) {

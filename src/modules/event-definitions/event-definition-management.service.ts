@@ -5,6 +5,7 @@ import type { UserPrincipal } from '../../common/auth/principal';
 import { ApiError } from '../../common/errors/api-error';
 import { buildPage, Page, PageRequest } from '../../common/http/pagination';
 import { parseId, UUID_PATTERN } from '../../common/validation/patterns';
+import { BoundedReads } from '../../database/bounded-reads';
 import { OrganizationsService } from '../organizations/organizations.service';
 import type { ProjectEntity } from '../projects/project.entity';
 import type { EventDefinitionDto, UpdateEventDefinitionDto } from './dto/event-definition.dto';
@@ -12,16 +13,20 @@ import { DefinitionListFilters, nextVerification, normalizeTags, ownerNotFound }
 import { EventDefinitionQueriesRepository } from './event-definition-queries.repository';
 import { eventDefinitionJson } from './event-definition.presenter';
 
+/** What a caller can do when the list runs past MANAGEMENT_QUERY_TIMEOUT_MS. */
+const LIST_ADVICE = 'narrow the search or `event_type`, or ask for fewer definitions with `limit`';
+
 @Injectable()
 export class EventDefinitionManagementService {
   constructor(
     private readonly definitions: EventDefinitionQueriesRepository,
     private readonly organizations: OrganizationsService,
+    private readonly reads: BoundedReads,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   async page(projectId: number, filters: DefinitionListFilters, page: PageRequest, url: URL): Promise<Page<EventDefinitionDto>> {
-    const { rows, count } = await this.definitions.page(projectId, filters, page.limit, page.offset);
+    const { rows, count } = await this.reads.run(LIST_ADVICE, (em) => this.definitions.page(em, projectId, filters, page.limit, page.offset));
     return buildPage(url, page, rows.map(eventDefinitionJson), count);
   }
 

@@ -57,7 +57,7 @@ const ORDER_SQL: Record<DefinitionListFilters['ordering'][number]['column'], str
 export class EventDefinitionQueriesRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async page(projectId: number, filters: DefinitionListFilters, limit: number, offset: number): Promise<{ rows: DefinitionRow[]; count: number }> {
+  async page(em: EntityManager, projectId: number, filters: DefinitionListFilters, limit: number, offset: number): Promise<{ rows: DefinitionRow[]; count: number }> {
     const params: unknown[] = [projectId];
     const where = ['d.project_id = $1'];
     for (const term of filters.terms) {
@@ -68,8 +68,8 @@ export class EventDefinitionQueriesRepository {
     if (filters.eventType === 'event_posthog') where.push(`d.name LIKE '$%'`);
     // NULLS LAST when descending and NULLS FIRST when ascending, as PostHog orders definitions.
     const order = filters.ordering.map((o) => `${ORDER_SQL[o.column]} ${o.descending ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'}`);
-    const [{ count }] = await this.dataSource.query(`SELECT count(*)::int AS count FROM event_definition d WHERE ${where.join(' AND ')}`, params);
-    const rows = await this.dataSource.query(
+    const [{ count }] = await em.query(`SELECT count(*)::int AS count FROM event_definition d WHERE ${where.join(' AND ')}`, params);
+    const rows = await em.query(
       `${SELECT} WHERE ${where.join(' AND ')} ORDER BY ${[...order, 'd.id'].join(', ')} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
       [...params, limit, offset],
     );

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { BoundedReads } from '../../database/bounded-reads';
 import { OrganizationsModule } from '../organizations/organizations.module';
 import { EventDefinitionManagementService } from './event-definition-management.service';
 import { EventDefinitionQueriesRepository } from './event-definition-queries.repository';
@@ -9,7 +10,7 @@ import { EventDefinitionsService } from './event-definitions.service';
 @Module({
   imports: [OrganizationsModule],
   controllers: [EventDefinitionsController],
-  providers: [EventDefinitionsRepository, EventDefinitionsService, EventDefinitionQueriesRepository, EventDefinitionManagementService],
+  providers: [BoundedReads, EventDefinitionsRepository, EventDefinitionsService, EventDefinitionQueriesRepository, EventDefinitionManagementService],
   exports: [EventDefinitionsService],
 })
 export class EventDefinitionsModule {}

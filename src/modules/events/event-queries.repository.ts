@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { CohortDefinition } from '../decide/engine/cohort-match';
 import { prefixIndexedEquals } from '../../database/prefix-index';
 import type { EventOrder } from './event-list-order';
@@ -48,17 +47,18 @@ function conditions(projectId: number, query: EventListQuery, bind: SqlParams): 
   return where;
 }
 
-/** Reads of stored events for the management API; ingestion writes through EventsRepository. */
+/**
+ * Reads of stored events for the management API; ingestion writes through EventsRepository. Every read runs on
+ * the connection of a bounded read (database/bounded-reads.ts), which the service opens.
+ */
 @Injectable()
 export class EventQueriesRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
   /**
    * Newest first (timestamp DESC, uuid ASC) or oldest first (timestamp ASC, uuid DESC): both are
    * event_project_timestamp_idx read forwards or backwards, merged across partitions without a sort.
    * Fetches `limit + 1` rows so the caller knows whether there is a next page.
    */
-  async list(projectId: number, query: EventListQuery, limit: number, offset: number): Promise<EventRow[]> {
+  async list(em: EntityManager, projectId: number, query: EventListQuery, limit: number, offset: number): Promise<EventRow[]> {
     const bind = new SqlParams();
     const where = conditions(projectId, query, bind);
     // Person filters read the person who owns the distinct id now (merges move ids, not events).
@@ -66,7 +66,7 @@ export class EventQueriesRepository {
       ? `LEFT JOIN person_distinct_id pd ON pd.project_id = e.project_id AND pd.distinct_id = e.distinct_id
          LEFT JOIN person pp ON pp.id = pd.person_id`
       : '';
-    return this.dataSource.query(
+    return em.query(
       `SELECT ${EVENT_COLUMNS} FROM event e ${join} WHERE ${where.join(' AND ')}
         ORDER BY ${ORDER_SQL[query.order]} LIMIT ${bind.add(limit + 1)} OFFSET ${bind.add(offset)}`,
       bind.values,
@@ -74,8 +74,8 @@ export class EventQueriesRepository {
   }
 
   /** event_uuid gives the timestamp, which leads to the one partition holding the event. */
-  async findByUuid(projectId: number, uuid: string): Promise<EventRow | null> {
-    const rows: EventRow[] = await this.dataSource.query(
+  async findByUuid(em: EntityManager, projectId: number, uuid: string): Promise<EventRow | null> {
+    const rows: EventRow[] = await em.query(
       `SELECT ${EVENT_COLUMNS} FROM event_uuid u JOIN event e ON e.project_id = u.project_id AND e.timestamp = u.timestamp AND e.uuid = u.uuid
         WHERE u.project_id = $1 AND u.uuid = $2`,
       [projectId, uuid],
@@ -84,9 +84,9 @@ export class EventQueriesRepository {
   }
 
   /** The current person of each distinct id, with the person's first distinct id. */
-  async personSummaries(projectId: number, distinctIds: string[]): Promise<Map<string, PersonSummary>> {
+  async personSummaries(em: EntityManager, projectId: number, distinctIds: string[]): Promise<Map<string, PersonSummary>> {
     if (distinctIds.length === 0) return new Map();
-    const rows: Array<{ distinct_id: string; is_identified: boolean; properties: Record<string, unknown>; first_id: string }> = await this.dataSource.query(
+    const rows: Array<{ distinct_id: string; is_identified: boolean; properties: Record<string, unknown>; first_id: string }> = await em.query(
       `SELECT pd.distinct_id, p.is_identified, p.properties,
               (SELECT d.distinct_id FROM person_distinct_id d WHERE d.person_id = p.id ORDER BY d.seq LIMIT 1) AS first_id
          FROM person_distinct_id pd JOIN person p ON p.id = pd.person_id
@@ -96,9 +96,9 @@ export class EventQueriesRepository {
     return new Map(rows.map((r) => [r.distinct_id, { isIdentified: r.is_identified, firstDistinctId: r.first_id, properties: r.properties }]));
   }
 
-  async distinctIdsOfPerson(projectId: number, ref: { id: number } | { uuid: string }): Promise<string[]> {
+  async distinctIdsOfPerson(em: EntityManager, projectId: number, ref: { id: number } | { uuid: string }): Promise<string[]> {
     const [column, value] = 'id' in ref ? ['p.id', ref.id] : ['p.uuid', ref.uuid];
-    const rows: Array<{ distinct_id: string }> = await this.dataSource.query(
+    const rows: Array<{ distinct_id: string }> = await em.query(
       `SELECT d.distinct_id FROM person p JOIN person_distinct_id d ON d.person_id = p.id WHERE p.project_id = $1 AND ${column} = $2`,
       [projectId, value],
     );
@@ -109,8 +109,8 @@ export class EventQueriesRepository {
    * Values of one event property among the latest events of the past week (lists flattened, values as
    * text), most frequent first. The scan stops after `sample` events, so a busy project answers quickly.
    */
-  async propertyValues(projectId: number, key: string, events: string[], contains: string | null, sample: number, limit: number): Promise<string[]> {
-    const rows: Array<{ name: string }> = await this.dataSource.query(
+  async propertyValues(em: EntityManager, projectId: number, key: string, events: string[], contains: string | null, sample: number, limit: number): Promise<string[]> {
+    const rows: Array<{ name: string }> = await em.query(
       `SELECT name FROM (
          SELECT CASE WHEN jsonb_typeof(x) = 'string' THEN x #>> '{}' ELSE x::text END AS name
            FROM (SELECT e.properties -> $2::text AS v FROM event e
@@ -126,8 +126,8 @@ export class EventQueriesRepository {
     return rows.map((row) => row.name);
   }
 
-  async liveCohorts(projectId: number): Promise<Array<CohortDefinition & { id: number }>> {
-    const rows: Array<{ id: number; is_static: boolean; filters: Record<string, unknown> }> = await this.dataSource.query(
+  async liveCohorts(em: EntityManager, projectId: number): Promise<Array<CohortDefinition & { id: number }>> {
+    const rows: Array<{ id: number; is_static: boolean; filters: Record<string, unknown> }> = await em.query(
       'SELECT id, is_static, filters FROM cohort WHERE project_id = $1 AND NOT deleted',
       [projectId],
     );

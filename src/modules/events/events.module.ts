@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { BoundedReads } from '../../database/bounded-reads';
 import { EventDefinitionsModule } from '../event-definitions/event-definitions.module';
 import { EventPartitionsService } from './event-partitions.service';
 import { EventQueriesRepository } from './event-queries.repository';
@@ -11,7 +12,7 @@ import { EventsService } from './events.service';
 @Module({
   imports: [EventDefinitionsModule],
   controllers: [EventsController],
-  providers: [EventsRepository, EventsService, EventPartitionsService, EventQueriesRepository, EventQueriesService],
+  providers: [BoundedReads, EventsRepository, EventsService, EventPartitionsService, EventQueriesRepository, EventQueriesService],
   exports: [EventsService],
 })
 export class EventsModule {}

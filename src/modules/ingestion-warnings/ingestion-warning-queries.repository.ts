@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { WarningTypeRow } from './warning-summaries';
 
 /** Examples kept per warning type, as PostHog. */
@@ -9,14 +8,12 @@ export const EXAMPLES_PER_TYPE = 50;
 /** Reads what the ingestion workers recorded in `ingestion_warning` (they own the writes). */
 @Injectable()
 export class IngestionWarningQueriesRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
   /**
    * One row per warning type since `since`: its count, newest time, daily counts and latest examples. `search` keeps
    * warnings whose type or details contain it (case-sensitive, as PostHog's `q`).
    */
-  summaryRows(projectId: number, since: Date, search: string | null): Promise<WarningTypeRow[]> {
-    return this.dataSource.query(
+  summaryRows(em: EntityManager, projectId: number, since: Date, search: string | null): Promise<WarningTypeRow[]> {
+    return em.query(
       `WITH recent AS (
          SELECT type, details, timestamp FROM ingestion_warning
          WHERE project_id = $1 AND timestamp > $2

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { BoundedReads } from '../../database/bounded-reads';
 import { IngestionWarningQueriesRepository } from './ingestion-warning-queries.repository';
 import { IngestionWarningsController } from './ingestion-warnings.controller';
 import { IngestionWarningsService } from './ingestion-warnings.service';
@@ -6,7 +7,7 @@ import { IngestionWarningsService } from './ingestion-warnings.service';
 /** The ingestion warnings API: what the workers dropped or corrected, summarised per warning type. */
 @Module({
   controllers: [IngestionWarningsController],
-  providers: [IngestionWarningQueriesRepository, IngestionWarningsService],
+  providers: [BoundedReads, IngestionWarningQueriesRepository, IngestionWarningsService],
   exports: [IngestionWarningsService],
 })
 export class IngestionWarningsModule {}

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import type { BoundedRead } from '../../database/bounded-reads';
 import type { CohortDefinition } from '../decide/engine/cohort-match';
 import { prefixIndexedEquals } from '../../database/prefix-index';
 import { propertyFiltersToSql } from '../events/property-filter-sql';
@@ -93,8 +94,8 @@ export class PersonManagementRepository {
     return where;
   }
 
-  private async page(from: string, where: string[], bind: SqlParams, limit: number, offset: number): Promise<PersonView[]> {
-    const rows: PersonRow[] = await this.dataSource.query(
+  private async page(em: EntityManager, from: string, where: string[], bind: SqlParams, limit: number, offset: number): Promise<PersonView[]> {
+    const rows: PersonRow[] = await em.query(
       `SELECT ${PERSON_COLUMNS} FROM ${from} WHERE ${where.join(' AND ')}
         ORDER BY p.created_at DESC, p.id DESC LIMIT ${bind.add(limit)} OFFSET ${bind.add(offset)}`,
       bind.values,
@@ -102,13 +103,16 @@ export class PersonManagementRepository {
     return rows.map(toView);
   }
 
-  /** Newest first (`created_at DESC, id DESC`), as PostHog lists persons. */
-  async list(projectId: number, query: PersonListQuery, limit: number, offset: number): Promise<PersonView[]> {
+  /**
+   * Newest first (`created_at DESC, id DESC`), as PostHog lists persons. Every statement runs through `read`
+   * (the management query timeout); a search sends several at once, each on a connection of its own.
+   */
+  async list(read: BoundedRead, projectId: number, query: PersonListQuery, limit: number, offset: number): Promise<PersonView[]> {
     if (!query.search) {
       const bind = new SqlParams();
-      return this.page('person p', this.conditions(projectId, query, bind), bind, limit, offset);
+      return read((em) => this.page(em, 'person p', this.conditions(projectId, query, bind), bind, limit, offset));
     }
-    return this.search(projectId, query, limit, offset);
+    return this.search(read, projectId, query, limit, offset);
   }
 
   /**
@@ -117,22 +121,22 @@ export class PersonManagementRepository {
    * rare: the trigram indexes collect its matches (the union of email, name, distinct ids, uuid), and
    * only above SEARCH_CANDIDATES of them does the search walk all persons newest first.
    */
-  private async search(projectId: number, query: PersonListQuery, limit: number, offset: number): Promise<PersonView[]> {
+  private async search(read: BoundedRead, projectId: number, query: PersonListQuery, limit: number, offset: number): Promise<PersonView[]> {
     const pattern = likePattern(query.search ?? '');
     const probe = new SqlParams();
     const probeWhere = this.conditions(projectId, query, probe);
     const window = `(SELECT * FROM person WHERE project_id = ${probe.add(projectId)} ORDER BY created_at DESC, id DESC LIMIT ${SEARCH_WINDOW}) p`;
     probeWhere.push(searchFilter(probe.add(pattern), query.searchUuid ? probe.add(query.searchUuid) : null));
-    const newest = await this.page(window, probeWhere, probe, limit, offset);
+    const newest = await read((em) => this.page(em, window, probeWhere, probe, limit, offset));
     if (newest.length === limit) return newest;
     const branches = searchBranches(projectId, pattern, query.searchUuid, SEARCH_CANDIDATES + 1);
-    const found: Array<Array<{ id: string }>> = await Promise.all(branches.map((branch) => this.dataSource.query(branch.sql, branch.params)));
+    const found: Array<Array<{ id: string }>> = await Promise.all(branches.map((branch) => read((em) => em.query(branch.sql, branch.params))));
     const ids = [...new Set(found.flat().map((row) => row.id))];
     const bind = new SqlParams();
     const where = this.conditions(projectId, query, bind);
     if (ids.length <= SEARCH_CANDIDATES) where.push(`p.id = ANY(${bind.add(ids)}::bigint[])`);
     else where.push(searchFilter(bind.add(pattern), query.searchUuid ? bind.add(query.searchUuid) : null));
-    return this.page('person p', where, bind, limit, offset);
+    return read((em) => this.page(em, 'person p', where, bind, limit, offset));
   }
 
   async findById(projectId: number, id: number, em: EntityManager = this.dataSource.manager): Promise<PersonView | null> {
@@ -221,8 +225,8 @@ export class PersonManagementRepository {
   }
 
   /** Most common values of a person property (as text), with how many persons hold each. */
-  async propertyValues(projectId: number, key: string, contains: string | null, limit: number): Promise<Array<{ name: string; count: number }>> {
-    const rows: Array<{ name: string; count: string }> = await this.dataSource.query(
+  async propertyValues(em: EntityManager, projectId: number, key: string, contains: string | null, limit: number): Promise<Array<{ name: string; count: number }>> {
+    const rows: Array<{ name: string; count: string }> = await em.query(
       `SELECT coalesce(properties ->> $2::text, 'null') AS name, count(*) AS count FROM person
         WHERE project_id = $1 AND properties ? $2::text AND ($3::text IS NULL OR coalesce(properties ->> $2::text, 'null') ILIKE $3)
         GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT $4`,
@@ -232,8 +236,8 @@ export class PersonManagementRepository {
   }
 
   /** Person property names with the number of persons holding each, most common first. */
-  async propertyNames(projectId: number): Promise<Array<{ name: string; count: number }>> {
-    const rows: Array<{ name: string; count: string }> = await this.dataSource.query(
+  async propertyNames(em: EntityManager, projectId: number): Promise<Array<{ name: string; count: number }>> {
+    const rows: Array<{ name: string; count: string }> = await em.query(
       `SELECT k AS name, count(*) AS count FROM person, jsonb_object_keys(properties) AS k
         WHERE project_id = $1 GROUP BY k ORDER BY count(*) DESC, k`,
       [projectId],

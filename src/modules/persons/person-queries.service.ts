@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../common/errors/api-error';
 import { PageRequest, withQueryParams } from '../../common/http/pagination';
+import { BoundedReads } from '../../database/bounded-reads';
 import { inCohort } from '../decide/engine/cohort-match';
 import { withFilterErrors } from '../events/filter-query-errors';
 import { cohortIdsOf } from '../events/property-filters';
@@ -11,9 +12,17 @@ import { PersonListFilters, PersonRef } from './person-requests';
 
 const MAX_VALUES = 100;
 
+/** What a caller can do when a read runs past MANAGEMENT_QUERY_TIMEOUT_MS. */
+const LIST_ADVICE = 'narrow the search or the filters, or ask for fewer persons with `limit`';
+/** Property values and names read every person of the project whatever the parameters: nothing to narrow. */
+const SCAN_ADVICE = 'try again when the database is less busy, or raise MANAGEMENT_QUERY_TIMEOUT_MS';
+
 @Injectable()
 export class PersonQueriesService {
-  constructor(private readonly persons: PersonManagementRepository) {}
+  constructor(
+    private readonly persons: PersonManagementRepository,
+    private readonly reads: BoundedReads,
+  ) {}
 
   /**
    * Newest first with limit/offset and no count; `next` whenever the page is full (PostHog's person
@@ -22,9 +31,8 @@ export class PersonQueriesService {
   async page(projectId: number, filters: PersonListFilters, page: PageRequest, url: URL): Promise<PersonPageDto> {
     const cohortIds = cohortIdsOf(filters.properties);
     const cohorts = new Map((cohortIds.length ? await this.persons.liveCohorts(projectId) : []).map((c) => [c.id, c]));
-    const rows = await withFilterErrors(() =>
-      this.persons.list(projectId, { ...filters, cohorts, now: new Date() }, page.limit, page.offset),
-    );
+    const query = { ...filters, cohorts, now: new Date() };
+    const rows = await withFilterErrors(() => this.persons.list(this.reads.reader(LIST_ADVICE), projectId, query, page.limit, page.offset));
     const { limit, offset } = page;
     return {
       next: rows.length >= limit ? withQueryParams(url, { limit, offset: offset + limit }) : null,
@@ -52,11 +60,11 @@ export class PersonQueriesService {
   /** Most common values of one person property; values read as text (`565`, `true`, JSON for objects). */
   values(projectId: number, key: string | undefined, contains: string | undefined): Promise<PersonPropertyCountDto[]> {
     if (!key) return Promise.resolve([]);
-    return this.persons.propertyValues(projectId, key, contains ?? null, MAX_VALUES);
+    return this.reads.run(SCAN_ADVICE, (em) => this.persons.propertyValues(em, projectId, key, contains ?? null, MAX_VALUES));
   }
 
   properties(projectId: number): Promise<PersonPropertyCountDto[]> {
-    return this.persons.propertyNames(projectId);
+    return this.reads.run(SCAN_ADVICE, (em) => this.persons.propertyNames(em, projectId));
   }
 
   /** Static cohorts listing the person and property cohorts whose definition matches it now. */

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { BoundedReads } from '../../database/bounded-reads';
 import { ActivityLogsModule } from '../activity-logs/activity-logs.module';
 import { PersonActionsController } from './person-actions.controller';
 import { PersonManagementRepository } from './person-management.repository';
@@ -12,7 +13,7 @@ import { PersonsService } from './persons.service';
 @Module({
   imports: [ActivityLogsModule],
   controllers: [PersonsController, PersonActionsController],
-  providers: [PersonsRepository, PersonsService, PersonManagementRepository, PersonQueriesService, PersonWritesService],
+  providers: [BoundedReads, PersonsRepository, PersonsService, PersonManagementRepository, PersonQueriesService, PersonWritesService],
   exports: [PersonsService, PersonQueriesService],
 })
 export class PersonsModule {}
