@@ -1,4 +1,12 @@
 import { startTestApp, TestApp } from '../support/test-app';
+import { TEST_METRICS_TOKEN } from '../support/test-env';
+
+const METRICS_OFF = {
+  type: 'authentication_error',
+  code: 'permission_denied',
+  detail: 'Metrics are off. Set METRICS_TOKEN (16 to 512 visible ASCII characters) and send it as "Authorization: Bearer <METRICS_TOKEN>" (Prometheus: the scrape job\'s authorization credentials).',
+  attr: null,
+};
 
 describe('Operational endpoints', () => {
   describe.each(['redis', 'postgres'] as const)('with the %s queue backend', (queue) => {
@@ -21,16 +29,49 @@ describe('Operational endpoints', () => {
     });
   });
 
-  describe('metrics, OpenAPI and docs', () => {
+  describe('metrics without METRICS_TOKEN', () => {
     let t: TestApp;
     beforeAll(async () => {
       t = await startTestApp();
     });
     afterAll(() => t.close());
 
-    it('exposes Prometheus metrics including request durations', async () => {
-      await t.http.get('/api/users/@me/');
+    it.each([null, TEST_METRICS_TOKEN])('is off, saying how to turn it on (bearer %p)', async (key) => {
+      const res = await t.http.get('/metrics', { key });
+      expect([res.status, res.body]).toEqual([403, METRICS_OFF]);
+    });
+  });
+
+  describe('metrics, OpenAPI and docs', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp({ env: { METRICS_TOKEN: TEST_METRICS_TOKEN } });
+    });
+    afterAll(() => t.close());
+
+    it('refuses a scrape without a token with 401', async () => {
       const res = await t.http.get('/metrics', { key: null });
+      expect([res.status, res.headers.get('www-authenticate'), res.body]).toEqual([401, 'Bearer', {
+        type: 'authentication_error',
+        code: 'not_authenticated',
+        detail: 'Authentication credentials were not provided. Send METRICS_TOKEN as "Authorization: Bearer <METRICS_TOKEN>".',
+        attr: null,
+      }]);
+    });
+
+    it.each([`${TEST_METRICS_TOKEN}x`, TEST_METRICS_TOKEN.slice(1), 'personal key'])('refuses a scrape with another token (%s) with 401', async (token) => {
+      const res = await t.http.get('/metrics', { key: token === 'personal key' ? t.keys.personalApiKey : token });
+      expect([res.status, res.headers.get('www-authenticate'), res.body]).toEqual([401, 'Bearer', {
+        type: 'authentication_error',
+        code: 'authentication_failed',
+        detail: 'The bearer token is not the METRICS_TOKEN this service was started with.',
+        attr: null,
+      }]);
+    });
+
+    it('exposes Prometheus metrics including request durations to the METRICS_TOKEN', async () => {
+      await t.http.get('/api/users/@me/');
+      const res = await t.http.get('/metrics', { key: TEST_METRICS_TOKEN });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toContain('text/plain');
       expect(res.text).toContain('http_request_duration_seconds_bucket');

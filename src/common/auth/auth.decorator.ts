@@ -22,6 +22,8 @@ export type AuthRequirement =
       /** The key comes in `Authorization: Bearer` instead of the payload (capture v1). */
       bearer?: boolean;
     }
+  /** Operations endpoints (`/metrics`): the configured METRICS_TOKEN as `Authorization: Bearer`. */
+  | { kind: 'metricsToken' }
   | { kind: 'public' };
 
 /** Management routes: `Authorization: Bearer phx_…` with the given scope. */
@@ -32,5 +34,8 @@ export const PersonalKeyAuth = (scope: Scope, options: { projectParam?: string; 
 export const ProjectKeyAuth = (options: { failOpen?: boolean; bearer?: boolean } = {}) =>
   SetMetadata(AUTH_METADATA, { kind: 'projectKey', ...options } satisfies AuthRequirement);
 
-/** Routes anyone may call: health, metrics. */
+/** `/metrics`: counters of every tenant, so only a scraper holding METRICS_TOKEN; off while it is unset. */
+export const MetricsTokenAuth = () => SetMetadata(AUTH_METADATA, { kind: 'metricsToken' } satisfies AuthRequirement);
+
+/** Routes anyone may call: health checks, CORS preflights, remote config (the token is in the path). */
 export const PublicRoute = () => SetMetadata(AUTH_METADATA, { kind: 'public' } satisfies AuthRequirement);

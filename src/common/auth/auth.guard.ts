@@ -1,6 +1,8 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
+import type { AppConfig } from '../../config/app-config';
+import { APP_CONFIG } from '../../config/config.module';
 import { OrganizationsService } from '../../modules/organizations/organizations.service';
 import { PersonalApiKeysService } from '../../modules/personal-api-keys/personal-api-keys.service';
 import { ProjectEntity } from '../../modules/projects/project.entity';
@@ -12,20 +14,27 @@ import { parseId, UUID_PATTERN } from '../validation/patterns';
 import { AUTH_METADATA, AuthRequirement } from './auth.decorator';
 import { AuthErrors } from './auth-errors';
 import { bearerToken, findPersonalApiKey, findProjectIdParam, findProjectToken, projectTokenShapeProblem } from './key-sources';
+import { checkMetricsToken, tokenDigest } from './metrics-token';
 import { scopeSatisfied } from './scopes';
 import type { OrganizationAccess, UserPrincipal } from './principal';
 
 
-/** The one global guard: every route says whether it wants a personal key, a project key, or nobody. */
+/** The one global guard: every route says whether it wants a personal key, a project key, the metrics token, or nobody. */
 @Injectable()
 export class AuthGuard implements CanActivate {
+  /** METRICS_TOKEN's digest, computed once; null while /metrics is off. */
+  private readonly metricsToken: Buffer | null;
+
   constructor(
     private readonly reflector: Reflector,
     private readonly keys: PersonalApiKeysService,
     private readonly users: UsersService,
     private readonly projects: ProjectsService,
     private readonly organizations: OrganizationsService,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.metricsToken = config.metrics.token === null ? null : tokenDigest(config.metrics.token);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const requirement = this.reflector.getAllAndOverride<AuthRequirement | undefined>(AUTH_METADATA, [
@@ -36,6 +45,10 @@ export class AuthGuard implements CanActivate {
     if (!requirement) throw ApiError.serverError();
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     if (requirement.kind === 'public') return true;
+    if (requirement.kind === 'metricsToken') {
+      checkMetricsToken(this.metricsToken, request.headers.authorization);
+      return true;
+    }
     if (requirement.kind === 'projectKey') {
       const token = requirement.bearer ? bearerToken(request.headers.authorization) : findProjectToken(request.body, request.query);
       return this.authenticateProjectKey(request, token, requirement.failOpen === true);
