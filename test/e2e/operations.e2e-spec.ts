@@ -274,6 +274,11 @@ describe('Operational endpoints', () => {
       const res = await t.http.get(path, { key: null });
       expect([res.status, res.body]).toEqual([404, ENDPOINT_NOT_FOUND]);
     });
+
+    it('answers a file swagger-ui does not have as an unknown path', async () => {
+      const res = await t.http.get('/api/docs/no-such-file.js', { key: null });
+      expect([res.status, res.body]).toEqual([404, ENDPOINT_NOT_FOUND]);
+    });
   });
 
   describe('security headers', () => {
