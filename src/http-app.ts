@@ -14,6 +14,7 @@ import { registerBodyParsers } from './common/http/json-body-parser';
 import { registerPublicRouteHooks } from './common/http/public-route-hooks';
 import { registerQueryCleaning } from './common/http/query-cleaning';
 import { setPublicUrl } from './common/http/request-url';
+import { registerSecurityHeaders } from './common/http/security-headers';
 import { ShadowedRouteGuard } from './common/http/shadowed-route.guard';
 import { PinoNestLogger } from './common/logging/logger';
 import { completeOpenApiDocument } from './common/openapi/complete-document';
@@ -24,6 +25,8 @@ import { AnalyticsThread } from './modules/analytics/thread/analytics-thread';
 import { ColumnarStore } from './modules/analytics/columnar/columnar-store.service';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+/** Where swagger-ui is served (CONTRACT §9). */
+const DOCS_PATH = 'api/docs';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -74,6 +77,7 @@ export async function createHttpApp(runtime: RuntimeOptions, logger: Logger, opt
   const fastify = adapter.getInstance();
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
   fastify.decorate('routeTable', routes);
+  registerSecurityHeaders(fastify, `/${DOCS_PATH}`);
   registerBodyParsers(fastify);
   registerQueryCleaning(fastify);
   const largeDecoder = LargePayloadDecoder.create({ maxWaitingBytes: config.ingestion.maxWaitingPayloadBytes, maxDecompressedBytes: config.ingestion.maxDecompressedBytes }, options.largePayloadScript);
@@ -137,5 +141,5 @@ function mountOpenApi(app: NestFastifyApplication, version: string): void {
       .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Personal API key (phx_…)' })
       .build(),
   ));
-  SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/schema', raw: ['json'] });
+  SwaggerModule.setup(DOCS_PATH, app, document, { jsonDocumentUrl: 'api/schema', raw: ['json'] });
 }

@@ -86,6 +86,8 @@ export interface AppConfig {
   };
   bootstrap: { projectApiKey: string | null; personalApiKey: string | null; adminEmail: string };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
+  /** The secret a scraper sends as `Authorization: Bearer`; null leaves `/metrics` off. */
+  metrics: { token: string | null };
   shutdownGraceMs: number;
 }
 
@@ -99,6 +101,8 @@ type Env = Record<string, string | undefined>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const TOKEN_SHAPE = /^[A-Za-z0-9]{16,64}$/;
+/** Visible ASCII without spaces: what an `Authorization: Bearer` header carries unchanged. */
+const METRICS_TOKEN_SHAPE = /^[\x21-\x7e]{16,512}$/;
 
 function readInt(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -132,6 +136,14 @@ function readKey(env: Env, name: string, prefix: string): string | null {
     // The value is a secret for phx_ keys: name the rule, never echo it.
     throw new ConfigError(name, `must be "${prefix}" followed by 16 to 64 letters or digits`, '<redacted>');
   }
+  return raw;
+}
+
+function readMetricsToken(env: Env): string | null {
+  const raw = env.METRICS_TOKEN;
+  if (raw === undefined || raw === '') return null;
+  // A secret: name the rule, never echo the value.
+  if (!METRICS_TOKEN_SHAPE.test(raw)) throw new ConfigError('METRICS_TOKEN', 'must be 16 to 512 visible ASCII characters, without spaces', '<redacted>');
   return raw;
 }
 
@@ -219,6 +231,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       adminEmail: email,
     },
     log: { level: readEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info') },
+    metrics: { token: readMetricsToken(env) },
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 20000, 0, 120000),
   };
   // PostHog budgets five times the wire cap for the decompressed payload.

@@ -18,6 +18,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 const PROJECT_KEY = 'phc_BenchmarkAnalyticsProjectKey0000000000000';
 const PERSONAL_KEY = 'phx_BenchmarkAnalyticsPersonalKey000000000000';
+/** /metrics answers only to this (METRICS_TOKEN of the service started here). */
+const METRICS_TOKEN = 'benchmark-analytics-metrics-token';
 const CAPTURE_RATE = 1000;
 /** Insights running at once beside the paced capture: enough to keep PostgreSQL busy on both cores. */
 const INSIGHTS_AT_ONCE = 2;
@@ -119,7 +121,9 @@ function insightsInBackground(baseUrl, cases) {
 
 /** Events the service holds in its in-memory columns, from /metrics. */
 async function columnarEvents(baseUrl) {
-  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const response = await fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  if (response.status !== 200) throw new Error(`GET /metrics: ${response.status} ${await response.text()}`);
+  const text = await response.text();
   return Number(/^analytics_columnar_events (\d+)/m.exec(text)?.[1] ?? 0);
 }
 
@@ -147,7 +151,7 @@ async function runAnalytics(row, run = Date.now().toString(36)) {
   const baseUrl = `http://127.0.0.1:${port}`;
   // ROLE=api as in run.js's capture phases, so capture alone is the same path there and here (the events stay
   // queued, no worker stores them); ANALYTICS_* keep their defaults unless set in the bench's environment.
-  const env = { DATABASE_URL: url, REDIS_URL: REDIS, QUEUE_PREFIX: `hbanalytics${run}`, INIT_PROJECT_API_KEY: PROJECT_KEY, INIT_PERSONAL_API_KEY: PERSONAL_KEY, LOG_LEVEL: 'warn', ROLE: 'api', PORT: String(port),
+  const env = { DATABASE_URL: url, REDIS_URL: REDIS, QUEUE_PREFIX: `hbanalytics${run}`, INIT_PROJECT_API_KEY: PROJECT_KEY, INIT_PERSONAL_API_KEY: PERSONAL_KEY, METRICS_TOKEN, LOG_LEVEL: 'warn', ROLE: 'api', PORT: String(port),
     // Funnels on this data set can run past the default 30 s: time them instead of cutting them off.
     ANALYTICS_QUERY_TIMEOUT_MS: process.env.ANALYTICS_QUERY_TIMEOUT_MS ?? '120000' };
   let service = startProcess([...NODE_FLAGS, 'dist/main.js'], env);

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { filterQuery } from '../support/insights';
 import { freePorts, ServiceProcess } from '../support/service-process';
-import { createEmptyDatabase, runId, TEST_REDIS_URL } from '../support/test-env';
+import { createEmptyDatabase, runId, TEST_METRICS_TOKEN, TEST_REDIS_URL } from '../support/test-env';
 
 const PROJECT_KEY = 'phc_AnalyticsThreadProjectKey0123456789abcd';
 const PERSONAL_KEY = 'phx_AnalyticsThreadPersonalKey0123456789abc';
@@ -36,14 +36,20 @@ describe('Analytics thread (ANALYTICS_THREAD)', () => {
     return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'last_refresh' && key !== 'timings').map(([key, v]) => [key, comparable(v, base)]));
   };
 
+  const scrape = async (base: string): Promise<string> => {
+    const response = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${TEST_METRICS_TOKEN}` } });
+    expect(response.status).toBe(200);
+    return response.text();
+  };
+
   const metric = async (base: string, name: string): Promise<number> => {
-    const text = await (await fetch(`${base}/metrics`)).text();
+    const text = await scrape(base);
     return Number(new RegExp(`^${name} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
   };
 
   beforeAll(async () => {
     const url = await createEmptyDatabase('athread');
-    const env = { DATABASE_URL: url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: `hbathread${runId()}`, INIT_PROJECT_API_KEY: PROJECT_KEY, INIT_PERSONAL_API_KEY: PERSONAL_KEY };
+    const env = { DATABASE_URL: url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: `hbathread${runId()}`, INIT_PROJECT_API_KEY: PROJECT_KEY, INIT_PERSONAL_API_KEY: PERSONAL_KEY, METRICS_TOKEN: TEST_METRICS_TOKEN };
     const [port, otherPort] = await freePorts(2);
     threaded = new ServiceProcess({ ...env, ROLE: 'all', PORT: String(port) });
     threadedUrl = `http://127.0.0.1:${port}`;
@@ -114,7 +120,7 @@ describe('Analytics thread (ANALYTICS_THREAD)', () => {
     expect(await metric(threadedUrl, 'analytics_columnar_answers_total')).toBeGreaterThan(0);
     expect(await metric(threadedUrl, 'analytics_columnar_events')).toBe(7);
     // Each metric once (the HTTP thread keeps no copies of its own), and the process's own series all there.
-    const text = await (await fetch(`${threadedUrl}/metrics`)).text();
+    const text = await scrape(threadedUrl);
     expect(text.match(/^# TYPE analytics_columnar_events /gm)).toHaveLength(1);
     expect(text).toMatch(/^process_start_time_seconds \d+/m);
     // The other process computed on its own HTTP thread and counts no forwarded request.

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { Agent, request as httpRequest } from 'node:http';
 import { freePort, ServiceProcess } from '../support/service-process';
-import { createEmptyDatabase, runId, TEST_REDIS_URL } from '../support/test-env';
+import { createEmptyDatabase, runId, TEST_METRICS_TOKEN, TEST_REDIS_URL } from '../support/test-env';
 
 const PROJECT_KEY = 'phc_ClusterProjectKeyForTests0123456789abcdef';
 const PERSONAL_KEY = 'phx_ClusterPersonalKeyForTests0123456789abcd';
@@ -78,6 +78,7 @@ describe('API cluster (API_PROCESSES)', () => {
       QUEUE_PREFIX: `hbcluster${runId()}`,
       INIT_PROJECT_API_KEY: PROJECT_KEY,
       INIT_PERSONAL_API_KEY: PERSONAL_KEY,
+      METRICS_TOKEN: TEST_METRICS_TOKEN,
       SHUTDOWN_GRACE_MS: '5000',
     });
     await service.waitFor(`http://127.0.0.1:${port}/_readyz`);
@@ -130,6 +131,11 @@ describe('API cluster (API_PROCESSES)', () => {
     for (let n = 0; n < 4; n++) expect(await metricCount(port)).toBe(before + 10);
   });
 
+  it('refuses a scrape without METRICS_TOKEN in every child', async () => {
+    const replies = await Promise.all([1, 2, 3, 4].map(() => send(port, 'GET', '/metrics')));
+    expect(replies.map((reply) => [reply.status, JSON.parse(reply.body).code])).toEqual(Array(4).fill([401, 'not_authenticated']));
+  });
+
   it('runs the ingestion processors in the worker child', async () => {
     const captured = await send(port, 'POST', '/capture/', JSON.stringify({ api_key: PROJECT_KEY, event: 'clustered', distinct_id: 'cluster-user' }));
     expect(captured.status).toBe(200);
@@ -160,7 +166,7 @@ describe('API cluster (API_PROCESSES)', () => {
 });
 
 async function metricCount(port: number): Promise<number> {
-  const scrape = await send(port, 'GET', '/metrics');
+  const scrape = await send(port, 'GET', '/metrics', undefined, { authorization: `Bearer ${TEST_METRICS_TOKEN}` });
   expect(scrape.status).toBe(200);
   const line = scrape.body.split('\n').find((l) => l.startsWith('http_request_duration_seconds_count{method="GET",route="/_health",status="200"}'));
   return line ? Number(line.split(' ').pop()) : 0;

@@ -5,6 +5,7 @@ import { ProvisioningService } from '../../src/modules/provisioning/provisioning
 import { sendJson, sendRaw } from '../support/capture-client';
 import { waitForRows } from '../support/ingestion';
 import { startTestApp, TestApp } from '../support/test-app';
+import { TEST_METRICS_TOKEN } from '../support/test-env';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64');
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
@@ -16,7 +17,7 @@ describe('Capture body formats', () => {
   let key: string;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { ROLE: 'all' } });
+    t = await startTestApp({ env: { ROLE: 'all', METRICS_TOKEN: TEST_METRICS_TOKEN } });
     key = t.keys.projectApiKey;
   });
   afterAll(() => t.close());
@@ -207,7 +208,8 @@ describe('Capture body formats', () => {
     const farFuture = new Date(Date.now() + 3 * 86_400_000).toISOString();
     await sendJson(t, '/batch/', { api_key: key, batch: [{ event: 'counted', distinct_id: 'm', timestamp: farFuture }, { distinct_id: 'nameless' }] });
     await waitForRows(t, `SELECT 1 FROM event WHERE event = 'counted'`, [], 1);
-    const metrics = await t.http.get('/metrics', { key: null });
+    const metrics = await t.http.get('/metrics', { key: TEST_METRICS_TOKEN });
+    expect(metrics.status).toBe(200);
     expect(metrics.text).toMatch(/ingestion_events_received_total\{path="\/batch"\} \d+/);
     expect(metrics.text).toMatch(/ingestion_events_enqueued_total \d+/);
     expect(metrics.text).toMatch(/ingestion_events_dropped_total\{reason="missing_event_name"\} [1-9]/);

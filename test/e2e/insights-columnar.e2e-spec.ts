@@ -3,6 +3,7 @@ import { withDeadline } from '../../src/common/async/with-deadline';
 import { ColumnarStore } from '../../src/modules/analytics/columnar/columnar-store.service';
 import { HttpClient } from '../support/http-client';
 import { startExtraApi, startTestApp, TestApp } from '../support/test-app';
+import { TEST_METRICS_TOKEN } from '../support/test-env';
 
 /**
  * The in-memory columns answer trends, stickiness, lifecycle, funnels, correlation, paths and their
@@ -22,7 +23,7 @@ describe('Columnar insights', () => {
   const PERSONS = 6;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ env: { METRICS_TOKEN: TEST_METRICS_TOKEN } });
     sqlOnly = await startExtraApi(t, { ANALYTICS_COLUMNAR: 'off' });
     store = t.app.get(ColumnarStore);
     base = `/api/projects/${t.keys.projectId}`;
@@ -63,7 +64,8 @@ describe('Columnar insights', () => {
 
   /** Insight reads the columns answered, from the service's own counter on /metrics. */
   async function columnarAnswers(): Promise<number> {
-    const metrics = await t.http.get('/metrics');
+    const metrics = await t.http.get('/metrics', { key: TEST_METRICS_TOKEN });
+    expect(metrics.status).toBe(200);
     return Number(/^analytics_columnar_answers_total (\d+)/m.exec(metrics.text)?.[1]);
   }
 

@@ -115,6 +115,8 @@ describe('Local evaluation definitions', () => {
     const unchanged = await definitions(undefined, { 'if-none-match': etag });
     expect(unchanged.status).toBe(304);
     expect(unchanged.text).toBe('');
+    // The route's own caching (revalidate with the ETag) stands where other personal-key replies say no-store.
+    expect([first.headers.get('cache-control'), unchanged.headers.get('cache-control')]).toEqual(['private, no-cache', 'private, no-cache']);
     for (const tag of [`W/${etag}`, `"other", ${etag}`, '*']) expect((await definitions(undefined, { 'if-none-match': tag })).status).toBe(304);
     expect((await definitions(undefined, { 'if-none-match': '"other"' })).status).toBe(200);
     await t.http.patch(`${base}/${ids.off}/`, { active: true });

@@ -1,4 +1,23 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { ProvisioningService } from '../../src/modules/provisioning/provisioning.service';
 import { startTestApp, TestApp } from '../support/test-app';
+import { TEST_METRICS_TOKEN } from '../support/test-env';
+
+const ENDPOINT_NOT_FOUND = { type: 'invalid_request', code: 'not_found', detail: 'Endpoint not found.', attr: null };
+const METRICS_OFF = {
+  type: 'authentication_error',
+  code: 'permission_denied',
+  detail: 'Metrics are off. Set METRICS_TOKEN (16 to 512 visible ASCII characters) and send it as "Authorization: Bearer <METRICS_TOKEN>" (Prometheus: the scrape job\'s authorization credentials).',
+  attr: null,
+};
+const FRAMING_AND_SNIFFING = { 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'content-security-policy': "frame-ancestors 'none'" };
+
+const securityHeaders = (headers: Headers) => ({
+  'x-content-type-options': headers.get('x-content-type-options'),
+  'x-frame-options': headers.get('x-frame-options'),
+  'content-security-policy': headers.get('content-security-policy'),
+});
 
 describe('Operational endpoints', () => {
   describe.each(['redis', 'postgres'] as const)('with the %s queue backend', (queue) => {
@@ -21,16 +40,49 @@ describe('Operational endpoints', () => {
     });
   });
 
-  describe('metrics, OpenAPI and docs', () => {
+  describe('metrics without METRICS_TOKEN', () => {
     let t: TestApp;
     beforeAll(async () => {
       t = await startTestApp();
     });
     afterAll(() => t.close());
 
-    it('exposes Prometheus metrics including request durations', async () => {
-      await t.http.get('/api/users/@me/');
+    it.each([null, TEST_METRICS_TOKEN])('is off, saying how to turn it on (bearer %p)', async (key) => {
+      const res = await t.http.get('/metrics', { key });
+      expect([res.status, res.body]).toEqual([403, METRICS_OFF]);
+    });
+  });
+
+  describe('metrics, OpenAPI and docs', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp({ env: { METRICS_TOKEN: TEST_METRICS_TOKEN } });
+    });
+    afterAll(() => t.close());
+
+    it('refuses a scrape without a token with 401', async () => {
       const res = await t.http.get('/metrics', { key: null });
+      expect([res.status, res.headers.get('www-authenticate'), res.body]).toEqual([401, 'Bearer', {
+        type: 'authentication_error',
+        code: 'not_authenticated',
+        detail: 'Authentication credentials were not provided. Send METRICS_TOKEN as "Authorization: Bearer <METRICS_TOKEN>".',
+        attr: null,
+      }]);
+    });
+
+    it.each([`${TEST_METRICS_TOKEN}x`, TEST_METRICS_TOKEN.slice(1), 'personal key'])('refuses a scrape with another token (%s) with 401', async (token) => {
+      const res = await t.http.get('/metrics', { key: token === 'personal key' ? t.keys.personalApiKey : token });
+      expect([res.status, res.headers.get('www-authenticate'), res.body]).toEqual([401, 'Bearer', {
+        type: 'authentication_error',
+        code: 'authentication_failed',
+        detail: 'The bearer token is not the METRICS_TOKEN this service was started with.',
+        attr: null,
+      }]);
+    });
+
+    it('exposes Prometheus metrics including request durations to the METRICS_TOKEN', async () => {
+      await t.http.get('/api/users/@me/');
+      const res = await t.http.get('/metrics', { key: TEST_METRICS_TOKEN });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toContain('text/plain');
       expect(res.text).toContain('http_request_duration_seconds_bucket');
@@ -193,6 +245,82 @@ describe('Operational endpoints', () => {
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toContain('text/html');
       expect(res.text).toContain('swagger');
+    });
+
+    it('serves every script and style sheet the docs page loads', async () => {
+      const page = await t.http.get('/api/docs/', { key: null });
+      const assets = [...page.text.matchAll(/(?:src|href)=["']([^"']+\.(?:js|css))["']/g)].map((match) => new URL(match[1], `${t.baseUrl}/api/docs/`).pathname);
+      expect(assets).toEqual(expect.arrayContaining(['/api/docs/swagger-ui-bundle.js', '/api/docs/swagger-ui.css', '/api/docs/swagger-ui-init.js']));
+      for (const path of assets) {
+        const res = await t.http.get(path, { key: null });
+        expect({ path, status: res.status, type: res.headers.get('content-type') }).toEqual({ path, status: 200, type: expect.stringMatching(/javascript|css/) });
+      }
+    });
+
+    it('refuses to be framed on the docs page', async () => {
+      const res = await t.http.get('/api/docs/', { key: null });
+      expect(securityHeaders(res.headers)).toEqual(FRAMING_AND_SNIFFING);
+    });
+
+    it.each([
+      '/api/docs/swagger-ui-bundle.js.map',
+      '/api/docs/swagger-ui.css.map',
+      '/api/docs/swagger-ui-standalone-preset.js.map',
+      '/api/docs/docs/swagger-ui-bundle.js.map',
+      '/api/docs/swagger-ui-bundle.js%2Emap',
+    ])('answers %s as an unknown path, though swagger-ui ships it', async (path) => {
+      const shipped = join(dirname(require.resolve('swagger-ui-dist/package.json')), decodeURIComponent(path).split('/').pop()!);
+      expect(existsSync(shipped)).toBe(true);
+      const res = await t.http.get(path, { key: null });
+      expect([res.status, res.body]).toEqual([404, ENDPOINT_NOT_FOUND]);
+    });
+
+    it('answers a file swagger-ui does not have as an unknown path', async () => {
+      const res = await t.http.get('/api/docs/no-such-file.js', { key: null });
+      expect([res.status, res.body]).toEqual([404, ENDPOINT_NOT_FOUND]);
+    });
+  });
+
+  describe('security headers', () => {
+    let t: TestApp;
+    let narrowKey: string;
+    beforeAll(async () => {
+      t = await startTestApp({ env: { METRICS_TOKEN: TEST_METRICS_TOKEN } });
+      narrowKey = await t.app.get(ProvisioningService).createPersonalKey({ email: 'admin@localhost', label: 'narrow', scopes: ['user:read'], projectIds: null });
+    });
+    afterAll(() => t.close());
+
+    const capture = () => t.http.post('/capture/', { api_key: t.keys.projectApiKey, event: 'e', distinct_id: 'd' }, { key: null });
+
+    it.each<[string, () => Promise<{ status: number; headers: Headers }>, number]>([
+      ['a public route', () => t.http.get('/_health', { key: null }), 200],
+      ['a personal-key route', () => t.http.get('/api/users/@me/'), 200],
+      ['an error of a personal-key route', () => t.http.get('/api/users/@me/', { key: null }), 401],
+      ['an unknown route', () => t.http.get('/no/such/route', { key: null }), 404],
+      ['a path that is not UTF-8', () => t.http.get('/api/projects/%ff/', { key: null }), 400],
+      ['a capture', capture, 200],
+      ['a flags request', () => t.http.post('/flags/?v=2', { token: t.keys.projectApiKey, distinct_id: 'd' }, { key: null }), 200],
+      ['/metrics', () => t.http.get('/metrics', { key: TEST_METRICS_TOKEN }), 200],
+    ])('sends nosniff and refuses framing on %s', async (_label, send, status) => {
+      const res = await send();
+      expect({ status: res.status, headers: securityHeaders(res.headers) }).toEqual({ status, headers: FRAMING_AND_SNIFFING });
+    });
+
+    it.each<[string, () => Promise<{ status: number; headers: Headers }>, number]>([
+      ['a reply', () => t.http.get('/api/users/@me/'), 200],
+      ['a 401', () => t.http.get('/api/projects/@current/', { key: null }), 401],
+      ['a 403', () => t.http.get('/api/projects/@current/', { key: narrowKey }), 403],
+      ['a 404', () => t.http.get('/api/projects/987654/'), 404],
+      ['a 400', () => t.http.request('POST', '/api/projects/@current/feature_flags/', { raw: '{', headers: { 'content-type': 'application/json' } }), 400],
+    ])('forbids caching %s of a personal-key route', async (_label, send, status) => {
+      const res = await send();
+      expect([res.status, res.headers.get('cache-control')]).toEqual([status, 'no-store']);
+    });
+
+    it('leaves the caching of SDK replies as it was: none said on capture and flags, a minute on remote config', async () => {
+      const flags = await t.http.post('/flags/?v=2', { token: t.keys.projectApiKey, distinct_id: 'd' }, { key: null });
+      const config = await t.http.get(`/array/${t.keys.projectApiKey}/config`, { key: null });
+      expect([(await capture()).headers.get('cache-control'), flags.headers.get('cache-control'), config.headers.get('cache-control')]).toEqual([null, null, 'public, max-age=60']);
     });
   });
 });

@@ -5,6 +5,9 @@ import { Client } from 'pg';
 export const TEST_POSTGRES_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
+/** What the suite's services are started with as METRICS_TOKEN when a test scrapes /metrics (it is off without one). */
+export const TEST_METRICS_TOKEN = 'hogbase-test-metrics-token-0123456789';
+
 /** The compiled large-payload thread (`npm test` builds dist/ first): the sources run it as production does. */
 export const LARGE_PAYLOAD_SCRIPT = join(__dirname, '..', '..', 'dist', 'common', 'http', 'large-payload.worker.js');
 

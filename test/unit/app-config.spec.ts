@@ -6,6 +6,7 @@ const PACKAGE_VERSION: string = require('../../package.json').version;
 
 const PERSONAL_KEY = 'phx_' + 'A1b2C3d4E5f6G7h8J9k0';
 const PROJECT_KEY = 'phc_' + 'Z9y8X7w6V5u4T3s2';
+const METRICS_TOKEN = 'scrape-' + 'Me+0123/456789=';
 
 function configError(env: Record<string, string>): ConfigError {
   try {
@@ -34,6 +35,7 @@ describe(loadConfig.name, () => {
         ingestion: { partitions: 2, coalesceMs: 5, enqueueTimeoutMs: 1500, maxDecompressedBytes: 5 * 20_971_520, maxWaitingPayloadBytes: 5 * 20_971_520, workerNice: 10 },
         bootstrap: { projectApiKey: null, personalApiKey: null, adminEmail: 'admin@localhost' },
         log: { level: 'info' },
+        metrics: { token: null },
         shutdownGraceMs: 20_000,
       };
       expect(loadConfig({})).toEqual(expected);
@@ -41,7 +43,7 @@ describe(loadConfig.name, () => {
 
     it('treats empty strings like unset variables', () => {
       const env = Object.fromEntries(
-        ['ROLE', 'PORT', 'MAX_BODY_BYTES', 'DATABASE_URL', 'REDIS_URL', 'PUBLIC_URL', 'TRUSTED_PROXIES', 'INIT_PERSONAL_API_KEY', 'INIT_PROJECT_API_KEY', 'LOG_LEVEL', 'HOST', 'DATA_DIR', 'INIT_ADMIN_EMAIL'].map(
+        ['ROLE', 'PORT', 'MAX_BODY_BYTES', 'DATABASE_URL', 'REDIS_URL', 'PUBLIC_URL', 'TRUSTED_PROXIES', 'INIT_PERSONAL_API_KEY', 'INIT_PROJECT_API_KEY', 'LOG_LEVEL', 'HOST', 'DATA_DIR', 'INIT_ADMIN_EMAIL', 'METRICS_TOKEN'].map(
           (name) => [name, ''],
         ),
       );
@@ -95,6 +97,7 @@ describe(loadConfig.name, () => {
         AUTH_FAILED_ATTEMPTS_PER_MINUTE: '0',
         FLAGS_MAX_BODY_BYTES: '4096',
         MANAGEMENT_QUERY_TIMEOUT_MS: '2500',
+        METRICS_TOKEN,
       });
       expect(config).toEqual({
         role: 'worker',
@@ -110,6 +113,7 @@ describe(loadConfig.name, () => {
         ingestion: { partitions: 8, coalesceMs: 0, enqueueTimeoutMs: 900, maxDecompressedBytes: 8192, maxWaitingPayloadBytes: 65536, workerNice: 0 },
         bootstrap: { projectApiKey: PROJECT_KEY, personalApiKey: PERSONAL_KEY, adminEmail: 'ops@example.com' },
         log: { level: 'debug' },
+        metrics: { token: METRICS_TOKEN },
         shutdownGraceMs: 0,
       });
     });
@@ -176,6 +180,29 @@ describe(loadConfig.name, () => {
 
     it('keeps a single address as a one-element list', () => {
       expect(loadConfig({ TRUSTED_PROXIES: '127.0.0.1' }).http.trustProxy).toEqual(['127.0.0.1']);
+    });
+  });
+
+  describe('METRICS_TOKEN', () => {
+    it('takes 16 visible ASCII characters, punctuation included', () => {
+      expect(loadConfig({ METRICS_TOKEN: '!~"#$%&()*+,-./:' }).metrics.token).toBe('!~"#$%&()*+,-./:');
+    });
+
+    it('takes 512 characters', () => {
+      expect(loadConfig({ METRICS_TOKEN: 'x'.repeat(512) }).metrics.token).toHaveLength(512);
+    });
+
+    it.each([
+      ['15 characters', 'x'.repeat(15)],
+      ['513 characters', 'x'.repeat(513)],
+      ['a space', 'sixteen chars ok'],
+      ['a tab', 'sixteen\tchars-ok'],
+      ['a newline', 'sixteen-chars-ok\n'],
+      ['a character outside ASCII', 'sixteen-chars-\u00e9k'],
+    ])('rejects a token with %s, never echoing it', (_label, value) => {
+      const error = configError({ METRICS_TOKEN: value });
+      expect(error.variable).toBe('METRICS_TOKEN');
+      expect(error.message).toBe('Invalid configuration: METRICS_TOKEN must be 16 to 512 visible ASCII characters, without spaces (got "<redacted>")');
     });
   });
 

@@ -43,6 +43,19 @@ export const AuthErrors = {
       null,
       { 'retry-after': String(seconds) },
     ),
+  // /metrics: how to turn it on, and a scraper without the right METRICS_TOKEN.
+  metricsOff: () =>
+    ApiError.permissionDenied(
+      'Metrics are off. Set METRICS_TOKEN (16 to 512 visible ASCII characters) and send it as "Authorization: Bearer <METRICS_TOKEN>" (Prometheus: the scrape job\'s authorization credentials).',
+    ),
+  metricsTokenMissing: () =>
+    new ApiError(401, 'authentication_error', 'not_authenticated', 'Authentication credentials were not provided. Send METRICS_TOKEN as "Authorization: Bearer <METRICS_TOKEN>".', null, {
+      'www-authenticate': 'Bearer',
+    }),
+  metricsTokenInvalid: () =>
+    new ApiError(401, 'authentication_error', 'authentication_failed', 'The bearer token is not the METRICS_TOKEN this service was started with.', null, {
+      'www-authenticate': 'Bearer',
+    }),
   // Public (SDK) endpoints: PostHog's capture/decide bodies.
   missingProjectKey: () =>
     new ApiError(

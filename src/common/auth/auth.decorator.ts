@@ -29,6 +29,8 @@ export type AuthRequirement =
       /** The key comes in `Authorization: Bearer` instead of the payload (capture v1). */
       bearer?: boolean;
     }
+  /** Operations endpoints (`/metrics`): the configured METRICS_TOKEN as `Authorization: Bearer`. */
+  | { kind: 'metricsToken' }
   | { kind: 'public' };
 
 export type PersonalKeyOptions = Omit<Extract<AuthRequirement, { kind: 'personalKey' }>, 'kind' | 'scope'>;
@@ -42,5 +44,8 @@ export const PersonalKeyAuth = (scope: Scope, options: PersonalKeyOptions = {}) 
 export const ProjectKeyAuth = (options: ProjectKeyOptions) =>
   SetMetadata(AUTH_METADATA, { kind: 'projectKey', ...options } satisfies AuthRequirement);
 
-/** Routes anyone may call: health, metrics. */
+/** `/metrics`: counters of every tenant, so only a scraper holding METRICS_TOKEN; off while it is unset. */
+export const MetricsTokenAuth = () => SetMetadata(AUTH_METADATA, { kind: 'metricsToken' } satisfies AuthRequirement);
+
+/** Routes anyone may call: health checks, CORS preflights, remote config (the token is in the path). */
 export const PublicRoute = () => SetMetadata(AUTH_METADATA, { kind: 'public' } satisfies AuthRequirement);

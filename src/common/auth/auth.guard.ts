@@ -1,13 +1,13 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
+import type { AppConfig } from '../../config/app-config';
+import { APP_CONFIG } from '../../config/config.module';
 import { OrganizationsService } from '../../modules/organizations/organizations.service';
 import { PersonalApiKeysService } from '../../modules/personal-api-keys/personal-api-keys.service';
 import { ProjectEntity } from '../../modules/projects/project.entity';
 import { ProjectsService } from '../../modules/projects/projects.service';
 import { UsersService } from '../../modules/users/users.service';
-import { AppConfig } from '../../config/app-config';
-import { APP_CONFIG } from '../../config/config.module';
 import { ApiError } from '../errors/api-error';
 import { queryText } from '../http/query-values';
 import { parseId, UUID_PATTERN } from '../validation/patterns';
@@ -15,6 +15,7 @@ import { AUTH_METADATA, AuthRequirement } from './auth.decorator';
 import { AuthErrors } from './auth-errors';
 import { bearerToken, findPersonalApiKey, findProjectIdParam, findProjectToken, projectTokenShapeProblem } from './key-sources';
 import { FailedAttempts } from './failed-attempts';
+import { checkMetricsToken, tokenDigest } from './metrics-token';
 import { projectRestriction, Scope, scopeSatisfied } from './scopes';
 import type { OrganizationAccess, UserPrincipal } from './principal';
 
@@ -23,10 +24,12 @@ type PersonalKeyRequirement = Extract<AuthRequirement, { kind: 'personalKey' }>;
 /** Failed personal-key attempts are counted per address in windows of this length. */
 const FAILED_ATTEMPTS_WINDOW_MS = 60_000;
 
-/** The one global guard: every route says whether it wants a personal key, a project key, or nobody. */
+/** The one global guard: every route says whether it wants a personal key, a project key, the metrics token, or nobody. */
 @Injectable()
 export class AuthGuard implements CanActivate {
   private readonly failedAttempts: FailedAttempts;
+  /** METRICS_TOKEN's digest, computed once; null while /metrics is off. */
+  private readonly metricsToken: Buffer | null;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -37,6 +40,7 @@ export class AuthGuard implements CanActivate {
     private readonly organizations: OrganizationsService,
   ) {
     this.failedAttempts = new FailedAttempts(config.auth.failedAttemptsPerMinute, FAILED_ATTEMPTS_WINDOW_MS);
+    this.metricsToken = config.metrics.token === null ? null : tokenDigest(config.metrics.token);
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -48,6 +52,10 @@ export class AuthGuard implements CanActivate {
     if (!requirement) throw ApiError.serverError();
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     if (requirement.kind === 'public') return true;
+    if (requirement.kind === 'metricsToken') {
+      checkMetricsToken(this.metricsToken, request.headers.authorization);
+      return true;
+    }
     if (requirement.kind === 'projectKey') {
       const token = requirement.bearer ? bearerToken(request.headers.authorization) : findProjectToken(request.body, request.query);
       return this.authenticateProjectKey(request, token, requirement);

@@ -46,7 +46,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
     // Nest's own NotFoundException only comes from its unmatched-route handler: services throw ApiError.
     if (exception instanceof NotFoundException) {
       const allowed = this.routes.allowedMethods(request.url);
-      if (allowed.length > 0) return ApiError.methodNotAllowed(request.method, allowed);
+      // A route that takes this very method and found nothing (a missing file under /api/docs/) is a 404, not a 405.
+      const method = request.method === 'HEAD' ? 'GET' : request.method;
+      if (allowed.length > 0 && !allowed.includes(method)) return ApiError.methodNotAllowed(request.method, allowed);
       return ApiError.notFound(ENDPOINT_NOT_FOUND);
     }
     return toApiError(exception, bodyLimit);

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error';
+import { SECURITY_HEADERS } from './security-headers';
 
 /** Longest path segment a route parameter takes; longer ones are refused before routing (414). */
 export const MAX_PARAM_LENGTH = 500;
@@ -20,7 +21,9 @@ export function frameworkError(error: Error & { code?: string }): ApiError {
 
 export function replyFrameworkError(error: Error, _request: FastifyRequest, reply: FastifyReply): void {
   const apiError = frameworkError(error);
-  reply.code(apiError.status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(apiError.toBody()));
+  // No hook runs for a request that was never routed: the headers of every reply are set here.
+  reply.code(apiError.status).headers({ ...SECURITY_HEADERS, 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8' });
+  reply.send(JSON.stringify(apiError.toBody()));
 }
 
 /** Node's HTTP parser errors (a request that never arrives, headers over the limit), written on the socket. */
@@ -38,10 +41,11 @@ export function handleClientError(error: Error & { code?: string }, socket: Sock
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const apiError = clientErrorReply(error);
   const body = JSON.stringify(apiError.toBody());
+  const security = Object.entries(SECURITY_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `Content-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Type: application/json\r\n${security}Cache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy(error);

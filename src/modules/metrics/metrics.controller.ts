@@ -1,6 +1,6 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { PublicRoute } from '../../common/auth/auth.decorator';
+import { MetricsTokenAuth } from '../../common/auth/auth.decorator';
 import { MetricsService } from './metrics.service';
 
 @ApiExcludeController()
@@ -9,7 +9,7 @@ export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}
 
   @Get()
-  @PublicRoute()
+  @MetricsTokenAuth()
   @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
   render() {
     return this.metrics.render();
