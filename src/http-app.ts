@@ -25,7 +25,7 @@ import { AnalyticsThread } from './modules/analytics/thread/analytics-thread';
 import { ColumnarStore } from './modules/analytics/columnar/columnar-store.service';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
-/** Where swagger-ui is served (CONTRACT §9). */
+/** Where swagger-ui is served: the interactive docs beside the OpenAPI document. */
 const DOCS_PATH = 'api/docs';
 
 declare module 'fastify' {

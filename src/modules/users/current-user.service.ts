@@ -26,13 +26,12 @@ export class CurrentUserService {
   async describe(principal: UserPrincipal): Promise<CurrentUserDto> {
     const { user } = principal;
     const restriction = projectRestriction(principal.key);
-    const visible = (project: ProjectEntity) => restriction === null || restriction.has(project.id);
     const all = await this.organizations.membershipsOf(user.id);
-    const projectsOf = new Map(await Promise.all(all.map(async (m) => [m.organization.id, (await this.projects.listForOrganization(m.organization.id)).filter(visible)] as const)));
+    const projectsOf = await this.visibleProjects(all, restriction);
     const memberships = restriction === null ? all : all.filter((m) => projectsOf.get(m.organization.id)!.length > 0);
     const project = await this.currentProject(user, restriction, [...projectsOf.values()].flat());
-    const current =
-      memberships.find((m) => m.organization.id === (project?.organizationId ?? user.currentOrganizationId)) ?? memberships[0] ?? null;
+    const currentOrganizationId = project?.organizationId ?? user.currentOrganizationId;
+    const current = memberships.find((m) => m.organization.id === currentOrganizationId) ?? memberships[0] ?? null;
     return {
       ...userFields(user),
       team: project ? await this.team(project) : null,
@@ -47,6 +46,12 @@ export class CurrentUserService {
       })),
       version: this.config.version,
     };
+  }
+
+  /** Each organization's projects that the key may see. */
+  private async visibleProjects(memberships: MembershipWithOrganization[], restriction: ReadonlySet<number> | null): Promise<Map<string, ProjectEntity[]>> {
+    const lists = await Promise.all(memberships.map((m) => this.projects.listForOrganization(m.organization.id)));
+    return new Map(memberships.map((m, i) => [m.organization.id, lists[i].filter((p) => restriction === null || restriction.has(p.id))]));
   }
 
   /** The user's current project, or for a key limited elsewhere the first project it may see. */
