@@ -15,8 +15,9 @@ const FLAGS_RATE = Math.round(RATE / 5);
 const PROJECT_KEY = 'phc_BenchmarkHostileKey000000000000000000000';
 const PERSONAL_KEY = 'phx_BenchmarkHostilePersonalKey0000000000000';
 const BOMBS_AT_ONCE = 16;
-// BENCH_HOSTILE_PHASES: a comma-separated subset of bombs, forged, large, flags, flags-regex (all by default) after the reference.
-const PHASES = new Set((process.env.BENCH_HOSTILE_PHASES ?? 'bombs,forged,large,flags,flags-regex').split(','));
+// BENCH_HOSTILE_PHASES: a comma-separated subset of bombs, forged, large, flags, flags-keys, flags-regex (all by default)
+// after the reference.
+const PHASES = new Set((process.env.BENCH_HOSTILE_PHASES ?? 'bombs,forged,large,flags,flags-keys,flags-regex').split(','));
 // The audit's pattern: linear on RE2, but the slowest per character of those tried on re2js (about 2 µs).
 const SLOW_PATTERN = '(.*a){20}$';
 const REGEX_FLAGS = 5;
@@ -124,15 +125,16 @@ async function runHostile(row, run) {
 
 /**
  * Flag requests made to be slow, sent back to back: a 1.9 MB property (under the 2 MB flags limit) for flags whose
- * regex reads it, 4 at a time; and, one at a time, a property exactly as long as that regex may read, so each request
- * costs the most evaluation the bounds allow.
+ * regex reads it, and 1.9 MB of tiny properties, 4 at a time each; and, one at a time, a property exactly as long as
+ * that regex may read, so each request costs the most evaluation the bounds allow.
  */
 async function hostileFlagPhases(baseUrl, row, rate, metric) {
-  const wanted = ['flags', 'flags-regex'].filter((phase) => PHASES.has(phase));
+  const wanted = ['flags', 'flags-keys', 'flags-regex'].filter((phase) => PHASES.has(phase));
   if (wanted.length === 0) return;
   for (let i = 0; i < REGEX_FLAGS; i++) await createRegexFlag(baseUrl, `slow-regex-${i}`);
   const bodies = {
     flags: [JSON.stringify({ api_key: PROJECT_KEY, distinct_id: 'attacker', person_properties: { bio: 'a'.repeat(1_900_000) } }), 4, '1.9 MB property, 4 at a time'],
+    'flags-keys': [JSON.stringify({ api_key: PROJECT_KEY, distinct_id: 'attacker', person_properties: manyKeys(1_900_000) }), 4, '1.9 MB of small person properties, 4 at a time'],
     'flags-regex': [JSON.stringify({ api_key: PROJECT_KEY, distinct_id: 'attacker', person_properties: { bio: 'a'.repeat(2545) } }), 1, `property at the regex bound for ${REGEX_FLAGS} regex flags, back to back`],
   };
   for (const phase of wanted) {
@@ -140,6 +142,16 @@ async function hostileFlagPhases(baseUrl, row, rate, metric) {
     const beside = await measureBeside(baseUrl, () => waves(baseUrl, body, concurrency, 0, '/flags/?v=2', 'application/json'));
     row(`/capture/ + /flags/ at ${rate}, hostile /flags/: ${label}`, metric, latencies(beside), `${errorsOf(beside)} errors; hostile: ${beside.other}`);
   }
+}
+
+/** Person properties `k0: 0, k1: 1, …` filling about `bytes` of JSON: the most keys a body of that size holds. */
+function manyKeys(bytes) {
+  const properties = {};
+  for (let i = 0, size = 0; size < bytes; i++) {
+    properties[`k${i}`] = i;
+    size += 2 * String(i).length + 6;
+  }
+  return properties;
 }
 
 async function createRegexFlag(baseUrl, key) {
