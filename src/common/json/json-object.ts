@@ -23,21 +23,20 @@ export function ownValue<T>(record: Readonly<Record<string, T>>, key: string): T
 }
 
 /**
- * `{ ...a, ...b }` for JSON objects, built by assignment. A spread of objects of many shapes (every
- * person's properties have their own) takes V8's generic path and yields a dictionary-mode object,
- * several times slower to build and to read; `__proto__` stays an ordinary own key, as in a spread.
+ * `{ ...a, ...b }` kept to `keys`: the last source that has a key itself gives its value. For a caller that reads only
+ * some keys of objects whose size someone else chooses, the work follows `keys`, not the sources. Built by assignment
+ * (a spread of objects of many shapes yields a slow dictionary-mode object); `__proto__` stays an ordinary own key.
  */
-export function mergedObject(...sources: Array<Readonly<JsonObject> | null | undefined>): JsonObject {
-  const merged: JsonObject = {};
-  for (const source of sources) {
-    if (!source) continue;
-    const keys = Object.keys(source);
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i];
-      // Plain assignment keeps the object fast; only `__proto__` needs setOwn's definition as data.
-      if (key === '__proto__') setOwn(merged, key, source[key]);
-      else merged[key] = source[key];
+export function pickedObject(keys: Iterable<string>, ...sources: Array<Readonly<JsonObject> | null | undefined>): JsonObject {
+  const picked: JsonObject = {};
+  for (const key of keys) {
+    for (let i = sources.length - 1; i >= 0; i--) {
+      const source = sources[i];
+      if (!source || !Object.hasOwn(source, key)) continue;
+      if (key === '__proto__') setOwn(picked, key, source[key]);
+      else picked[key] = source[key];
+      break;
     }
   }
-  return merged;
+  return picked;
 }

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EventLoopSlices } from '../../common/async/event-loop-slices';
-import { mergedObject, ownValue } from '../../common/json/json-object';
+import { ownValue, pickedObject } from '../../common/json/json-object';
 import { inCohort } from './engine/cohort-match';
 import { evaluateCompiled, EvaluationSubject, FlagEvaluation, FlagValue } from './engine/evaluate';
 import { EvaluationContextRepository, StoredPerson } from './evaluation-context.repository';
@@ -55,7 +55,8 @@ export class FlagEvaluationService {
 
   async evaluate(snapshot: FlagSnapshot, request: EvaluationRequest): Promise<EvaluationOutcome> {
     const targets = this.targets(snapshot, request);
-    const personOverrides = mergedObject(request.personProperties, { distinct_id: request.distinctId });
+    // Only the keys some condition reads are copied: a request may send thousands.
+    const personOverrides = pickedObject(snapshot.propertyKeys, request.personProperties, { distinct_id: request.distinctId });
     const loaded = await this.load(snapshot, request, targets, personOverrides);
     const subject = withDependencies(this.subject(snapshot, request, loaded, personOverrides), snapshot);
     const results: EvaluatedFlag[] = [];
@@ -139,13 +140,15 @@ export class FlagEvaluationService {
     for (const [index, name] of snapshot.groupTypes) {
       const key = ownValue(request.groups, name);
       if (key === undefined) continue;
-      groupProperties[name] = mergedObject(loaded.groups.get(index), ownValue(request.groupProperties, name), { $group_key: key });
+      const properties = pickedObject(snapshot.propertyKeys, loaded.groups.get(index), ownValue(request.groupProperties, name));
+      properties.$group_key = key;
+      groupProperties[name] = properties;
     }
     const staticMemberships = new Set(loaded.person?.staticCohortIds ?? []);
     const now = new Date();
     return {
       distinctId: request.distinctId,
-      personProperties: mergedObject(loaded.person?.properties, overrides),
+      personProperties: pickedObject(snapshot.propertyKeys, loaded.person?.properties, overrides),
       groups: request.groups,
       groupProperties,
       groupTypes: snapshot.groupTypes,

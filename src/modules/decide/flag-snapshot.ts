@@ -1,6 +1,6 @@
 import type { FlagFilters, LiveFlag, PropertyFilter } from '../feature-flags/flag-filters';
 import { servedFilters } from '../feature-flags/flag-filters';
-import type { CohortDefinition } from './engine/cohort-match';
+import { CohortDefinition, cohortPropertyKeys } from './engine/cohort-match';
 import { compileFlag, CompiledFlag } from './engine/compiled-flag';
 import { flagReplyTexts, FlagReplyTexts } from './decide-reply-json';
 
@@ -61,6 +61,11 @@ export interface FlagSnapshot {
   cohorts: ReadonlyMap<number, CohortDefinition>;
   /** Group type index → name. */
   groupTypes: ReadonlyMap<number, string>;
+  /**
+   * Every property key a condition of a flag or a cohort reads, person or group: evaluation copies only these of the
+   * stored and the sent properties, so a request with thousands of properties costs what a small one does.
+   */
+  propertyKeys: ReadonlySet<string>;
 }
 
 
@@ -76,6 +81,18 @@ const PERSON_TYPES = new Set([undefined, null, 'person', 'event']);
 function conditionProperties(filters: FlagFilters): PropertyFilter[] {
   const sets = [...(filters.groups ?? []), ...(filters.super_groups ?? []), ...(filters.holdout_groups ?? [])];
   return sets.flatMap((set) => (Array.isArray(set?.properties) ? set.properties : []));
+}
+
+/** The property keys of every flag's conditions (person and group alike) and of every cohort's definition. */
+function propertyKeysRead(stored: LiveFlag[], cohorts: CohortDefinition[]): Set<string> {
+  const keys = new Set<string>();
+  for (const flag of stored) {
+    for (const property of conditionProperties(servedFilters(flag.filters))) {
+      if (property?.type !== 'cohort' && property?.type !== 'flag' && property?.key !== undefined) keys.add(String(property.key));
+    }
+  }
+  for (const cohort of cohorts) cohortPropertyKeys(cohort, keys);
+  return keys;
 }
 
 function directNeeds(filters: FlagFilters): DirectNeeds {
@@ -134,5 +151,6 @@ export function buildSnapshot(
     byKey: new Map(flags.map((flag) => [flag.key, flag])),
     cohorts: new Map(cohorts.map((cohort) => [cohort.id, cohort])),
     groupTypes: new Map(groupTypes.map((type) => [type.index, type.name])),
+    propertyKeys: propertyKeysRead(stored, cohorts),
   };
 }

@@ -74,4 +74,19 @@ describe(FlagEvaluationService.name, () => {
     expect(outcome.results.every((result) => result.evaluation.value === true)).toBe(true);
     expect(order).toEqual(['another callback', 'evaluation done']);
   });
+
+  it('copies only the keys some flag or cohort reads, and those of nested and legacy cohorts are among them', async () => {
+    const cohortCondition = (id: number) => everyone([{ key: 'id', value: id, type: 'cohort' }]);
+    const cohorts = [
+      { id: 7, isStatic: false, filters: { properties: { type: 'AND', values: [{ type: 'OR', values: [{ key: 'plan', value: 'pro', type: 'person', operator: 'exact' }] }] } } },
+      { id: 8, isStatic: false, filters: { groups: [{ properties: [{ key: 'country', value: 'FR', type: 'person' }] }] } },
+      { id: 9, isStatic: false, filters: { properties: { type: 'AND', values: [{ key: 'id', value: 7, type: 'cohort' }] } } },
+    ];
+    const flags = [stored(1, 'in-7', cohortCondition(7)), stored(2, 'in-8', cohortCondition(8)), stored(3, 'in-9', cohortCondition(9)), stored(4, 'pro', everyone([plan('pro')]))];
+    const withCohorts = buildSnapshot(1, '1', flags, cohorts, []);
+    expect([...withCohorts.propertyKeys].sort()).toEqual(['country', 'plan']);
+    const sut = new FlagEvaluationService(fakeContext({}).context);
+    const outcome = await sut.evaluate(withCohorts, request('x', { plan: 'pro', country: 'FR', unread: 'x'.repeat(10) }));
+    expect(Object.fromEntries(outcome.results.map((r) => [r.flag.key, r.evaluation.value]))).toEqual({ 'in-7': true, 'in-8': true, 'in-9': true, pro: true });
+  });
 });

@@ -121,6 +121,19 @@ function cohortId(value: unknown): number | null {
   return typeof id === 'number' && Number.isSafeInteger(id) && id > 0 ? id : null;
 }
 
+/** Adds to `into` the person property keys a cohort's definition reads (nested cohorts are definitions of their own). */
+export function cohortPropertyKeys(cohort: CohortDefinition, into: Set<string>): void {
+  const filters = isObject(cohort.filters) ? cohort.filters : {};
+  const collect = (node: unknown, depth: number): void => {
+    if (depth > MAX_GROUP_DEPTH || !isObject(node)) return;
+    if (Array.isArray(node.values)) node.values.forEach((child) => collect(child, depth + 1));
+    if (Array.isArray(node.properties)) node.properties.forEach((child) => collect(child, depth + 1));
+    if (typeof node.key === 'string' && (node.type === 'person' || node.type === undefined)) into.add(node.key);
+  };
+  collect(filters.properties, 0);
+  if (Array.isArray(filters.groups)) filters.groups.forEach((group) => collect(group, 0));
+}
+
 /**
  * Person-property tests of cohort leaves (null: malformed), compiled on first use and kept as long as
  * the leaf: a snapshot's cohort definitions are compiled once, like its flags' conditions.
