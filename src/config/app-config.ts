@@ -197,8 +197,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     },
     redis: { url: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']) },
     auth: { failedAttemptsPerMinute: readInt(env, 'AUTH_FAILED_ATTEMPTS_PER_MINUTE', 30, 0, 1_000_000) },
-    // PostHog's flags service takes bodies up to 2 MB; posthog-js sends a few kilobytes.
-    flags: { maxBodyBytes: readInt(env, 'FLAGS_MAX_BODY_BYTES', 2 * 1024 * 1024, 1024, 1024 * 1024 * 1024) },
+    // SDKs send a few kilobytes; every byte is parsed and read on the event loop (see FLAGS_MAX_BODY_BYTES in the docs).
+    flags: { maxBodyBytes: readInt(env, 'FLAGS_MAX_BODY_BYTES', 64 * 1024, 1024, 1024 * 1024 * 1024) },
     analytics: {
       poolSize: readInt(env, 'ANALYTICS_POOL_SIZE', 3, 1, 50),
       queryTimeoutMs: readInt(env, 'ANALYTICS_QUERY_TIMEOUT_MS', 30_000, 100, 3_600_000),

@@ -1,7 +1,7 @@
 'use strict';
 // `node test/bench/run.js hostile`: /capture/ and /flags/ latency at fixed rates alone, then beside hostile or heavy bodies —
 // waves of 16 concurrent gzip bombs (as gzip writes them, and with a forged size), one 5 MB batch a second, and flag
-// requests made to be slow (a 1.9 MB property for a regex flag; properties just within what the regex may read) — with
+// requests made to be slow (a 1 MB property, bodies at the flags limit, properties just within what a regex may read) — with
 // the API's resident memory sampled every 100 ms. The reference is the same paced load without them, in the same run.
 const { fork } = require('node:child_process');
 const { gzipSync } = require('node:zlib');
@@ -15,9 +15,12 @@ const FLAGS_RATE = Math.round(RATE / 5);
 const PROJECT_KEY = 'phc_BenchmarkHostileKey000000000000000000000';
 const PERSONAL_KEY = 'phx_BenchmarkHostilePersonalKey0000000000000';
 const BOMBS_AT_ONCE = 16;
-// BENCH_HOSTILE_PHASES: a comma-separated subset of bombs, forged, large, flags, flags-keys, flags-regex (all by default)
-// after the reference.
-const PHASES = new Set((process.env.BENCH_HOSTILE_PHASES ?? 'bombs,forged,large,flags,flags-keys,flags-regex').split(','));
+// BENCH_HOSTILE_PHASES: a comma-separated subset of bombs, forged, large, flags-over, flags, flags-keys, flags-regex
+// (all by default) after the reference.
+const PHASES = new Set((process.env.BENCH_HOSTILE_PHASES ?? 'bombs,forged,large,flags-over,flags,flags-keys,flags-regex').split(','));
+/** The service's default FLAGS_MAX_BODY_BYTES: hostile flag bodies are made as large as it lets through. */
+const FLAGS_LIMIT = 64 * 1024;
+const HOSTILE_FLAGS_AT_ONCE = 1;
 // The audit's pattern: linear on RE2, but the slowest per character of those tried on re2js (about 2 µs).
 const SLOW_PATTERN = '(.*a){20}$';
 const REGEX_FLAGS = 5;
@@ -124,24 +127,37 @@ async function runHostile(row, run) {
 }
 
 /**
- * Flag requests made to be slow, sent back to back: a 1.9 MB property (under the 2 MB flags limit) for flags whose
- * regex reads it, and 1.9 MB of tiny properties, 4 at a time each; and, one at a time, a property exactly as long as
- * that regex may read, so each request costs the most evaluation the bounds allow.
+ * Flag requests made to be slow, HOSTILE_FLAGS_AT_ONCE at a time every 100 ms (at most 10 a second, beside 200 paced
+ * ordinary ones): the audit's 1 MB property (over the flags body limit), a body at the limit holding one long property
+ * for flags whose regex reads it, a body at the limit full of small properties, and a property exactly as long as that
+ * regex may read, so each request costs the most evaluation the bounds allow. Sent as fast as answered, any request
+ * (a cheap one too) takes all the CPU it is given: the question is what each hostile one costs the others.
  */
 async function hostileFlagPhases(baseUrl, row, rate, metric) {
-  const wanted = ['flags', 'flags-keys', 'flags-regex'].filter((phase) => PHASES.has(phase));
+  const wanted = ['flags-over', 'flags', 'flags-keys', 'flags-regex'].filter((phase) => PHASES.has(phase));
   if (wanted.length === 0) return;
   for (let i = 0; i < REGEX_FLAGS; i++) await createRegexFlag(baseUrl, `slow-regex-${i}`);
+  const attack = (personProperties) => JSON.stringify({ api_key: PROJECT_KEY, distinct_id: 'attacker', person_properties: personProperties });
+  const room = FLAGS_LIMIT - attack({ bio: '' }).length - 16;
   const bodies = {
-    flags: [JSON.stringify({ api_key: PROJECT_KEY, distinct_id: 'attacker', person_properties: { bio: 'a'.repeat(1_900_000) } }), 4, '1.9 MB property, 4 at a time'],
-    'flags-keys': [JSON.stringify({ api_key: PROJECT_KEY, distinct_id: 'attacker', person_properties: manyKeys(1_900_000) }), 4, '1.9 MB of small person properties, 4 at a time'],
-    'flags-regex': [JSON.stringify({ api_key: PROJECT_KEY, distinct_id: 'attacker', person_properties: { bio: 'a'.repeat(2545) } }), 1, `property at the regex bound for ${REGEX_FLAGS} regex flags, back to back`],
+    'flags-over': [attack({ bio: 'a'.repeat(1_000_000) }), 'a 1 MB property (over the flags limit)'],
+    flags: [attack({ bio: 'a'.repeat(room) }), `a ${Math.round(room / 1024)} KB property`],
+    'flags-keys': [attack(manyKeys(room)), `${Math.round(room / 1024)} KB of small properties`],
+    'flags-regex': [attack({ bio: 'a'.repeat(regexBound()) }), `a property at the regex bound of ${REGEX_FLAGS} regex flags`],
   };
   for (const phase of wanted) {
-    const [body, concurrency, label] = bodies[phase];
-    const beside = await measureBeside(baseUrl, () => waves(baseUrl, body, concurrency, 0, '/flags/?v=2', 'application/json'));
-    row(`/capture/ + /flags/ at ${rate}, hostile /flags/: ${label}`, metric, latencies(beside), `${errorsOf(beside)} errors; hostile: ${beside.other}`);
+    const [body, label] = bodies[phase];
+    const paced = `${label}, ${HOSTILE_FLAGS_AT_ONCE} every 100 ms`;
+    const beside = await measureBeside(baseUrl, () => waves(baseUrl, body, HOSTILE_FLAGS_AT_ONCE, 100, '/flags/?v=2', 'application/json'));
+    row(`/capture/ + /flags/ at ${rate}, hostile /flags/: ${paced}`, metric, latencies(beside), `${errorsOf(beside)} errors; hostile: ${beside.other}`);
   }
+}
+
+/** The longest text the service lets SLOW_PATTERN read (its work bound over the pattern's program size). */
+function regexBound() {
+  const { RE2JS } = require('re2js');
+  const { MAX_REGEX_WORK } = require('../../dist/modules/decide/engine/property-match');
+  return Math.floor(MAX_REGEX_WORK / RE2JS.compile(SLOW_PATTERN).programSize());
 }
 
 /** Person properties `k0: 0, k1: 1, …` filling about `bytes` of JSON: the most keys a body of that size holds. */

@@ -28,7 +28,7 @@ describe(loadConfig.name, () => {
         database: { url: null, dataDir: resolve('./data'), embeddedPort: 54329, poolSize: 10 },
         redis: { url: null },
         auth: { failedAttemptsPerMinute: 30 },
-        flags: { maxBodyBytes: 2_097_152 },
+        flags: { maxBodyBytes: 65_536 },
         analytics: { poolSize: 3, queryTimeoutMs: 30_000, cacheTtlSeconds: 300, parallelWorkers: 2, thread: true, columnar: { enabled: true, maxEvents: 50_000_000, waitMs: 2_000 } },
         management: { queryTimeoutMs: 10_000 },
         queue: { prefix: 'hogbase' },

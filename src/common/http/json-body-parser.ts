@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import secureJsonParse from 'secure-json-parse';
 import { ApiError } from '../errors/api-error';
 import { cleanJson, JSON_TEXT_NEEDS_CLEANING } from '../json/clean-text';
-import { jsonDepthExceeds, MAX_JSON_DEPTH, mediaType } from './payload-decoding';
+import { MAX_JSON_DEPTH, mediaType, parsedJsonTooDeep } from './payload-decoding';
 import { publicRouteOptions } from './public-route';
 
 function parseError(reason: string): ApiError {
@@ -24,7 +24,7 @@ export function parseJsonBody(text: string): unknown {
   } catch (error) {
     throw parseError(error instanceof Error ? error.message : 'invalid JSON');
   }
-  if (jsonDepthExceeds(value, MAX_JSON_DEPTH)) throw parseError(`nesting deeper than ${MAX_JSON_DEPTH} levels`);
+  if (parsedJsonTooDeep(text, value, MAX_JSON_DEPTH)) throw parseError(`nesting deeper than ${MAX_JSON_DEPTH} levels`);
   return JSON_TEXT_NEEDS_CLEANING.test(text) ? cleanJson(value) : value;
 }
 

@@ -169,8 +169,21 @@ function utf8(bytes: Buffer): string {
   }
 }
 
+/**
+ * Whether `value`, parsed from `text`, nests deeper than `limit`. A text with no more than `limit` opening brackets
+ * (in strings or not) cannot: most payloads are answered by counting them with indexOf, without walking a value whose
+ * thousands of keys someone else chose.
+ */
+export function parsedJsonTooDeep(text: string, value: unknown, limit: number): boolean {
+  let openings = 0;
+  for (const bracket of ['{', '[']) {
+    for (let at = text.indexOf(bracket); at !== -1 && openings <= limit; at = text.indexOf(bracket, at + 1)) openings++;
+  }
+  return openings > limit && jsonDepthExceeds(value, limit);
+}
+
 /** Deepest nesting of a parsed JSON value, walked iteratively so no input can overflow the stack. */
-export function jsonDepthExceeds(value: unknown, limit: number): boolean {
+function jsonDepthExceeds(value: unknown, limit: number): boolean {
   const stack: Array<[unknown, number]> = [[value, 1]];
   while (stack.length > 0) {
     const [node, depth] = stack.pop()!;
@@ -320,7 +333,7 @@ export function parseJsonPayload(text: string, acceptEmptyList = false): unknown
   } catch (error) {
     value = parseWithNonFiniteNumbers(text, error);
   }
-  if (jsonDepthExceeds(value, MAX_JSON_DEPTH)) throw invalidPayload(`nesting deeper than ${MAX_JSON_DEPTH} levels`);
+  if (parsedJsonTooDeep(text, value, MAX_JSON_DEPTH)) throw invalidPayload(`nesting deeper than ${MAX_JSON_DEPTH} levels`);
   if (!acceptEmptyList && isEmptyPayload(value)) throw emptyEventList();
   return value;
 }

@@ -2,7 +2,7 @@ import { deflateSync, gzipSync } from 'node:zlib';
 import LZString from 'lz-string';
 import { ApiError } from '../../../src/common/errors/api-error';
 import { LargePayloadDecoder } from '../../../src/common/http/large-payload-decoder';
-import { decodePayload, type DecodeOptions } from '../../../src/common/http/payload-decoding';
+import { decodePayload, type DecodeOptions, parsedJsonTooDeep } from '../../../src/common/http/payload-decoding';
 import { LARGE_PAYLOAD_SCRIPT } from '../../support/test-env';
 
 const CAP = 4 * 1024 * 1024;
@@ -96,5 +96,26 @@ describe('decodePayload: where compressed payloads are inflated, and when they a
     await expect(statusOf(decodePayload(body(forged(BOMB, 1024)), { maxDecompressedBytes: CAP }))).resolves.toBe('413 payload_too_large');
     const payload = [{ event: 'large', properties: { blob: 'z'.repeat(2 * 1024 * 1024) } }];
     await expect(decodePayload(body(gzipSync(JSON.stringify(payload))), { maxDecompressedBytes: CAP })).resolves.toMatchObject({ value: payload });
+  });
+});
+
+describe(parsedJsonTooDeep.name, () => {
+  const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+  const tooDeep = (text: string, limit = 128) => parsedJsonTooDeep(text, JSON.parse(text), limit);
+
+  it('finds nesting past the limit, and not at it', () => {
+    expect(tooDeep(nested(128))).toBe(false);
+    expect(tooDeep(nested(129))).toBe(true);
+    expect(tooDeep(`{"a":[{"b":${nested(127)}}]}`)).toBe(true);
+  });
+
+  it('is not fooled by brackets inside strings, nor by many shallow ones', () => {
+    expect(tooDeep(JSON.stringify({ text: '['.repeat(500) }))).toBe(false);
+    expect(tooDeep(JSON.stringify(Array.from({ length: 500 }, () => ({ a: [] }))))).toBe(false);
+  });
+
+  it('answers a flat object of many keys by counting brackets', () => {
+    const flat = JSON.stringify(Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i])));
+    expect(tooDeep(flat, 4)).toBe(false);
   });
 });

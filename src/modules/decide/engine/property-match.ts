@@ -14,11 +14,11 @@ export const MAX_COMPARED_CHARS = 65_535;
 
 /**
  * A regex runs over at most this much work: the text's length times the size of the pattern's compiled program.
- * RE2 matching is linear in both, but re2js takes up to about 30 ns per unit, so this bounds one match to a few
- * milliseconds: an everyday pattern of 10–40 instructions still reads 6,500–26,000 characters. A longer text does not
- * match (nor `not_regex`).
+ * RE2 matching is linear in both, but re2js takes up to about 25 ns per unit, so this bounds one match to about 3 ms:
+ * an everyday pattern of 10–40 instructions still reads 3,300–13,000 characters. A longer text does not match (nor
+ * `not_regex`).
  */
-export const MAX_REGEX_WORK = 262_144;
+export const MAX_REGEX_WORK = 131_072;
 
 /** Whether a value is short enough to be compared at all (MAX_COMPARED_CHARS). */
 export function comparable(value: unknown): boolean {
