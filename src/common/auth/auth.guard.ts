@@ -20,6 +20,7 @@ import { projectRestriction, Scope, scopeSatisfied } from './scopes';
 import type { OrganizationAccess, UserPrincipal } from './principal';
 
 type PersonalKeyRequirement = Extract<AuthRequirement, { kind: 'personalKey' }>;
+type ProjectKeyRequirement = Extract<AuthRequirement, { kind: 'projectKey' }>;
 
 /** Failed personal-key attempts are counted per address in windows of this length. */
 const FAILED_ATTEMPTS_WINDOW_MS = 60_000;
@@ -150,7 +151,7 @@ export class AuthGuard implements CanActivate {
    * Public SDK routes: a project API key, or a personal key plus `project_id` (CONTRACT §2).
    * The token cache keeps this off the database on the hot paths.
    */
-  private async authenticateProjectKey(request: FastifyRequest, token: string | null, requirement: Extract<AuthRequirement, { kind: 'projectKey' }>): Promise<boolean> {
+  private async authenticateProjectKey(request: FastifyRequest, token: string | null, requirement: ProjectKeyRequirement): Promise<boolean> {
     if (!token) throw AuthErrors.missingProjectKey();
     const problem = projectTokenShapeProblem(token);
     if (problem) throw AuthErrors.malformedProjectKey(problem);
