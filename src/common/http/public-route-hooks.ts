@@ -25,7 +25,7 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** PostHog's capture CORS: any origin, echoed, with credentials (reference/ingestion-decide.md §1.1). */
+/** PostHog's capture CORS: any origin, echoed, with credentials (rust/capture router.rs). */
 function applyCors(request: FastifyRequest, reply: FastifyReply): void {
   const origin = header(request, 'origin');
   reply.header('access-control-allow-origin', origin ?? '*');
@@ -74,7 +74,8 @@ export function registerPublicRouteHooks(fastify: FastifyInstance, config: AppCo
     }
     options.checkHeaders?.(request.headers);
     const raw = Buffer.isBuffer(request.body) ? request.body : undefined;
-    const maxDecompressedBytes = options.bodyLimit ? options.bodyLimit(config) : config.ingestion.maxDecompressedBytes;
+    // A route with a limit of its own holds it decoded too (set on the route by the onRoute hook above).
+    const maxDecompressedBytes = options.bodyLimit ? request.routeOptions.bodyLimit : config.ingestion.maxDecompressedBytes;
     const decoded = await decodePayload(
       {
         body: raw,
