@@ -84,7 +84,7 @@ export function partsForRole(role: AppConfig['role']): ProcessParts {
   return { api: role === 'api' || role === 'all', workers: role === 'worker' || role === 'all' };
 }
 
-/** The root module for a process role (CONTRACT §1): `api`, `worker` or `all`. */
+/** The root module for a process role: `api`, `worker` or `all`. */
 @Module({})
 export class AppModule {
   static forRoot(runtime: RuntimeOptions, parts: ProcessParts = partsForRole(runtime.config.role)): DynamicModule {

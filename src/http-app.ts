@@ -59,7 +59,7 @@ export async function createHttpApp(runtime: RuntimeOptions, logger: Logger, opt
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
     logger: false,
-    // Slow or stalled clients cannot hold sockets forever (reference/reliability.md §5 item 17).
+    // Slow or stalled clients cannot hold sockets forever.
     requestTimeout: config.http.requestTimeoutMs,
     // Node enforces these only when it checks connections (every 30 s by default); partial headers
     // fall under headersTimeout, which would otherwise stay at 60 s.
@@ -130,7 +130,7 @@ function startAnalyticsThread(app: NestFastifyApplication, runtime: RuntimeOptio
   fastify.addHook('onClose', async () => thread.close());
 }
 
-/** OpenAPI JSON at /api/schema/ and the interactive docs at /api/docs/ (CONTRACT §9). */
+/** OpenAPI JSON at /api/schema/ and the interactive docs at /api/docs/. */
 function mountOpenApi(app: NestFastifyApplication, version: string): void {
   const document = completeOpenApiDocument(SwaggerModule.createDocument(
     app,

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 // dist/config and src/config are both two levels below the project root.
 const packageVersion: string = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')).version;
 
-/** The process roles of CONTRACT §1: `api` serves HTTP, `worker` runs the BullMQ processors, `all` does both. */
+/** The process roles: `api` serves HTTP, `worker` runs the BullMQ processors, `all` does both. */
 export type ProcessRole = 'api' | 'worker' | 'all';
 
 export interface AppConfig {

@@ -10,7 +10,7 @@ export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions
     entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
-    // Schema changes happen through migrations only (CONTRACT §1).
+    // Schema changes happen through migrations only, never by TypeORM's synchronize.
     synchronize: false,
     migrationsRun: false,
     logging: false,

@@ -34,7 +34,7 @@ export class QueueHealthService implements OnApplicationBootstrap {
     }
   }
 
-  /** BullMQ on Redis loses acknowledged events without AOF, and jobs without noeviction (CONTRACT §1). */
+  /** BullMQ on Redis loses acknowledged events without AOF, and jobs without noeviction. */
   private async warnAboutRedisDurability(): Promise<void> {
     const client = new IORedis({ ...(this.connection.workerConnection as RedisOptions), lazyConnect: true });
     let appendonly: string;

@@ -6,7 +6,7 @@ const WHERE_PROJECT_KEY =
 const PROJECT_KEY_ON_API =
   ' This is a project API key (phc_), which SDKs use; /api/ routes take a personal API key (phx_) as "Authorization: Bearer phx_…". Create one with `npm run cli -- keys create --email <you>` or POST /api/personal_api_keys/.';
 
-/** The exact bodies of CONTRACT §2 and reference/management-api.md §1, in one place. */
+/** The exact bodies of PostHog's authentication errors (posthog/auth.py, rust/capture), in one place. */
 export const AuthErrors = {
   notAuthenticated: () =>
     new ApiError(401, 'authentication_error', 'not_authenticated', 'Authentication credentials were not provided.', null, {

@@ -148,7 +148,7 @@ export class AuthGuard implements CanActivate {
   }
 
   /**
-   * Public SDK routes: a project API key, or a personal key plus `project_id` (CONTRACT §2).
+   * Public SDK routes: a project API key, or a personal key plus `project_id`.
    * The token cache keeps this off the database on the hot paths.
    */
   private async authenticateProjectKey(request: FastifyRequest, token: string | null, requirement: ProjectKeyRequirement): Promise<boolean> {

@@ -44,7 +44,7 @@ export function findPersonalApiKey(authorization: string | undefined, body: unkn
 }
 
 /**
- * The project token of a public request (CONTRACT §2): body `api_key`, `token`, `$token`, then
+ * The project token of a public request: body `api_key`, `token`, `$token`, then
  * `properties.token`, then query `token` / `api_key`. For array and `{batch}` bodies the first
  * event that carries one decides.
  */

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-/** 43 base62 characters carry 256 bits of entropy (CONTRACT §2). */
+/** 43 base62 characters carry 256 bits of entropy. */
 const KEY_BODY_LENGTH = 43;
 
 /** Uniform random base62 string: bytes ≥ 248 are rejected so no character is favoured. */

@@ -24,7 +24,7 @@ export function queryInteger(raw: unknown): number | null {
 
 /**
  * DRF LimitOffsetPagination semantics: an unparsable limit falls back to the default, limit is
- * capped at MAX_LIMIT (CONTRACT §3), a bad offset means 0.
+ * capped at MAX_LIMIT, a bad offset means 0.
  */
 export function parsePageRequest(query: Record<string, unknown> | undefined): PageRequest {
   const limit = queryInteger(query?.limit);

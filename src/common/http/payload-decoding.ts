@@ -197,7 +197,7 @@ function jsonDepthExceeds(value: unknown, limit: number): boolean {
 }
 
 /**
- * The decoding pipeline of PostHog's capture (reference/ingestion-decide.md §2.2): locate the payload,
+ * The decoding pipeline of PostHog's capture: locate the payload,
  * unwrap base64, gunzip (by hint, header or magic bytes) or lz64 (by hint), UTF-8, JSON.
  */
 export async function decodePayload(request: RawPayloadRequest, options: DecodeOptions): Promise<DecodedPayload> {

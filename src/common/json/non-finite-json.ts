@@ -3,8 +3,8 @@ const NON_FINITE = ['-Infinity', 'Infinity', 'NaN'];
 
 /**
  * posthog-python serialises with Python's `json`, which writes `NaN`, `Infinity` and `-Infinity` for
- * such floats; PostHog's capture and flags services read each as null (reference/ingestion-decide.md
- * §2.2). This rewrites those tokens outside strings to `null` and returns the new text, or null when
+ * such floats; PostHog's capture and flags services read each as null.
+ * This rewrites those tokens outside strings to `null` and returns the new text, or null when
  * the text holds none, so that the caller reports its original parse error. Only called once
  * `JSON.parse` has failed, so valid JSON never pays for the scan.
  */

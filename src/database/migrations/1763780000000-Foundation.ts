@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Organizations, projects, users, memberships and personal API keys (CONTRACT §2). */
+/** Organizations, projects, users, memberships and personal API keys. */
 export class Foundation1763780000000 implements MigrationInterface {
   name = 'Foundation1763780000000';
 

@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * What flag evaluation reads besides flags: static cohort members, the cohort fields the cohorts API
- * serves, and the hash-key overrides of `ensure_experience_continuity` (reference/flags.md §4).
+ * serves, and the hash-key overrides of `ensure_experience_continuity`.
  */
 export class Evaluation1763780400000 implements MigrationInterface {
   name = 'Evaluation1763780400000';

@@ -1,7 +1,7 @@
 import { isJsonObject } from '../../common/json/json-object';
 import { parseId } from '../../common/validation/patterns';
 
-/** Leaf filter types that need events, which flags cannot evaluate (reference/flags.md §3.1, §5.4). */
+/** Leaf filter types that need events, which flags cannot evaluate. */
 const BEHAVIOURAL_TYPES = new Set(['behavioral', 'event']);
 
 function leavesOf(node: unknown): Array<Record<string, unknown>> {

@@ -22,8 +22,7 @@ function field(body: Record<string, unknown>, ...names: string[]): unknown {
 }
 
 function distinctIdOf(body: Record<string, unknown>): string {
-  // Cleaned and cut to 200 characters as ingestion stores it (PostHog truncates too, reference/ingestion-decide.md
-  // §5.1), so the person it names is found.
+  // Cleaned and cut to 200 characters as ingestion stores it (PostHog truncates too), so the person it names is found.
   const id = scalarDistinctId(field(body, 'distinct_id', '$distinct_id'));
   if (id === null) throw missingDistinctId();
   return id;
@@ -39,7 +38,7 @@ function objectField(body: Record<string, unknown>, attr: string, ...names: stri
 /**
  * `{type: key}`: keys are strings (numbers are stringified, as group identify does). Any other key
  * (null, a boolean, a list, an object) names no group, as in PostHog's flags service: that group's
- * flags answer `no_group_type` and every other flag is still evaluated (reference/flags.md §2.1).
+ * flags answer `no_group_type` and every other flag is still evaluated.
  * So does a key longer than any value evaluation compares (each group flag hashes its key).
  */
 function groupsOf(body: Record<string, unknown>): Record<string, string> {

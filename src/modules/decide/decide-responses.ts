@@ -5,7 +5,7 @@ import { buildRemoteConfig } from '../remote-config/remote-config';
 import type { FlagEvaluation, MatchReason } from './engine/evaluate';
 import type { EvaluatedFlag } from './flag-evaluation.service';
 
-/** The reply shapes of reference/ingestion-decide.md §5.2. */
+/** The reply shapes of `/decide/` v1–v4 and `/flags/` v1–v2, as PostHog's flags service and its Django decide sent them. */
 export type ReplyShape = 'decide-v1' | 'decide-v2' | 'legacy' | 'detailed';
 
 export interface ReplyFormat {
@@ -112,7 +112,7 @@ function flagsBody(shape: ReplyShape, outcome: FlagsOutcome): Record<string, unk
   }
 }
 
-/** The config block of decide (CONTRACT §6), flattened into the reply beside the flags. */
+/** The config block of decide, flattened into the reply beside the flags. */
 export function decideConfig(token: string): Record<string, unknown> {
   const { token: _token, hasFeatureFlags: _flags, ...shared } = buildRemoteConfig(token, true);
   return { config: { enable_collect_everything: true }, editorParams: {}, toolbarParams: {}, isAuthenticated: false, ...shared };

@@ -89,7 +89,7 @@ export class EvaluationContextRepository {
 
   /**
    * Overrides of the persons owning `distinctIds`; where two persons have one for the same flag, the
-   * person of the first distinct id wins (reference/flags.md §4).
+   * person of the first distinct id wins.
    */
   async hashKeyOverrides(projectId: number, distinctIds: string[]): Promise<Map<string, string>> {
     const rows: Array<{ feature_flag_key: string; hash_key: string; distinct_id: string }> = await this.dataSource.query(

@@ -42,7 +42,7 @@ function groupTypeIndexOf(raw: unknown): number | null {
 }
 
 /**
- * The body of `user_blast_radius` (reference/flags.md §5.9). The rollout is ignored, as in PostHog:
+ * The body of `user_blast_radius`. The rollout is ignored, as in PostHog:
  * the caller applies it. In group mode every property must name the requested group type.
  */
 export function parseBlastRadiusRequest(body: unknown): BlastRadiusRequest {

@@ -19,7 +19,7 @@ export interface EvaluationReason {
   evaluation: { reason: MatchReason | 'disabled'; condition_index: number | null };
 }
 
-/** The evaluation-backed management endpoints (reference/flags.md §5.7–§5.9). */
+/** The evaluation-backed management endpoints: my_flags, evaluation_reasons, user_blast_radius. */
 @Injectable()
 export class FlagInsightsService {
   constructor(

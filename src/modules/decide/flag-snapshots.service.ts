@@ -8,7 +8,7 @@ import { buildSnapshot, FlagSnapshot } from './flag-snapshot';
 /**
  * How often each process asks for the `flags_version` of the projects it holds. Every flag, cohort
  * and group-type write bumps that version in its own transaction, so a change reaches every API
- * process within one interval plus one reload (CONTRACT §7: within 1 s).
+ * process within one interval plus one reload: within a second.
  */
 export const SNAPSHOT_POLL_MS = 250;
 /** A project nobody evaluated for this long is dropped from memory. */

@@ -10,7 +10,7 @@ import { LocalEvaluationService } from './local-evaluation.service';
 const READ = 'feature_flag:read';
 
 /**
- * What posthog-node and posthog-python poll for local evaluation (reference/ingestion-decide.md §6),
+ * What posthog-node and posthog-python poll for local evaluation,
  * on the current path and the two older ones. ETag/304 saves resending unchanged definitions.
  */
 @ApiTags('feature_flags')

@@ -13,7 +13,7 @@ export interface DefinitionsDocument {
 
 /**
  * posthog-node evaluates a dependency by key and needs the order to evaluate the chain in:
- * every transitive dependency first, the dependency itself last (reference/flags.md §1.3).
+ * every transitive dependency first, the dependency itself last.
  */
 function dependencyChain(snapshot: FlagSnapshot, flagId: number): string[] {
   const chain: string[] = [];
@@ -58,7 +58,7 @@ function servedForSdk(snapshot: FlagSnapshot, filters: FlagFilters): FlagFilters
   return rewritten;
 }
 
-/** PostHog's MinimalFeatureFlag (reference/flags.md §5.7, §5.10). */
+/** PostHog's MinimalFeatureFlag. */
 export function minimalFlagJson(snapshot: FlagSnapshot, flag: SnapshotFlag, filters: FlagFilters = flag.filters) {
   return {
     id: flag.id,

@@ -3,7 +3,7 @@ import type { DefinitionRow } from './event-definition-queries.repository';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
-/** PostHog's enterprise event definition serializer, every field available (CONTRACT §8). */
+/** PostHog's enterprise event definition serializer, every field available: nothing is paywalled when self-hosted. */
 export function eventDefinitionJson(row: DefinitionRow): EventDefinitionDto {
   return {
     id: row.id,

@@ -92,7 +92,7 @@ export function parseIncludePerson(raw: unknown): boolean {
 
 /**
  * `after`, `before`, `before_id`, `after_id`, `distinct_id`, `event`, `person_id`, `properties`,
- * `action_id`, `orderBy` (reference/management-api.md §5.1).
+ * `action_id`, `orderBy`.
  */
 export function parseEventListFilters(query: Record<string, unknown>, now = new Date()): EventListFilters {
   const order = parseOrderBy(queryText(query.orderBy));

@@ -174,8 +174,8 @@ function nodeSql(node: PropertyNode, ctx: FilterSqlContext, p: SqlParams, visiti
 
 /**
  * PostHog property filters as one SQL condition over jsonb columns, with every key and value bound
- * in `params`, after the query's own. Semantics follow the flag matcher (reference/flags.md §3,
- * "current server"); unsupported types and operators throw PropertyFilterError.
+ * in `params`, after the query's own. Semantics follow the flag matcher (PostHog's flags service);
+ * unsupported types and operators throw PropertyFilterError.
  */
 export function propertyFiltersToSql(node: PropertyNode | null, ctx: FilterSqlContext, params: SqlParams): string {
   return node ? nodeSql(node, ctx, params, new Set()) : TRUE;

@@ -3,7 +3,7 @@ import type { FeatureFlagDto } from './dto/feature-flag.dto';
 import type { FeatureFlagEntity } from './feature-flag.entity';
 import { isSimpleFlag, servedFilters, simpleRolloutPercentage } from './flag-filters';
 
-/** The full FeatureFlag serializer; `canEdit` is computed per caller (reference/flags.md §6.3). */
+/** The full FeatureFlag serializer; `canEdit` is computed per caller. */
 export function featureFlagJson(flag: FeatureFlagEntity, canEdit: boolean): FeatureFlagDto {
   const filters = servedFilters(flag.filters);
   return {

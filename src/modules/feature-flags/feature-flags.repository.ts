@@ -4,7 +4,7 @@ import { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import { FeatureFlagEntity } from './feature-flag.entity';
 import { likePattern } from '../../database/like-pattern';
 
-/** The list filters of PostHog's API-24 `_filter_request` (reference/flags.md §5.1). */
+/** The list filters of PostHog's API-24 `_filter_request` (posthog/api/feature_flag.py). */
 export interface FlagListFilters {
   active?: boolean;
   createdById?: number;

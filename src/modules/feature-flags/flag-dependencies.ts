@@ -28,7 +28,7 @@ function invalid(detail: string): ApiError {
 
 /**
  * Dependencies must be other live flags of the project and must not form a cycle
- * (reference/flags.md §3.2). `self` is the flag being written (id null while it is created).
+ * `self` is the flag being written (id null while it is created).
  */
 export function checkDependencies(self: Omit<FlagNode, 'id'> & { id: number | null }, referenced: number[], live: FlagNode[]): void {
   const byId = new Map(live.map((flag) => [flag.id, flag]));

@@ -26,7 +26,7 @@ function invalid(detail: string, code = 'invalid_input'): ApiError {
 }
 
 /**
- * The rules of reference/flags.md §5.4, in PostHog's order, on the served form of `filters`.
+ * PostHog's validation of `filters` (posthog/api/feature_flag.py), in its order, on the served form of `filters`.
  * Throws the first broken rule as a 400 with attr `filters`; returns what must exist.
  */
 export function validateFlagFilters(stored: Record<string, unknown>): FilterReferences {
@@ -182,7 +182,7 @@ function collectCohort(property: PropertyFilter, references: FilterReferences): 
   references.cohortIds.push(id);
 }
 
-/** Flag dependencies name the other flag by id and compare with `flag_evaluates_to` (reference/flags.md §3.2). */
+/** Flag dependencies name the other flag by id and compare with `flag_evaluates_to`. */
 function collectFlag(property: PropertyFilter, operator: string, references: FilterReferences): void {
   const id = parseId(property.key);
   if (id === null) throw invalid(`Flag dependency key must be a flag id, got ${pythonRepr(property.key)}`);

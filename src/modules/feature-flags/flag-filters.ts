@@ -1,6 +1,6 @@
 import { isJsonObject } from '../../common/json/json-object';
 
-/** `{key, value, operator?, type, group_type_index?, negation?}` (reference/flags.md §1.3). */
+/** `{key, value, operator?, type, group_type_index?, negation?}`. */
 export interface PropertyFilter {
   key: string;
   value?: unknown;

@@ -1,6 +1,6 @@
 import { MembershipLevel } from '../organizations/organization-membership.entity';
 
-/** Feature-flag access levels of roles and of the organization (reference/flags.md §6.1). */
+/** Feature-flag access levels of roles and of the organization: view 21, edit 37, as PostHog's role-based access. */
 export enum FlagAccessLevel {
   CanOnlyView = 21,
   CanAlwaysEdit = 37,

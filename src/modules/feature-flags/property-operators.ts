@@ -1,4 +1,4 @@
-/** Every operator a flag condition may use: the "current server" column of reference/flags.md §3. */
+/** Every operator a flag condition may use: those PostHog's flags service evaluates (rust/feature-flags, property_matching.rs). */
 export const PROPERTY_OPERATORS = [
   'exact', 'is_not', 'is_set', 'is_not_set', 'icontains', 'not_icontains', 'regex', 'not_regex',
   'gt', 'gte', 'lt', 'lte', 'is_date_exact', 'is_date_before', 'is_date_after',

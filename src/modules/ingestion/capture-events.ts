@@ -17,7 +17,7 @@ export interface CaptureEnvelope {
 }
 
 /**
- * The four body shapes of PostHog's v0 capture (reference/ingestion-decide.md §2.1): an array of
+ * The four body shapes of PostHog's v0 capture: an array of
  * events, `{api_key, batch, sent_at}`, a single event, and on `/engage` an event-less object that
  * becomes `$identify`.
  */

@@ -9,7 +9,7 @@ import { CaptureService } from './capture.service';
 import { MAX_EVENT_BYTES } from './event-normalization';
 import { CaptureReplyDto } from './dto/capture.dto';
 
-/** Every path the PostHog SDKs send events to (reference/ingestion-decide.md §1.1). */
+/** Every path the PostHog SDKs send events to. */
 const CAPTURE_PATHS = ['capture', 'batch', 'e', 'i/v0/e', 'track', 'engage'];
 /** Property strings of a large payload from this length on stay off the event loop's heap until the job is written. */
 const HOLD_STRINGS_ABOVE = 64 * 1024;

@@ -60,7 +60,7 @@ export class CaptureService {
     const outcome: CaptureOutcome = { dropped: new Map() };
     let accepted = 0;
     for (const [index, raw] of envelope.items.entries()) {
-      // PostHog's capture removes these without a trace (reference/ingestion-decide.md §2.6).
+      // PostHog's capture removes these without a trace.
       if (isPerformanceEvent(raw)) {
         outcome.dropped.set(index, 'dropped_performance_event');
         continue;

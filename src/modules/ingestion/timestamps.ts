@@ -55,7 +55,7 @@ export function parseSentAt(bodySentAt: unknown, querySentAt: unknown): number |
 }
 
 /**
- * Event time with clock-skew correction (reference/ingestion-decide.md §2.4): start from `now`; a
+ * Event time with clock-skew correction, as PostHog's plugin-server computes it (timestamps.ts): start from `now`; a
  * parseable timestamp is shifted by the client's skew (now − sent_at); `offset` overrides both;
  * more than 23 h ahead becomes now; outside years 0–9999 becomes the epoch.
  */

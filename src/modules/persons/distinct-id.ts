@@ -1,7 +1,7 @@
 import { cleanString } from '../../common/json/clean-text';
 import { scalarText } from '../../common/json/json-object';
 
-/** PostHog cuts longer distinct ids (reference/ingestion-decide.md §5.1). */
+/** PostHog cuts longer distinct ids at 200 characters. */
 export const MAX_DISTINCT_ID_LENGTH = 200;
 
 /**

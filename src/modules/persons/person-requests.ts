@@ -19,7 +19,7 @@ export function filterError(error: unknown): never {
   throw error;
 }
 
-/** `distinct_id`, `email`, `search`, `properties` of `GET persons/` (reference/management-api.md §4.2). */
+/** `distinct_id`, `email`, `search`, `properties` of `GET persons/`. */
 export function parsePersonListFilters(query: Record<string, unknown>): PersonListFilters {
   const search = queryText(query.search)?.trim();
   let properties: PropertyNode | null = null;

@@ -2,7 +2,7 @@ import { setOwn } from '../../common/json/clean-text';
 import { isJsonObject, JsonObject } from '../../common/json/json-object';
 import { scalarDistinctId } from './distinct-id';
 
-/** Ids PostHog refuses to merge on (reference/ingestion-decide.md §3): SDK placeholders, not people. */
+/** Ids PostHog refuses to merge on (plugin-server's person-state.ts): SDK placeholders, not people. */
 const ILLEGAL_CASE_INSENSITIVE = new Set([
   'anonymous', 'guest', 'distinctid', 'distinct_id', 'id', 'not_authenticated', 'email', 'undefined', 'true', 'false',
 ]);

@@ -53,7 +53,7 @@ export class PersonSession {
   }
 
   /**
-   * `otherId` joins the person of `distinctId` (reference/ingestion-decide.md §3): create one person
+   * `otherId` joins the person of `distinctId`: create one person
    * for both, attach the id that has none, or merge two persons — unless the other one is already
    * identified (only `$merge_dangerously` may). Returns the person of `distinctId`.
    */

@@ -22,7 +22,7 @@ interface WriteContext {
 }
 
 /**
- * Person writes of the management API (CONTRACT §5). Each runs in one transaction with the person's
+ * Person writes of the management API. Each runs in one transaction with the person's
  * row locked, so it never interleaves with ingestion's updates of the same person; flag evaluation
  * reads `person.properties`, so a write is visible to `/decide/` as soon as it commits.
  */

@@ -23,7 +23,7 @@ function nonEmptyText(value: unknown): string | null {
   return typeof value === 'number' ? String(value) : null;
 }
 
-/** CONTRACT §5: the email property, else the name property, else the first distinct id (else the id). */
+/** A person's name: the email property, else the name property, else the first distinct id (else the id). */
 export function personName(person: Pick<PersonView, 'id' | 'properties'>, distinctIds: string[]): string {
   return nonEmptyText(person.properties.email) ?? nonEmptyText(person.properties.name) ?? distinctIds[0] ?? String(person.id);
 }

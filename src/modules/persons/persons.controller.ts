@@ -14,7 +14,7 @@ import { PersonWritesService } from './person-writes.service';
 
 const PROJECT = { projectParam: 'project_id' };
 
-/** Persons: list (JSON or CSV), create, retrieve, PATCH, DELETE (CONTRACT §5). */
+/** Persons: list (JSON or CSV), create, retrieve, PATCH, DELETE. */
 @ApiTags('persons')
 @ApiBearerAuth()
 @Controller('api/projects/:project_id')

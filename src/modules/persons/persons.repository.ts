@@ -79,7 +79,7 @@ export class PersonsRepository {
 
   /**
    * A merge keeps the experience-continuity hash keys of both persons; where both had one for a flag,
-   * the target's stays (the first override written wins, reference/flags.md §4).
+   * the target's stays (the first override written wins).
    */
   async moveHashKeyOverrides(em: EntityManager, projectId: number, fromPersonId: number, toPersonId: number): Promise<void> {
     await em.query(

@@ -1,4 +1,4 @@
-/** What posthog-js reads from `/array/<token>/config` to configure itself (reference/ingestion-decide.md §5.2). */
+/** What posthog-js reads from `/array/<token>/config` to configure itself. */
 export interface RemoteConfig {
   token: string;
   supportedCompression: string[];

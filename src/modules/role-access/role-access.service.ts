@@ -17,7 +17,7 @@ interface FlagInContext {
   context: FlagEditContext;
 }
 
-/** Which roles may edit a view-only flag (reference/flags.md §6.4). */
+/** Which roles may edit a view-only flag. */
 @Injectable()
 export class RoleAccessService {
   constructor(

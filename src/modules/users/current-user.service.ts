@@ -12,7 +12,7 @@ import { ProjectsService } from '../projects/projects.service';
 import type { CurrentTeamDto, CurrentUserDto, OrganizationDto } from './dto/current-user.dto';
 import { UserEntity } from './user.entity';
 
-/** Builds `GET /api/users/@me/` (reference/management-api.md §7). */
+/** Builds `GET /api/users/@me/` in the shape of PostHog's UserSerializer. */
 @Injectable()
 export class CurrentUserService {
   constructor(
@@ -83,7 +83,7 @@ export class CurrentUserService {
       plugins_access_level: 0,
       teams: projects.map(teamBasicJson),
       projects: projects.map((p) => ({ id: p.id, organization_id: p.organizationId, name: p.name })),
-      // Self-hosted: every feature is available, nothing is paywalled (CONTRACT §8).
+      // Self-hosted: every feature is available, nothing is paywalled.
       available_product_features: [],
       is_member_join_email_enabled: false,
       metadata: { instance_tag: 'none' },

@@ -38,7 +38,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * Whether a person with `properties` is in cohort `cohortId`. Unknown or deleted cohort → false;
- * static → the membership set; dynamic → its property groups (reference/flags.md §3.1). A cycle of
+ * static → the membership set; dynamic → its property groups. A cycle of
  * cohort references or nesting deeper than 20 makes the whole answer false.
  */
 export function inCohort(cohortId: number, properties: Record<string, unknown>, context: CohortContext): boolean {

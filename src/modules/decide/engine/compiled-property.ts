@@ -29,7 +29,7 @@ const hasOwn = (properties: Record<string, unknown>, key: unknown) => Object.has
 const KNOWN = new Set(['exact', 'regex', ...NUMERIC_OPERATORS, ...TEXT_OPERATORS, ...Object.keys(NEGATED)]);
 
 /**
- * One person or group property condition ("current server" semantics, reference/flags.md §3), with
+ * One person or group property condition (the semantics of PostHog's flags service), with
  * the filter's side (candidates folded, numbers, versions and absolute dates parsed, the pattern
  * compiled) done here, once: snapshots compile each flag's conditions when they load. A missing key
  * fails positive operators and satisfies negated ones; a value too long to compare fails both.

@@ -116,8 +116,8 @@ function matched(flag: CompiledFlag, identifier: string, override: unknown, reas
 }
 
 /**
- * PostHog's `get_match` (reference/flags.md §2.3): super groups, then the first holdout, then the
- * condition sets in the order listed (CONTRACT §7); the first match wins.
+ * PostHog's `get_match` (posthog/models/feature_flag/flag_matching.py): super groups, then the first holdout, then the
+ * condition sets in the order listed, as SDK local evaluation does, so both agree; the first match wins.
  */
 export function evaluateCompiled(flag: CompiledFlag, subject: EvaluationSubject): FlagEvaluation {
   const target = targetOf(flag, subject);

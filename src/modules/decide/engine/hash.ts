@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 
-/** 2^60 - 1: the first 15 hex digits of SHA-1 are scaled into [0, 1] (reference/flags.md §2.1). */
+/** 2^60 - 1: the first 15 hex digits of SHA-1 are scaled into [0, 1], as PostHog's `_hash`. */
 const SCALE = 0xfffffffffffffff;
 
 /** PostHog's bucketing hash; bit-exact with the Python server, the Rust service and the SDKs. */

@@ -36,7 +36,7 @@ function release(core: [number, number, number]): Version {
   return { core, pre: [] };
 }
 
-/** The half-open range [lower, upper) of `~`, `^` and `*` (reference/flags.md §3). */
+/** The half-open range [lower, upper) of `~`, `^` and `*`, as PostHog's semver operators read them. */
 export function versionRange(operator: 'semver_tilde' | 'semver_caret' | 'semver_wildcard', raw: unknown): [Version, Version] | null {
   if (operator === 'semver_wildcard') return wildcardRange(raw);
   const lower = parseVersion(raw);

@@ -2,7 +2,7 @@ import type { FlagVariant } from '../../feature-flags/flag-filters';
 
 /**
  * The variant whose slice of [0, 1) holds the hash; slices follow the listed order. When the
- * percentages sum to less than 100 the remainder gets no variant (reference/flags.md §2.4).
+ * percentages sum to less than 100 the remainder gets no variant.
  */
 export function pickVariant(variants: readonly FlagVariant[], hash: number): string | null {
   let min = 0;

@@ -5,7 +5,7 @@ import { UserBasicDto } from '../../users/dto/user-basic.dto';
 export class EventDefinitionDto {
   id: string;
   name: string;
-  /** The owner's user id (SPEC.md types it as an integer). */
+  /** The owner's user id (PostHog's API types it as an integer). */
   owner: number | null;
   description: string;
   tags: string[];

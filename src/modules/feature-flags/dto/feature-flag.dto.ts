@@ -2,14 +2,14 @@ import { Allow, IsArray, IsBoolean, IsDefined, IsInt, IsISO8601, IsNotEmpty, IsO
 import { OptionalNonNull } from '../../../common/validation/validators';
 import { UserBasicDto } from '../../users/dto/user-basic.dto';
 
-/** Fields both create and update accept (SPEC.md's writable fields, plus `tags`). */
+/** Fields both create and update accept (PostHog's writable fields, plus `tags`). */
 class FeatureFlagWritableFields {
   /** The flag's description; PostHog keeps the historical field name. */
   @OptionalNonNull()
   @IsString()
   name?: string;
 
-  /** Condition sets, variants, payloads, group aggregation (reference/flags.md §1.2). */
+  /** Condition sets, variants, payloads, group aggregation. */
   @OptionalNonNull()
   @IsObject()
   filters?: Record<string, unknown>;
