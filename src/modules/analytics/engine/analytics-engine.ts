@@ -1,0 +1,27 @@
+import type { ChSql } from './ch-sql';
+
+/** Per-query limits: every analytic read carries them, so no insight runs unbounded or starves ingestion. */
+export interface QueryLimits {
+  timeoutMs: number;
+  maxThreads: number;
+  maxMemoryBytes: number;
+}
+
+/**
+ * The one door to ClickHouse, whatever runs it: the embedded engine (chdb, in this process) or a server
+ * or cluster (`CLICKHOUSE_URL`, through @clickhouse/client). Insights, the copy and the schema
+ * migrations speak only to this interface and send the same SQL to either.
+ */
+export interface AnalyticsEngine {
+  /** `embedded` (chdb), `server` (CLICKHOUSE_URL), or `unavailable` (every call answers 503). */
+  readonly kind: 'embedded' | 'server' | 'unavailable';
+  /** Rows of a SELECT as objects (JSONEachRow), with the analytic query limits applied. */
+  query<R = Record<string, unknown>>(sql: ChSql): Promise<R[]>;
+  /** A statement without rows (DDL, DELETE, INSERT … SELECT), without the analytic limits. */
+  command(sql: ChSql | string): Promise<void>;
+  /** Rows appended to a table; resolves once they are readable (synchronous insert). */
+  insert(table: string, rows: ReadonlyArray<Record<string, unknown>>): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const ANALYTICS_ENGINE = Symbol('ANALYTICS_ENGINE');
