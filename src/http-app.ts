@@ -2,7 +2,6 @@ import { HttpAdapterHost, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
-import { Counter } from 'prom-client';
 import type { Logger } from 'pino';
 import type { RuntimeOptions } from './app.module';
 import { AppModule } from './app.module';
@@ -20,9 +19,6 @@ import { PinoNestLogger } from './common/logging/logger';
 import { completeOpenApiDocument } from './common/openapi/complete-document';
 import { createValidationPipe } from './common/validation/validation.pipe';
 import { MetricsService } from './modules/metrics/metrics.service';
-import { registerAnalyticsForwarding } from './modules/analytics/thread/analytics-forwarding';
-import { AnalyticsThread } from './modules/analytics/thread/analytics-thread';
-import { ColumnarStore } from './modules/analytics/columnar/columnar-store.service';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 /** Where swagger-ui is served: the interactive docs beside the OpenAPI document. */
@@ -36,8 +32,6 @@ declare module 'fastify' {
 }
 
 export interface HttpAppOptions {
-  /** False in the analytics thread, which builds the same application (it is that thread). */
-  analyticsThread?: boolean;
   /** The compiled large-payload thread, for applications run from sources (tests); beside this file by default. */
   largePayloadScript?: string;
 }
@@ -95,7 +89,6 @@ export async function createHttpApp(runtime: RuntimeOptions, logger: Logger, opt
   app.useGlobalGuards(new ShadowedRouteGuard(routes));
   app.useGlobalPipes(createValidationPipe());
   instrument(app, app.get(MetricsService));
-  if (options.analyticsThread !== false && config.analytics.thread) startAnalyticsThread(app, runtime, logger);
   mountOpenApi(app, config.version);
   await app.init();
   return app;
@@ -115,19 +108,6 @@ function instrument(app: NestFastifyApplication, metrics: MetricsService): void 
     );
     done();
   });
-}
-
-/** Insights are computed on their own thread when the build has its script (see AnalyticsThread). */
-function startAnalyticsThread(app: NestFastifyApplication, runtime: RuntimeOptions, logger: Logger): void {
-  const thread = AnalyticsThread.create({ databaseUrl: runtime.databaseUrl }, logger);
-  if (!thread) return;
-  const fastify = app.getHttpAdapter().getInstance();
-  const metrics = app.get(MetricsService);
-  const forwarded = new Counter({ name: 'analytics_thread_requests_total', help: 'Requests answered by the analytics thread', registers: [metrics.registry] });
-  registerAnalyticsForwarding(fastify, thread, runtime.config.http.maxBodyBytes, () => forwarded.inc());
-  metrics.addSource(() => thread.metrics());
-  app.get(ColumnarStore).handOver();
-  fastify.addHook('onClose', async () => thread.close());
 }
 
 /** OpenAPI JSON at /api/schema/ and the interactive docs at /api/docs/. */

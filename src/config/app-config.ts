@@ -41,24 +41,16 @@ export interface AppConfig {
     maxBodyBytes: number;
   };
   analytics: {
-    /** Connections of the analytics pool, apart from ingestion's and evaluation's. */
-    poolSize: number;
     /** Server-side statement timeout of every analytic query. */
     queryTimeoutMs: number;
     /** How long a computed insight is served from the cache (0: never cached). */
     cacheTtlSeconds: number;
-    /** PostgreSQL parallel workers one analytic query may use (0: its own process only; 2 is PostgreSQL's default). */
-    parallelWorkers: number;
-    /** Insights are computed on a thread beside the one that serves HTTP (when the build has its script). */
-    thread: boolean;
-    /** In-memory column copies of each project's events that insights scan instead of PostgreSQL. */
-    columnar: {
-      enabled: boolean;
-      /** Events held in all copies of this process together; a project that would go past it is read from PostgreSQL. */
-      maxEvents: number;
-      /** How long a project's first insight waits for its copy to load before PostgreSQL answers it. */
-      waitMs: number;
-    };
+    /** How often the ClickHouse copy is refreshed from PostgreSQL when no insight asks (0: only when one asks). */
+    copyIntervalMs: number;
+    /** How long an insight waits for a running rebuild of the copy before answering 503. */
+    copyWaitMs: number;
+    /** Statement timeout of the copy's PostgreSQL reads (a rebuild reads every event in one statement). */
+    copyTimeoutMs: number;
   };
   management: {
     /**
@@ -200,16 +192,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     // SDKs send a few kilobytes; every byte is parsed and read on the event loop (see FLAGS_MAX_BODY_BYTES in the docs).
     flags: { maxBodyBytes: readInt(env, 'FLAGS_MAX_BODY_BYTES', 64 * 1024, 1024, 1024 * 1024 * 1024) },
     analytics: {
-      poolSize: readInt(env, 'ANALYTICS_POOL_SIZE', 3, 1, 50),
       queryTimeoutMs: readInt(env, 'ANALYTICS_QUERY_TIMEOUT_MS', 30_000, 100, 3_600_000),
       cacheTtlSeconds: readInt(env, 'ANALYTICS_CACHE_TTL_SECONDS', 300, 0, 86_400),
-      parallelWorkers: readInt(env, 'ANALYTICS_PARALLEL_WORKERS', 2, 0, 64),
-      thread: readEnum(env, 'ANALYTICS_THREAD', ['on', 'off'] as const, 'on') === 'on',
-      columnar: {
-        enabled: readEnum(env, 'ANALYTICS_COLUMNAR', ['on', 'off'] as const, 'on') === 'on',
-        maxEvents: readInt(env, 'ANALYTICS_COLUMNAR_MAX_EVENTS', 50_000_000, 0, 2_000_000_000),
-        waitMs: readInt(env, 'ANALYTICS_COLUMNAR_WAIT_MS', 2_000, 0, 600_000),
-      },
+      copyIntervalMs: readInt(env, 'ANALYTICS_COPY_INTERVAL_MS', 1_000, 0, 3_600_000),
+      copyWaitMs: readInt(env, 'ANALYTICS_COPY_WAIT_MS', 5_000, 0, 600_000),
+      copyTimeoutMs: readInt(env, 'ANALYTICS_COPY_TIMEOUT_MS', 3_600_000, 1_000, 86_400_000),
     },
     management: {
       // At most 25 s: the main pool's client gives up on any query after 30 s (database/data-source.ts) without

@@ -1,3 +1,6 @@
+import { readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import IORedis from 'ioredis';
 import { Client } from 'pg';
 import { runId, TEST_POSTGRES_URL, TEST_REDIS_URL } from './test-env';
@@ -40,9 +43,16 @@ async function deleteRunQueues(): Promise<void> {
 }
 
 /** Drops every database and queue this run made. */
+/** The test processes' embedded ClickHouse directories (see testDataDir). */
+function removeDataDirs(): void {
+  const prefix = `hogbase-t${runId()}-`;
+  for (const name of readdirSync(tmpdir())) if (name.startsWith(prefix)) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+}
+
 export default async function globalTeardown(): Promise<void> {
   if (!process.env.HOGBASE_TEST_RUN) return;
   await dropDatabases();
   await deleteRunQueues();
+  removeDataDirs();
   delete process.env.HOGBASE_TEST_RUN;
 }

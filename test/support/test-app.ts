@@ -13,7 +13,7 @@ import { createHttpApp } from '../../src/http-app';
 import { BootstrapKeys, ProvisioningService } from '../../src/modules/provisioning/provisioning.service';
 import { configureQueueConnection } from '../../src/queues/queue-connection';
 import { HttpClient } from './http-client';
-import { databaseUrl, LARGE_PAYLOAD_SCRIPT, runId, TEST_POSTGRES_URL, TEST_REDIS_URL, templateDatabaseName } from './test-env';
+import { clickHouseDatabase, databaseUrl, LARGE_PAYLOAD_SCRIPT, runId, TEST_POSTGRES_URL, TEST_REDIS_URL, templateDatabaseName, testDataDir } from './test-env';
 
 export interface TestApp {
   app: NestFastifyApplication;
@@ -67,6 +67,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     QUEUE_PREFIX: prefix,
     LOG_LEVEL: 'silent',
     ROLE: 'api',
+    DATA_DIR: testDataDir(),
+    CLICKHOUSE_DATABASE: clickHouseDatabase(url),
     ...options.env,
   });
   const logger = options.logs ? createRootLogger('info', logSink(options.logs)) : createRootLogger('silent');
@@ -118,7 +120,10 @@ async function listeningApi(config: ReturnType<typeof loadConfig>, url: string, 
 
 /** Another API on the same database and queues with some settings changed (in this process), and its HTTP client. */
 export async function startExtraApi(t: TestApp, env: Record<string, string>): Promise<{ app: NestFastifyApplication; http: HttpClient; baseUrl: string; close(): Promise<void> }> {
-  const config = loadConfig({ DATABASE_URL: t.databaseUrl, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: t.runtime.config.queue.prefix, LOG_LEVEL: 'silent', ROLE: 'api', ...env });
+  const config = loadConfig({
+    DATABASE_URL: t.databaseUrl, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: t.runtime.config.queue.prefix, LOG_LEVEL: 'silent', ROLE: 'api',
+    DATA_DIR: testDataDir(), CLICKHOUSE_DATABASE: clickHouseDatabase(t.databaseUrl), ...env,
+  });
   const { app, baseUrl } = await listeningApi(config, t.databaseUrl, createRootLogger('silent'));
   return { app, baseUrl, http: new HttpClient(baseUrl, t.keys.personalApiKey), close: () => app.close() };
 }

@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 
@@ -42,4 +43,18 @@ export async function createEmptyDatabase(suffix: string): Promise<string> {
     await admin.end();
   }
   return databaseUrl(name);
+}
+
+/**
+ * The embedded ClickHouse engine allows one data directory per process and one process per directory:
+ * each test process (a jest worker) gets its own, and each app in it its own ClickHouse database
+ * (`clickHouseDatabase`), as each gets its own PostgreSQL database.
+ */
+export function testDataDir(): string {
+  return join(tmpdir(), `hogbase-t${runId()}-${process.pid}`);
+}
+
+/** The ClickHouse database of an app on the PostgreSQL database at `url` (same name). */
+export function clickHouseDatabase(url: string): string {
+  return new URL(url).pathname.slice(1);
 }

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { PersonsModule } from '../persons/persons.module';
 import { ActorSequencesService } from './actor-sequences.service';
 import { AnalyticsRepository } from './analytics.repository';
-import { ColumnarStore } from './columnar/columnar-store.service';
+import { AnalyticsCopy } from './copy/analytics-copy.service';
 import { FunnelCorrelationService } from './funnel-correlation.service';
 import { FunnelsService } from './funnels.service';
 import { InsightActorsService } from './insight-actors.service';
@@ -20,12 +20,13 @@ import { TrendsService } from './trends.service';
 
 /**
  * Analytics: one insight query model with three doors (legacy filters, persons endpoints, the query API),
- * pure SQL builders per insight kind, one read-only repository on its own pool, presenters per door.
+ * pure ClickHouse SQL builders per insight kind, one repository over the engine (embedded chdb or a
+ * ClickHouse server), the copy that keeps ClickHouse equal to PostgreSQL, presenters per door.
  */
 @Module({
   imports: [PersonsModule],
   controllers: [InsightsController, InsightPersonsController, QueryController],
-  providers: [AnalyticsRepository, ColumnarStore, ActorSequencesService, InsightCache, TrendsService, StickinessLifecycleService, FunnelsService, FunnelCorrelationService, RetentionService, PathsService, InsightActorsService, InsightsService, LegacyInsightsService, QueryService],
+  providers: [AnalyticsRepository, AnalyticsCopy, ActorSequencesService, InsightCache, TrendsService, StickinessLifecycleService, FunnelsService, FunnelCorrelationService, RetentionService, PathsService, InsightActorsService, InsightsService, LegacyInsightsService, QueryService],
   exports: [InsightsService],
 })
 export class AnalyticsModule {}

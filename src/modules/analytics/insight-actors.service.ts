@@ -2,10 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../common/errors/api-error';
 import { PersonQueriesService } from '../persons/person-queries.service';
 import { ActorRow, AnalyticsRepository } from './analytics.repository';
-import { lifecycleActors, stickinessActors } from './columnar/columnar-lifecycle';
-import { ColumnarStore } from './columnar/columnar-store.service';
-import { columnarActivity, columnarTrends, personBreakdownKey } from './columnar/columnar-support';
-import { trendActors } from './columnar/columnar-trends';
 import { ACTIVE_USER_DAYS, ActorsSelection, DateRange, InsightQuery, Series } from './model/insight-query';
 import type { ActorPage } from './model/insight-result';
 import { serializedGroup, serializedPerson, SerializedActor } from './presenters/actor.presenter';
@@ -20,14 +16,13 @@ export class InsightActorsService {
   constructor(
     private readonly repository: AnalyticsRepository,
     private readonly persons: PersonQueriesService,
-    private readonly store: ColumnarStore,
   ) {}
 
   async page(query: InsightQuery, selection: ActorsSelection, ctx: SqlContext): Promise<ActorPage> {
     const series = query.series[selection.seriesIndex];
     if (!series) throw ApiError.validation('An entity must be provided to pick the series: entity_id (and entity_math or entity_order).', 'entity_id');
     const kind = actorKindOf(query, series);
-    const rows = (selection.search ? undefined : await this.columnarPage(query, series, selection, ctx)) ?? (await this.sqlPage(query, series, selection, ctx));
+    const rows = await this.sqlPage(query, series, selection, ctx);
     return {
       actors: rows.map((row) => ({ id: row.actor, value: row.value })),
       full: rows.length >= selection.limit,
@@ -47,20 +42,6 @@ export class InsightActorsService {
     }
     const range = activeWindow(series, selection.range);
     return this.repository.actors(trendActorsSql(query, series, range, sliceOf(query, selection), selection.search, ctx, page));
-  }
-
-  /** One page from the in-memory columns, or undefined when PostgreSQL must answer (search reads person properties). */
-  private async columnarPage(query: InsightQuery, series: Series, selection: ActorsSelection, ctx: SqlContext): Promise<ActorRow[] | undefined> {
-    const page = { limit: selection.limit, offset: selection.offset };
-    if (query.kind === 'stickiness' || query.kind === 'lifecycle') {
-      const lifecycle = selection.lifecycle;
-      if (!columnarActivity(query, ctx) || (query.kind === 'lifecycle' && !lifecycle)) return undefined;
-      return this.store.read(ctx.projectId, { created: query.kind === 'lifecycle' }, async ({ columns, created }) => {
-        if (!lifecycle || query.kind === 'stickiness') return stickinessActors(columns, { ...query, range: selection.range }, series, selection.stickinessDays ?? 1, page);
-        return lifecycleActors(columns, query, series, created ?? [], lifecycle.status, lifecycle.target, page);
-      });
-    }
-    return this.store.readIf(columnarTrends(query, ctx), ctx.projectId, { property: personBreakdownKey(query) }, ({ columns, property }) => trendActors(columns, series, selection.range, sliceOf(query, selection), property, page));
   }
 
   /** The page's actors as PostHog serializes them; actors deleted since are left out (`missing_persons`). */

@@ -23,6 +23,7 @@ import { parseRetentionFilter } from './parsers/retention-filter.parser';
 import { PathsService } from './paths.service';
 import type { SerializedActor } from './presenters/actor.presenter';
 import { RetentionLine, RetentionService } from './retention.service';
+import { AnalyticsCopy } from './copy/analytics-copy.service';
 import type { SqlContext } from './sql/event-scope.sql';
 import { StickinessLifecycleService } from './stickiness-lifecycle.service';
 import { TrendsService } from './trends.service';
@@ -54,11 +55,12 @@ export class InsightsService {
     private readonly retention: RetentionService,
     private readonly paths: PathsService,
     private readonly cache: InsightCache,
+    private readonly copy: AnalyticsCopy,
   ) {}
 
   /** What parsing needs of the project; the earliest event is read only for `date_from=all`. */
   async parseContext(project: ProjectEntity, dateFrom: string | null): Promise<ParseContext> {
-    const earliest = dateFrom === 'all' ? await this.repository.earliestEventTime(project.id) : null;
+    const earliest = dateFrom === 'all' ? await this.copy.current().then(() => this.repository.earliestEventTime(project.id)) : null;
     return { timezone: project.timezone, weekStartDay: 0, now: DateTime.now(), earliest: () => earliest };
   }
 
@@ -155,6 +157,8 @@ export class InsightsService {
   }
 
   private async sqlContext(project: ProjectEntity, query: InsightQuery): Promise<{ sql: SqlContext; cohortNames: Map<number, string> }> {
+    // Every write committed before the request is in the answer: the copy catches up first.
+    await this.copy.current();
     const testAccountFilters = query.filterTestAccounts ? propertyFilterValue(project.testAccountFilters, 'test_account_filters') : null;
     const [cohorts, groupTypes] = await Promise.all([
       usesCohorts(query, testAccountFilters) ? this.repository.liveCohorts(project.id) : Promise.resolve(new Map()),

@@ -4,9 +4,6 @@ import { AnalyticsRepository } from './analytics.repository';
 import { actorPage, byteOrder, sortActors } from './model/actor-page';
 import type { InsightQuery, RetentionActorsSelection } from './model/insight-query';
 import type { ActorPage } from './model/insight-result';
-import { retentionActors, retentionCounts } from './columnar/columnar-retention';
-import { ColumnarStore } from './columnar/columnar-store.service';
-import { columnarRetention } from './columnar/columnar-support';
 import type { SqlContext } from './sql/event-scope.sql';
 import { retentionActorsSql, retentionCountsSql } from './sql/retention.sql';
 
@@ -25,20 +22,15 @@ interface RetentionActorsPage {
 
 /**
  * Retention: the cohort table (row i holds cohort i's actors retained 0 … n-1-i periods later) or, with
- * a breakdown, one row per value (its actors retained 0 … n-1 periods after their cohort); from the
- * in-memory columns when they can answer the query, from PostgreSQL otherwise.
+ * a breakdown, one row per value (its actors retained 0 … n-1 periods after their cohort).
  */
 @Injectable()
 export class RetentionService {
-  constructor(
-    private readonly repository: AnalyticsRepository,
-    private readonly store: ColumnarStore,
-  ) {}
+  constructor(private readonly repository: AnalyticsRepository) {}
 
   async table(query: InsightQuery, ctx: SqlContext): Promise<RetentionLine[]> {
     const total = query.retention!.totalIntervals;
-    const counted = await this.store.readIf(columnarRetention(query, ctx), ctx.projectId, {}, ({ columns }) => retentionCounts(columns, query));
-    const rows = counted ?? (await this.repository.counts(retentionCountsSql(query, ctx), ['line', 'interval']));
+    const rows = await this.repository.counts(retentionCountsSql(query, ctx), ['line', 'interval']);
     const value = new Map(rows.map((row) => [`${row.line}/${row.interval}`, row.value]));
     if (!query.breakdown) {
       return Array.from({ length: total }, (_, i) => ({
@@ -56,8 +48,7 @@ export class RetentionService {
   async actors(query: InsightQuery, selection: RetentionActorsSelection, ctx: SqlContext): Promise<RetentionActorsPage> {
     const total = query.retention!.totalIntervals;
     const length = selection.breakdownValue !== undefined ? total : total - (selection.cohort ?? 0);
-    const members = await this.store.readIf(columnarRetention(query, ctx), ctx.projectId, {}, ({ columns }) => retentionActors(columns, query, selection.cohort ?? 0));
-    const rows = members ?? (await this.repository.retainedActors(retentionActorsSql(query, selection, ctx)));
+    const rows = await this.repository.retainedActors(retentionActorsSql(query, selection, ctx));
     const appearances = new Map(rows.map((row) => [row.actor, Array.from({ length }, (_, k): number => (k === 0 || row.intervals.includes(k) ? 1 : 0))]));
     const count = (actor: string) => (appearances.get(actor) ?? []).reduce((sum, v) => sum + v, 0);
     // Most appearances first; the sort is stable, so ties keep actor order.

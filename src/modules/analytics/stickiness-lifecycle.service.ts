@@ -3,22 +3,13 @@ import { AnalyticsRepository } from './analytics.repository';
 import { bucketKey, bucketStarts, previousRange } from './model/insight-dates';
 import { DateRange, InsightQuery, LIFECYCLE_STATUSES } from './model/insight-query';
 import type { InsightResult, SeriesResult } from './model/insight-result';
-import { lifecycleCounts, stickinessCounts } from './columnar/columnar-lifecycle';
-import { ColumnarStore } from './columnar/columnar-store.service';
-import { columnarActivity } from './columnar/columnar-support';
 import type { SqlContext } from './sql/event-scope.sql';
 import { lifecycleCountsSql, stickinessCountsSql } from './sql/stickiness-lifecycle.sql';
 
-/**
- * Stickiness (actors by number of active intervals) and lifecycle (persons by status per period), from
- * the in-memory columns when they can answer the query, from PostgreSQL otherwise.
- */
+/** Stickiness (actors by number of active intervals) and lifecycle (persons by status per period). */
 @Injectable()
 export class StickinessLifecycleService {
-  constructor(
-    private readonly repository: AnalyticsRepository,
-    private readonly store: ColumnarStore,
-  ) {}
+  constructor(private readonly repository: AnalyticsRepository) {}
 
   /** Per series: for k = 1 … number of intervals in the range, the actors active in exactly k of them. */
   async stickiness(query: InsightQuery, ctx: SqlContext): Promise<InsightResult> {
@@ -26,16 +17,10 @@ export class StickinessLifecycleService {
       ? [['current', query.range], ['previous', previousRange(query.range)]]
       : [[null, query.range]];
     const cases = periods.flatMap(([compareLabel, range]) => query.series.map((series) => ({ compareLabel, range, series })));
-    // One read of the columns for every series and period: each read brings the copy up to date first.
-    const fromColumns = await this.store.readIf(columnarActivity(query, ctx), ctx.projectId, {}, async ({ columns }) => {
-      const counted: Array<Array<{ intervals: string; value: number }>> = [];
-      for (const { range, series } of cases) counted.push(await stickinessCounts(columns, { ...query, range }, series));
-      return counted;
-    });
     const lines: SeriesResult[] = [];
-    for (const [k, { compareLabel, range, series }] of cases.entries()) {
+    for (const { compareLabel, range, series } of cases) {
       const intervals = bucketStarts(range, query.interval, query.weekStartDay).length;
-      const rows = fromColumns?.[k] ?? (await this.repository.counts(stickinessCountsSql({ ...query, range }, series, ctx), ['intervals']));
+      const rows = await this.repository.counts(stickinessCountsSql({ ...query, range }, series, ctx), ['intervals']);
       const byDays = new Map(rows.map((row) => [Number(row.intervals), row.value]));
       const data = Array.from({ length: intervals }, (_, i) => byDays.get(i + 1) ?? 0);
       lines.push({
@@ -51,8 +36,7 @@ export class StickinessLifecycleService {
     const series = query.series[0];
     if (!series) return { series: [], hasMore: false };
     const buckets = bucketStarts(query.range, query.interval, query.weekStartDay);
-    const counted = await this.store.readIf(columnarActivity(query, ctx), ctx.projectId, { created: true }, ({ columns, created }) => lifecycleCounts(columns, query, series, created ?? []));
-    const rows = counted ?? (await this.repository.counts(lifecycleCountsSql(query, series, ctx), ['status', 'bucket']));
+    const rows = await this.repository.counts(lifecycleCountsSql(query, series, ctx), ['status', 'bucket']);
     const lines = LIFECYCLE_STATUSES.map((status): SeriesResult => {
       const byBucket = new Map(rows.filter((row) => row.status === status).map((row) => [row.bucket, row.value]));
       const sign = status === 'dormant' ? -1 : 1;

@@ -5,9 +5,6 @@ import { evaluateFormula, parseFormula } from './model/formula';
 import { bucketKey, bucketStarts, nextInterval, previousRange } from './model/insight-dates';
 import { ACTIVE_USER_DAYS, AGGREGATE_DISPLAYS, DateRange, InsightQuery, Series } from './model/insight-query';
 import type { BreakdownValue, InsightResult, SeriesResult } from './model/insight-result';
-import { columnarTrends, personBreakdownKey } from './columnar/columnar-support';
-import { ColumnarStore, ColumnarView } from './columnar/columnar-store.service';
-import { topBreakdownValues, trendPoints } from './columnar/columnar-trends';
 import type { SqlContext } from './sql/event-scope.sql';
 import { activeActorsSql, ActiveWindow, BreakdownSlice, firstSeenPointsSql, topBreakdownValuesSql, trendPointsSql } from './sql/trends.sql';
 
@@ -23,37 +20,28 @@ function shownValue(key: string, multi: boolean): BreakdownValue {
 }
 
 /**
- * Trends: every series' points (per breakdown value, per compared period), then the formula over them;
- * from the in-memory columns when they can answer the query, from PostgreSQL otherwise.
+ * Trends: every series' points (per breakdown value, per compared period), then the formula over them.
  */
 @Injectable()
 export class TrendsService {
-  constructor(
-    private readonly repository: AnalyticsRepository,
-    private readonly store: ColumnarStore,
-  ) {}
+  constructor(private readonly repository: AnalyticsRepository) {}
 
   async compute(query: InsightQuery, ctx: SqlContext, cohortNames: ReadonlyMap<number, string>): Promise<InsightResult> {
-    const fromColumns = await this.store.readIf(columnarTrends(query, ctx), ctx.projectId, { property: personBreakdownKey(query) }, (view) => this.computeFrom(query, ctx, cohortNames, view));
-    return fromColumns ?? this.computeFrom(query, ctx, cohortNames, null);
-  }
-
-  private async computeFrom(query: InsightQuery, ctx: SqlContext, cohortNames: ReadonlyMap<number, string>, read: ColumnarView | null): Promise<InsightResult> {
-    const { slices, hasMore } = await this.slices(query, ctx, cohortNames, read);
+    const { slices, hasMore } = await this.slices(query, ctx, cohortNames);
     const periods: Array<[SeriesResult['compareLabel'], DateRange]> = query.compare
       ? [['current', query.range], ['previous', previousRange(query.range)]]
       : [[null, query.range]];
     const lines: SeriesResult[] = [];
     for (const [compareLabel, range] of periods) {
       const perSeries: SeriesResult[][] = [];
-      for (const series of query.series) perSeries.push(await this.seriesLines(query, series, range, slices, compareLabel, ctx, read));
+      for (const series of query.series) perSeries.push(await this.seriesLines(query, series, range, slices, compareLabel, ctx));
       lines.push(...(query.formula ? this.formulaLines(query.formula, perSeries) : perSeries.flat()));
     }
     return { series: lines, hasMore };
   }
 
   /** The breakdown values of this page (most events first), or the listed cohorts, or no breakdown. */
-  private async slices(query: InsightQuery, ctx: SqlContext, cohortNames: ReadonlyMap<number, string>, read: ColumnarView | null): Promise<{ slices: SliceView[]; hasMore: boolean }> {
+  private async slices(query: InsightQuery, ctx: SqlContext, cohortNames: ReadonlyMap<number, string>): Promise<{ slices: SliceView[]; hasMore: boolean }> {
     const breakdown = query.breakdown;
     if (!breakdown) return { slices: [{ slice: null, values: [{ key: null, value: null, label: null }] }], hasMore: false };
     if (breakdown.kind === 'cohort') {
@@ -63,9 +51,7 @@ export class TrendsService {
       }));
       return { slices, hasMore: false };
     }
-    const rows = read?.property
-      ? await topBreakdownValues(read.columns, query, read.property, breakdown.limit, query.breakdownOffset)
-      : await this.repository.breakdownValues(topBreakdownValuesSql(query, ctx, breakdown.limit, query.breakdownOffset));
+    const rows = await this.repository.breakdownValues(topBreakdownValuesSql(query, ctx, breakdown.limit, query.breakdownOffset));
     const page = rows.slice(0, breakdown.limit).map((r) => r.value);
     const multi = breakdown.properties.length > 1;
     const values = page.map((key) => ({ key, value: shownValue(key, multi), label: multi ? (JSON.parse(key) as string[]).join('::') : key }));
@@ -73,15 +59,13 @@ export class TrendsService {
   }
 
   private async seriesLines(
-    query: InsightQuery, series: Series, range: DateRange, slices: SliceView[], compareLabel: SeriesResult['compareLabel'], ctx: SqlContext, read: ColumnarView | null,
+    query: InsightQuery, series: Series, range: DateRange, slices: SliceView[], compareLabel: SeriesResult['compareLabel'], ctx: SqlContext,
   ): Promise<SeriesResult[]> {
     const aggregate = AGGREGATE_DISPLAYS.has(query.display);
     const buckets = aggregate ? [] : bucketStarts(range, query.interval, query.weekStartDay);
     const lines: SeriesResult[] = [];
     for (const view of slices) {
-      const rows = read
-        ? await trendPoints(read.columns, query, series, range, view.slice, aggregate, read.property)
-        : await this.points(query, series, range, view.slice, buckets, aggregate, ctx);
+      const rows = await this.points(query, series, range, view.slice, buckets, aggregate, ctx);
       for (const shown of view.values) {
         const mine = rows.filter((row) => view.slice?.kind !== 'values' || row.breakdown_value === shown.key);
         const label = shown.label === null ? series.customName ?? series.name : `${series.customName ?? series.name} - ${shown.label}`;

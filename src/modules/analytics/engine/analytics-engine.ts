@@ -21,6 +21,11 @@ export interface AnalyticsEngine {
   command(sql: ChSql | string): Promise<void>;
   /** Rows appended to a table; resolves once they are readable (synchronous insert). */
   insert(table: string, rows: ReadonlyArray<Record<string, unknown>>): Promise<void>;
+  /**
+   * Rows streamed into a table as TabSeparated text (PostgreSQL's COPY text output is that format:
+   * `\N` for NULL, backslash escapes), resolving once they are readable.
+   */
+  insertTsv(table: string, columns: readonly string[], source: NodeJS.ReadableStream): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -1,7 +1,7 @@
-import { SqlParams } from '../../../database/sql-params';
 import { likePattern } from '../../../database/like-pattern';
+import { ChParams } from '../engine/ch-sql';
 import { DateRange, InsightQuery, PROPERTY_MATHS, Series } from '../model/insight-query';
-import { actorSql, BuiltSql, groupKeySql, SqlContext } from './event-scope.sql';
+import { actorSql, BuiltSql, groupKeySql, PERSON_ID, SqlContext } from './event-scope.sql';
 import { BreakdownSlice, propertyAggregateSql, sliceScope } from './trends.sql';
 
 /** Who a series counts: persons, or groups of one type (`unique_group`, or aggregation by groups). */
@@ -15,25 +15,27 @@ export function actorKindOf(query: InsightQuery, series: Series): ActorKind {
 
 /**
  * PostHog's actor search: the person's email or name, or the event's distinct id, contains the text
- * (a group's key or name for groups). Read through the person of the distinct id, so no join is added.
+ * (a group's key or name for groups).
  */
 export function searchConditions(search: string | undefined, actor: ActorKind, ctx: SqlContext) {
-  return (p: SqlParams): string[] => {
+  return (p: ChParams): string[] => {
     if (!search) return [];
-    const pattern = p.add(likePattern(search, '%', '%'));
+    const pattern = p.add(likePattern(search, '%', '%'), 'String');
+    const team = p.add(ctx.projectId, 'Int64');
     if (actor.kind === 'group') {
       const key = groupKeySql(actor.groupTypeIndex, ctx, p);
-      return [`(${key} ILIKE ${pattern} OR EXISTS (SELECT 1 FROM "group" sg WHERE sg.project_id = e.project_id
-        AND sg.group_type_index = ${p.add(actor.groupTypeIndex)} AND sg.group_key = ${key} AND sg.properties ->> 'name' ILIKE ${pattern}))`];
+      return [`(${key} ILIKE ${pattern} OR ${key} IN (SELECT group_key FROM groups WHERE team_id = ${team} AND group_type_index = ${p.add(actor.groupTypeIndex, 'UInt8')}
+        GROUP BY group_key HAVING argMax(is_deleted, version) = 0 AND JSONExtractString(argMax(properties, version), 'name') ILIKE ${pattern}))`];
     }
-    return [`(e.distinct_id ILIKE ${pattern} OR EXISTS (SELECT 1 FROM person sp WHERE sp.id = pd.person_id
-      AND (sp.properties ->> 'email' ILIKE ${pattern} OR sp.properties ->> 'name' ILIKE ${pattern})))`];
+    return [`(e.distinct_id ILIKE ${pattern} OR ${PERSON_ID} IN (SELECT id FROM person WHERE team_id = ${team} GROUP BY id
+      HAVING argMax(is_deleted, version) = 0 AND (JSONExtractString(argMax(properties, version), 'email') ILIKE ${pattern}
+        OR JSONExtractString(argMax(properties, version), 'name') ILIKE ${pattern})))`];
   };
 }
 
 /** Each actor's own value at the data point: its number of events, or the property math over them. */
-function actorValueSql(series: Series, p: SqlParams): string {
-  if (!(PROPERTY_MATHS as readonly string[]).includes(series.math)) return 'count(*)::float8';
+function actorValueSql(series: Series, p: ChParams): string {
+  if (!(PROPERTY_MATHS as readonly string[]).includes(series.math)) return 'toFloat64(count())';
   return propertyAggregateSql(series, p);
 }
 
@@ -44,12 +46,12 @@ function actorValueSql(series: Series, p: SqlParams): string {
 export function trendActorsSql(
   query: InsightQuery, series: Series, range: DateRange, slice: BreakdownSlice, search: string | undefined, ctx: SqlContext, page: { limit: number; offset: number },
 ): BuiltSql {
-  const p = new SqlParams();
+  const p = new ChParams();
   const kind = actorKindOf(query, series);
-  const scope = sliceScope(query, series, range, slice, ctx, p, kind.kind === 'person');
+  const scope = sliceScope(query, series, range, slice, ctx, p, true);
   const actor = kind.kind === 'person' ? actorSql({ ...query, aggregationGroupTypeIndex: null }, ctx, p) : groupKeySql(kind.groupTypeIndex, ctx, p);
   const where = [scope.where, `${actor} IS NOT NULL`, ...searchConditions(search, kind, ctx)(p)];
-  const text = `SELECT ${actor} AS actor, ${actorValueSql(series, p)} AS value FROM ${scope.from} WHERE ${where.join(' AND ')}
-    GROUP BY 1 ORDER BY 2 DESC NULLS LAST, 1 DESC LIMIT ${p.add(page.limit)} OFFSET ${p.add(page.offset)}`;
-  return { text, values: p.values };
+  return p.sql(`SELECT toString(actor_key) AS actor, value FROM (
+      SELECT ${actor} AS actor_key, ${actorValueSql(series, p)} AS value FROM ${scope.from} WHERE ${where.join(' AND ')} GROUP BY actor_key)
+    ORDER BY value DESC NULLS LAST, actor_key DESC LIMIT ${p.add(page.limit, 'UInt64')} OFFSET ${p.add(page.offset, 'UInt64')}`);
 }

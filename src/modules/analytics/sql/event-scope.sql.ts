@@ -1,12 +1,18 @@
-import { prefixIndexedEqualsValue } from '../../../database/prefix-index';
-import { SqlParams } from '../../../database/sql-params';
-import { needsPerson, propertyFiltersToSql, type CohortDefinition } from '../../events/property-filter-sql';
+import type { CohortDefinition } from '../../events/property-filter-sql';
 import type { PropertyNode } from '../../events/property-filters';
+import { propertyFiltersToClickHouse, readsPerson } from '../clickhouse/property-filter.ch';
+import { ChParams, ChSql } from '../engine/ch-sql';
+import { HOT_EVENT_PROPERTIES } from '../engine/schema/hot-properties';
 import { BREAKDOWN_NULL, DateRange, InsightQuery, Interval, Series } from '../model/insight-query';
 
 /**
- * The pieces every analytic query shares: which events (project, range, series, filters), who their actor
- * is, and which bucket they fall in. Every value is bound; only trusted SQL text is concatenated.
+ * The pieces every analytic query shares, as ClickHouse SQL: which events (project, range, series,
+ * filters), who their actor is, and which bucket they fall in. Every value is bound; only trusted SQL
+ * text is concatenated.
+ *
+ * The actor of an event is the person owning its distinct id now: the owner written on the event when it
+ * was copied, unless the distinct id has an override (it changed owner since: a merge, a delete). So a
+ * merged person's events count once, for the survivor, without joining every distinct id.
  */
 
 /** What the SQL needs beyond the query: loaded cohorts, group type names, the project's test filters. */
@@ -19,134 +25,184 @@ export interface SqlContext {
   now: Date;
 }
 
-export interface BuiltSql {
-  text: string;
-  values: unknown[];
-}
+export type BuiltSql = ChSql;
 
-const PERSON_JOIN = `LEFT JOIN person_distinct_id pd ON pd.project_id = e.project_id AND pd.distinct_id = e.distinct_id`;
-const PERSON_PROPERTIES_JOIN = `LEFT JOIN person pp ON pp.id = pd.person_id`;
-const PERSON_PROPERTIES = `coalesce(pp.properties, '{}'::jsonb)`;
+/** The person owning the event's distinct id now (0 when none). */
+export const PERSON_ID = `if(o.distinct_id = '', e.person_id, o.person_id)`;
+/** The same, NULL when there is none: an event without a person has no actor. */
+export const PERSON_ACTOR = `nullIf(${PERSON_ID}, 0)`;
 
-/** Which person data a query needs joined: the actor (distinct id → person now) and/or their properties. */
+/** Which joins a query's events need: the actor's overrides, the person's properties, groups' properties. */
 export interface JoinNeeds {
   actor: boolean;
   personProperties: boolean;
+  /** Group type indexes whose group properties are read. */
+  groups?: number[];
 }
 
-export function joinsSql(needs: JoinNeeds): string {
-  if (needs.personProperties) return `${PERSON_JOIN} ${PERSON_PROPERTIES_JOIN}`;
-  return needs.actor ? PERSON_JOIN : '';
+/** `events AS e` with the joins a query needs, each restricted to the project. */
+export function eventsFrom(needs: JoinNeeds, ctx: SqlContext, p: ChParams): string {
+  const team = p.add(ctx.projectId, 'Int64');
+  let from = 'events AS e';
+  if (needs.actor || needs.personProperties) {
+    from += ` LEFT JOIN (SELECT distinct_id, argMax(person_id, version) AS person_id FROM person_distinct_id_overrides
+      WHERE team_id = ${team} GROUP BY distinct_id) AS o ON o.distinct_id = e.distinct_id`;
+  }
+  if (needs.personProperties) {
+    from += ` LEFT JOIN (SELECT id, argMax(properties, version) AS properties FROM person WHERE team_id = ${team}
+      GROUP BY id HAVING argMax(is_deleted, version) = 0) AS pp ON pp.id = ${PERSON_ID}`;
+  }
+  for (const index of needs.groups ?? []) {
+    from += ` LEFT JOIN (SELECT group_key, argMax(properties, version) AS properties FROM groups
+      WHERE team_id = ${team} AND group_type_index = ${p.add(index, 'UInt8')} GROUP BY group_key HAVING argMax(is_deleted, version) = 0)
+      AS g${index} ON g${index}.group_key = ${groupKeySql(index, ctx, p)}`;
+  }
+  return from;
 }
 
 /** The group key of an event for a group type index; NULL when the type is unknown here. */
-export function groupKeySql(index: number, ctx: SqlContext, p: SqlParams): string {
+export function groupKeySql(index: number, ctx: SqlContext, p: ChParams): string {
   const name = ctx.groupTypes.get(index);
-  return name === undefined ? 'NULL::text' : `(e.properties -> '$groups' ->> ${p.add(name)}::text)`;
+  if (name === undefined) return 'CAST(NULL AS Nullable(String))';
+  return `nullIf(JSONExtractString(e.properties, '$groups', ${p.add(name, 'String')}), '')`;
 }
 
 /**
- * The actor an event counts for: the person that owns its distinct id when the query runs (merges move
- * distinct ids, so merged persons' events count once, for the survivor), or a group key when aggregating
- * by groups. Events of distinct ids without a person have no actor.
+ * The actor an event counts for: its person (see above), or a group key when aggregating by groups.
+ * Events of distinct ids without a person have no actor (NULL).
  */
-export function actorSql(query: InsightQuery, ctx: SqlContext, p: SqlParams): string {
-  return query.aggregationGroupTypeIndex === null ? 'pd.person_id' : groupKeySql(query.aggregationGroupTypeIndex, ctx, p);
+export function actorSql(query: InsightQuery, ctx: SqlContext, p: ChParams): string {
+  return query.aggregationGroupTypeIndex === null ? PERSON_ACTOR : groupKeySql(query.aggregationGroupTypeIndex, ctx, p);
 }
 
 export function usesPersonActor(query: InsightQuery): boolean {
   return query.aggregationGroupTypeIndex === null;
 }
 
-/** The bucket start of an event in the project's zone, as a local timestamp (weeks from Sunday or Monday). */
-export function bucketSql(interval: Interval, weekStartDay: 0 | 1, zoneParam: string, column = 'e.timestamp'): string {
-  const local = `(${column} AT TIME ZONE ${zoneParam})`;
-  if (interval !== 'week') return `date_trunc('${interval}', ${local})`;
-  return weekStartDay === 1 ? `date_trunc('week', ${local})` : `(date_trunc('week', ${local} + interval '1 day') - interval '1 day')`;
-}
-
-export function bucketTextSql(bucket: string): string {
-  return `to_char(${bucket}, 'YYYY-MM-DD"T"HH24:MI:SS')`;
-}
-
-/** A local wall time as SQL `timestamp` (without zone), matching bucketSql's output. */
-export function localTimestamp(key: string, p: SqlParams): string {
-  return `${p.add(key)}::timestamp`;
-}
-
-/** Person or event property filters read against this query's joins. */
-export function filterSql(node: PropertyNode | null, ctx: SqlContext, p: SqlParams): string {
-  const columns = { event: 'e.properties', person: PERSON_PROPERTIES };
-  const groupColumn = (index: number) => `coalesce(${groupPropertiesSql(index, ctx, p)}, '{}'::jsonb)`;
-  return propertyFiltersToSql(node, { columns, groupColumn, personId: 'pd.person_id', now: ctx.now, cohorts: ctx.cohorts }, p);
+/** The event time in the project's zone. */
+export function localTimeSql(zoneParam: string, column = 'e.timestamp'): string {
+  return `toTimeZone(${column}, ${zoneParam})`;
 }
 
 /**
- * Whether a query's SQL must join person properties: its filters, the project's test-account filters,
- * the given entity filters (series, steps, exclusions, retention entities), or a breakdown by person
- * property or cohort read them.
+ * The bucket start of an event in the project's zone, as a local DateTime (weeks from Sunday or Monday).
+ * Day, week and month starts are dates; they are read as midnight in the zone.
  */
-export function personPropertiesNeeded(query: InsightQuery, ctx: SqlContext, entityFilters: Array<PropertyNode | null>): boolean {
+export function bucketSql(interval: Interval, weekStartDay: 0 | 1, zoneParam: string, column = 'e.timestamp'): string {
+  const local = localTimeSql(zoneParam, column);
+  if (interval === 'hour') return `toStartOfHour(${local})`;
+  if (interval === 'day') return `toStartOfDay(${local})`;
+  const date = interval === 'week' ? `toStartOfWeek(${local}, ${weekStartDay === 1 ? 1 : 0})` : `toStartOfMonth(${local})`;
+  return `toDateTime(${date}, ${zoneParam})`;
+}
+
+/** A local bucket start as `YYYY-MM-DDTHH:MM:SS` (the wall time, as the presenters key buckets). */
+export function bucketTextSql(bucket: string): string {
+  return `formatDateTime(${bucket}, '%Y-%m-%dT%H:%i:%S')`;
+}
+
+/** A local wall time (`YYYY-MM-DDTHH:MM:SS`) as a DateTime in the project's zone, comparable with bucketSql. */
+export function localTimestamp(key: string, zoneParam: string, p: ChParams): string {
+  return `toDateTime(${p.add(key.replace('T', ' '), 'String')}, ${zoneParam})`;
+}
+
+/** An instant as a bound UTC DateTime64. */
+export function instantSql(at: { toUTC(): { toFormat(f: string): string } }, p: ChParams): string {
+  return p.add(at.toUTC().toFormat('yyyy-MM-dd HH:mm:ss.SSS000'), "DateTime64(6, 'UTC')");
+}
+
+/** Person, event or group property filters read against this query's joins. */
+export function filterSql(node: PropertyNode | null, ctx: SqlContext, p: ChParams): string {
+  return propertyFiltersToClickHouse(node, {
+    teamId: ctx.projectId,
+    columns: { event: 'e.properties', person: 'pp.properties' },
+    hotColumns: new Map([...HOT_EVENT_PROPERTIES].map(([key, column]) => [key, `e.${column}`])),
+    groupColumn: (index: number) => `g${index}.properties`,
+    personId: PERSON_ID,
+    now: ctx.now,
+    cohorts: ctx.cohorts,
+  }, p);
+}
+
+/** Group type indexes a filter tree reads. */
+function groupIndexesOf(node: PropertyNode | null, into: Set<number>): void {
+  if (!node) return;
+  if (node.kind === 'group') node.children.forEach((child) => groupIndexesOf(child, into));
+  else if (node.type === 'group' && node.groupTypeIndex !== undefined) into.add(node.groupTypeIndex);
+}
+
+/**
+ * The joins a query's SQL needs: person properties when its filters, the project's test-account filters,
+ * the given entity filters (series, steps, exclusions, retention entities), or a breakdown by person
+ * property or cohort read them; group properties for each group type they read.
+ */
+export function joinNeeds(query: InsightQuery, ctx: SqlContext, entityFilters: Array<PropertyNode | null>, actor: boolean): JoinNeeds {
   const breakdown = query.breakdown;
-  if (breakdown?.kind === 'cohort' || (breakdown?.kind === 'property' && breakdown.properties.some((b) => b.type === 'person'))) return true;
-  return [query.properties, query.filterTestAccounts ? ctx.testAccountFilters : null, ...entityFilters].some(needsPerson);
+  const trees = [query.properties, query.filterTestAccounts ? ctx.testAccountFilters : null, ...entityFilters];
+  const personProperties = breakdown?.kind === 'cohort' || (breakdown?.kind === 'property' && breakdown.properties.some((b) => b.type === 'person')) || trees.some(readsPerson);
+  const groups = new Set<number>();
+  trees.forEach((tree) => groupIndexesOf(tree, groups));
+  if (breakdown?.kind === 'property') breakdown.properties.forEach((b) => b.type === 'group' && groups.add(b.groupTypeIndex ?? 0));
+  return { actor: actor && usesPersonActor(query), personProperties, groups: [...groups].sort() };
 }
 
 /** The conditions every analytic read shares: project, time range, the query's filters and the test-account filters. */
-export function scopeWhere(query: InsightQuery, range: DateRange, ctx: SqlContext, p: SqlParams): string[] {
-  return [...filtersWhere(query, ctx, p), `e.timestamp >= ${p.add(range.from.toISO())}::timestamptz`, `e.timestamp <= ${p.add(range.to.toISO())}::timestamptz`];
+export function scopeWhere(query: InsightQuery, range: DateRange, ctx: SqlContext, p: ChParams): string[] {
+  return [...filtersWhere(query, ctx, p), `e.timestamp >= ${instantSql(range.from, p)}`, `e.timestamp <= ${instantSql(range.to, p)}`];
 }
 
 /** {@link scopeWhere} without the time range, for reads whose bounds differ per part (retention's first-time cohorts). */
-export function filtersWhere(query: InsightQuery, ctx: SqlContext, p: SqlParams): string[] {
-  const where = [`e.project_id = ${p.add(ctx.projectId)}`];
+export function filtersWhere(query: InsightQuery, ctx: SqlContext, p: ChParams): string[] {
+  const where = [`e.team_id = ${p.add(ctx.projectId, 'Int64')}`];
   if (query.properties) where.push(filterSql(query.properties, ctx, p));
   if (query.filterTestAccounts && ctx.testAccountFilters) where.push(filterSql(ctx.testAccountFilters, ctx, p));
   return where;
 }
 
 /** The conditions of one entity's events (a series, a funnel step or exclusion, a retention entity): its event (any when null) and its own filters. */
-export function entityWhere(event: string | null, properties: PropertyNode | null, ctx: SqlContext, p: SqlParams): string[] {
+export function entityWhere(event: string | null, properties: PropertyNode | null, ctx: SqlContext, p: ChParams): string[] {
   const where: string[] = [];
-  if (event !== null) where.push(prefixIndexedEqualsValue('e.event', event, (v) => p.add(v)));
+  if (event !== null) where.push(`e.event = ${p.add(event, 'String')}`);
   if (properties) where.push(filterSql(properties, ctx, p));
   return where;
 }
 
 /** The event's actor is a member of a cohort. */
-export function cohortMemberSql(cohort: number, ctx: SqlContext, p: SqlParams): string {
+export function cohortMemberSql(cohort: number, ctx: SqlContext, p: ChParams): string {
   return filterSql({ kind: 'leaf', key: 'id', value: cohort, operator: 'exact', type: 'cohort', negation: false }, ctx, p);
 }
 
 /** The conditions of one series' events in a range: the shared scope and the series' own event and filters. */
-export function seriesWhere(query: InsightQuery, series: Series, range: DateRange, ctx: SqlContext, p: SqlParams): string[] {
+export function seriesWhere(query: InsightQuery, series: Series, range: DateRange, ctx: SqlContext, p: ChParams): string[] {
   return [...scopeWhere(query, range, ctx, p), ...entityWhere(series.event, series.properties, ctx, p)];
 }
 
 /**
  * Each actor's events in time order as one row: `times` (ms since the epoch) and one array per column
  * given (`name` → SQL over `e`), aligned with `times`. Funnels and paths evaluate these sequences per actor.
+ * Ties in time are broken by uuid, so the order is the same on every read.
  */
 export function actorSequencesSql(actor: string, columns: Array<[string, string]>, from: string, where: string[]): string {
   const inner = columns.map(([name, sql]) => `, ${sql} AS column_${name}`).join('');
-  const outer = columns.map(([name]) => `, array_agg(column_${name} ORDER BY at, uuid) AS "${name}"`).join('');
-  return `SELECT actor, array_agg(at ORDER BY at, uuid) AS times${outer} FROM (
-      SELECT (${actor})::text AS actor, e.uuid, (extract(epoch FROM e.timestamp) * 1000)::float8 AS at${inner}
-        FROM ${from} WHERE ${where.join(' AND ')}) sequence_events
-    WHERE actor IS NOT NULL GROUP BY actor`;
+  const sorted = `arraySort((x) -> (x.1, x.2), groupArray(tuple(at, uuid${columns.map(([name]) => `, column_${name}`).join('')})))`;
+  const outer = columns.map(([name], i) => `, arrayMap((x) -> x.${i + 3}, sorted) AS ${name}`).join('');
+  return `SELECT actor, arrayMap((x) -> x.1, sorted) AS times${outer} FROM (
+      SELECT actor, ${sorted} AS sorted FROM (
+        SELECT toString(${actor}) AS actor, toString(e.uuid) AS uuid, toUnixTimestamp64Micro(e.timestamp) / 1000 AS at${inner}
+          FROM ${from} WHERE ${where.join(' AND ')} AND ${actor} IS NOT NULL) sequence_events
+      GROUP BY actor)`;
 }
 
 /** A breakdown property's value on an event, as text; a missing value reads as PostHog's null marker. */
-export function breakdownPropertySql(key: string, type: 'event' | 'person' | 'group', groupIndex: number | null, ctx: SqlContext, p: SqlParams): string {
-  const keyParam = `${p.add(key)}::text`;
-  let column = 'e.properties';
-  if (type === 'person') column = PERSON_PROPERTIES;
-  if (type === 'group') column = groupPropertiesSql(groupIndex ?? 0, ctx, p);
-  return `coalesce(${column} ->> ${keyParam}, ${p.add(BREAKDOWN_NULL)}::text)`;
+export function breakdownPropertySql(key: string, type: 'event' | 'person' | 'group', groupIndex: number | null, p: ChParams): string {
+  const column = type === 'person' ? 'pp.properties' : type === 'group' ? `g${groupIndex ?? 0}.properties` : 'e.properties';
+  const hot = type === 'event' ? HOT_EVENT_PROPERTIES.get(key) : undefined;
+  const text = hot ? `e.${hot}` : propertyTextSql(column, p.add(key, 'String'));
+  return `ifNull(${text}, ${p.add(BREAKDOWN_NULL, 'String')})`;
 }
 
-/** A group's properties for the event's group of that type (a scalar subquery on the group's key). */
-function groupPropertiesSql(index: number, ctx: SqlContext, p: SqlParams): string {
-  return `(SELECT g.properties FROM "group" g WHERE g.project_id = e.project_id AND g.group_type_index = ${p.add(index)}
-    AND g.group_key = ${groupKeySql(index, ctx, p)})`;
+/** A property's text as `->>` gives it: a string unescaped, other JSON as its text, NULL when absent or JSON null. */
+export function propertyTextSql(column: string, keyParam: string): string {
+  return `multiIf(JSONType(${column}, ${keyParam}) = 'String', JSONExtractString(${column}, ${keyParam}),
+    JSONType(${column}, ${keyParam}) = 'Null', NULL, JSONExtractRaw(${column}, ${keyParam}))`;
 }

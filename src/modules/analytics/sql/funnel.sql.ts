@@ -1,9 +1,7 @@
-import { SqlParams } from '../../../database/sql-params';
 import type { PropertyNode } from '../../events/property-filters';
+import { ChParams } from '../engine/ch-sql';
 import type { InsightQuery } from '../model/insight-query';
-import {
-  actorSequencesSql, actorSql, BuiltSql, cohortMemberSql, entityWhere, filterSql, joinsSql, personPropertiesNeeded, scopeWhere, SqlContext, usesPersonActor,
-} from './event-scope.sql';
+import { actorSequencesSql, actorSql, BuiltSql, cohortMemberSql, entityWhere, eventsFrom, filterSql, joinNeeds, scopeWhere, SqlContext } from './event-scope.sql';
 import { breakdownValueSql } from './trends.sql';
 
 /**
@@ -13,10 +11,10 @@ import { breakdownValueSql } from './trends.sql';
  * of the range (any other event breaks a strict sequence); the others read only step and exclusion events.
  */
 
-/** One step's or exclusion's events as one condition (`TRUE` for "any event" without filters). */
-function entitySql(event: string | null, properties: PropertyNode | null, ctx: SqlContext, p: SqlParams): string {
+/** One step's or exclusion's events as one condition (`1` for "any event" without filters). */
+function entitySql(event: string | null, properties: PropertyNode | null, ctx: SqlContext, p: ChParams): string {
   const where = entityWhere(event, properties, ctx, p);
-  return where.length === 0 ? 'TRUE' : `(${where.join(' AND ')})`;
+  return where.length === 0 ? '1' : `(${where.join(' AND ')})`;
 }
 
 /** Steps first, then exclusions: the bit order funnel-evaluation reads. */
@@ -40,21 +38,22 @@ export interface FunnelReadOptions {
 
 /** With a property breakdown each event also carries its breakdown value (`values`). */
 export function funnelEventsSql(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions = {}): BuiltSql {
-  const p = new SqlParams();
+  const p = new ChParams();
   const steps = entities(query);
   const conditions = steps.map((entity) => entitySql(entity.event, entity.properties, ctx, p));
-  const mask = conditions.map((condition, bit) => `(CASE WHEN ${condition} THEN ${2 ** bit} ELSE 0 END)`).join(' + ');
+  const mask = conditions.map((condition, bit) => `if(${condition}, ${2 ** bit}, 0)`).join(' + ');
   const where = scopeWhere(query, query.range, ctx, p);
   const marked = options.marked ? entitySql(options.marked.event, options.marked.properties, ctx, p) : null;
   if (query.funnel?.orderType !== 'strict' && !options.withNames) where.push(`(${[...conditions, ...(marked ? [marked] : [])].join(' OR ')})`);
   if (options.extraFilter) where.push(filterSql(options.extraFilter, ctx, p));
   if (typeof options.cohort === 'number') where.push(cohortMemberSql(options.cohort, ctx, p));
-  const personProperties = personPropertiesNeeded(query, ctx, [...steps.map((e) => e.properties), options.extraFilter ?? null]);
-  const joins = joinsSql({ actor: usesPersonActor(query) || personProperties, personProperties });
-  const columns: Array<[string, string]> = [['masks', `(${mask})::int`]];
+  const needs = joinNeeds(query, ctx, [...steps.map((e) => e.properties), options.extraFilter ?? null], true);
+  if (typeof options.cohort === 'number') needs.actor = true;
+  const columns: Array<[string, string]> = [['masks', `toInt64(${mask})`]];
   if (query.breakdown?.kind === 'property') columns.push(['values', breakdownValueSql(query, ctx, p)]);
   if (options.withNames) columns.push(['names', 'e.event']);
-  if (marked) columns.push(['marks', marked]);
-  if (options.propertiesOf) columns.push(['properties', `CASE WHEN e.event = ANY(${p.add(options.propertiesOf)}::text[]) THEN e.properties END`]);
-  return { text: actorSequencesSql(actorSql(query, ctx, p), columns, `event e ${joins}`, where), values: p.values };
+  if (marked) columns.push(['marks', `toBool(${marked})`]);
+  if (options.propertiesOf) columns.push(['properties', `if(e.event IN ${p.add(options.propertiesOf, 'Array(String)')}, e.properties, NULL)`]);
+  const actor = actorSql(query, ctx, p);
+  return p.sql(actorSequencesSql(actor, columns, eventsFrom(needs, ctx, p), where));
 }

@@ -1,6 +1,7 @@
-import { SqlParams } from '../../../database/sql-params';
+import { ChParams } from '../engine/ch-sql';
+import { HOT_EVENT_PROPERTIES } from '../engine/schema/hot-properties';
 import type { InsightQuery } from '../model/insight-query';
-import { actorSequencesSql, actorSql, BuiltSql, joinsSql, personPropertiesNeeded, scopeWhere, SqlContext, usesPersonActor } from './event-scope.sql';
+import { actorSequencesSql, actorSql, BuiltSql, eventsFrom, joinNeeds, scopeWhere, SqlContext } from './event-scope.sql';
 
 /**
  * A paths insight's events as SQL: one row per actor with their path events in time order, each as an
@@ -9,16 +10,16 @@ import { actorSequencesSql, actorSql, BuiltSql, joinsSql, personPropertiesNeeded
  */
 export function pathEventsSql(query: InsightQuery, ctx: SqlContext): BuiltSql {
   const options = query.paths!;
-  const p = new SqlParams();
+  const p = new ChParams();
   const kinds: string[] = [];
   if (options.eventTypes.includes('$pageview')) kinds.push(`e.event = '$pageview'`);
   if (options.eventTypes.includes('$screen')) kinds.push(`e.event = '$screen'`);
-  if (options.eventTypes.includes('custom_event')) kinds.push(`left(e.event, 1) <> '$'`);
-  if (options.customEvents.length > 0) kinds.push(`e.event = ANY(${p.add(options.customEvents)}::text[])`);
+  if (options.eventTypes.includes('custom_event')) kinds.push(`NOT startsWith(e.event, '$')`);
+  if (options.customEvents.length > 0) kinds.push(`e.event IN ${p.add(options.customEvents, 'Array(String)')}`);
   const where = [...scopeWhere(query, query.range, ctx, p), `(${kinds.join(' OR ')})`];
-  const personProperties = personPropertiesNeeded(query, ctx, []);
-  const joins = joinsSql({ actor: usesPersonActor(query) || personProperties, personProperties });
-  const item = `CASE WHEN e.event = '$pageview' THEN regexp_replace(e.properties ->> '$current_url', '(.)/$', '\\1')
-    WHEN e.event = '$screen' THEN e.properties ->> '$screen_name' ELSE e.event END`;
-  return { text: actorSequencesSql(actorSql(query, ctx, p), [['items', item]], `event e ${joins}`, where), values: p.values };
+  const from = eventsFrom(joinNeeds(query, ctx, [], true), ctx, p);
+  const url = `e.${HOT_EVENT_PROPERTIES.get('$current_url')}`;
+  const screen = `e.${HOT_EVENT_PROPERTIES.get('$screen_name')}`;
+  const item = `multiIf(e.event = '$pageview', replaceRegexpOne(${url}, '(.)/$', '\\\\1'), e.event = '$screen', ${screen}, e.event)`;
+  return p.sql(actorSequencesSql(actorSql(query, ctx, p), [['items', item]], from, where));
 }

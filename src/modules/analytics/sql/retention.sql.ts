@@ -1,6 +1,6 @@
-import { SqlParams } from '../../../database/sql-params';
+import { ChParams } from '../engine/ch-sql';
 import type { InsightQuery, Interval } from '../model/insight-query';
-import { actorSql, bucketSql, BuiltSql, entityWhere, filtersWhere, joinsSql, localTimestamp, personPropertiesNeeded, SqlContext, usesPersonActor } from './event-scope.sql';
+import { actorSql, bucketSql, BuiltSql, entityWhere, eventsFrom, filtersWhere, instantSql, joinNeeds, localTimestamp, SqlContext } from './event-scope.sql';
 import { breakdownValueSql } from './trends.sql';
 
 /**
@@ -11,35 +11,37 @@ import { breakdownValueSql } from './trends.sql';
  * periods after cohort c returned in period c + k.
  */
 
-/** Periods from `from` (a local wall time) to `period` (a local bucket start), as an integer. */
+/** Periods from `from` (a local bucket start) to `period` (a local bucket start), as an integer. */
 function periodIndexSql(interval: Interval, from: string, period: string): string {
-  if (interval === 'month') return `((extract(year FROM ${period}) - extract(year FROM ${from})) * 12 + extract(month FROM ${period}) - extract(month FROM ${from}))::int`;
+  if (interval === 'month') return `toInt64((toYear(${period}) - toYear(${from})) * 12 + toMonth(${period}) - toMonth(${from}))`;
   const seconds = { hour: 3600, day: 86_400, week: 604_800 }[interval];
-  return `round(extract(epoch FROM ${period} - ${from}) / ${seconds})::int`;
+  // Wall-clock difference (a DST day still counts as one day).
+  return `toInt64(round((toUnixTimestamp(toDateTime(formatDateTime(${period}, '%Y-%m-%d %H:%i:%S'), 'UTC')) - toUnixTimestamp(toDateTime(formatDateTime(${from}, '%Y-%m-%d %H:%i:%S'), 'UTC'))) / ${seconds}))`;
 }
 
 /** The target and returned CTEs, shared by the table and its persons. */
-function retentionCtes(query: InsightQuery, ctx: SqlContext, p: SqlParams): string {
+function retentionCtes(query: InsightQuery, ctx: SqlContext, p: ChParams): string {
   const options = query.retention!;
-  const personProperties = personPropertiesNeeded(query, ctx, [options.target.properties, options.returning.properties]);
-  const joins = joinsSql({ actor: usesPersonActor(query) || personProperties, personProperties });
+  const from = eventsFrom(joinNeeds(query, ctx, [options.target.properties, options.returning.properties], true), ctx, p);
   const actor = actorSql(query, ctx, p);
-  const zone = p.add(query.timezone);
+  const zone = p.add(query.timezone, 'String');
   const period = bucketSql(query.interval, query.weekStartDay, zone);
-  const index = periodIndexSql(query.interval, localTimestamp(query.range.from.toFormat("yyyy-MM-dd'T'HH:mm:ss"), p), period);
+  const index = periodIndexSql(query.interval, localTimestamp(query.range.from.toFormat("yyyy-MM-dd'T'HH:mm:ss"), zone, p), period);
   const common = [...filtersWhere(query, ctx, p), `${actor} IS NOT NULL`];
-  const from = `e.timestamp >= ${p.add(query.range.from.toISO())}::timestamptz`;
-  const to = `e.timestamp <= ${p.add(query.range.to.toISO())}::timestamptz`;
-  const breakdown = query.breakdown ? breakdownValueSql(query, ctx, p) : 'NULL::text';
-  const targetWhere = [...common, ...entityWhere(options.target.event, options.target.properties, ctx, p), to];
+  const after = `e.timestamp >= ${instantSql(query.range.from, p)}`;
+  const before = `e.timestamp <= ${instantSql(query.range.to, p)}`;
+  const breakdown = query.breakdown ? breakdownValueSql(query, ctx, p) : 'CAST(NULL AS Nullable(String))';
+  const targetWhere = [...common, ...entityWhere(options.target.event, options.target.properties, ctx, p), before];
   // First-time retention reads the target event of all time: an actor's cohort is their first one ever.
   const target =
     options.type === 'first_time'
-      ? `SELECT actor, cohort, breakdown_value FROM (SELECT DISTINCT ON (${actor}) ${actor} AS actor, ${index} AS cohort, ${breakdown} AS breakdown_value
-           FROM event e ${joins} WHERE ${targetWhere.join(' AND ')} ORDER BY ${actor}, e.timestamp) firsts WHERE cohort >= 0`
-      : `SELECT DISTINCT ${actor} AS actor, ${index} AS cohort, ${breakdown} AS breakdown_value FROM event e ${joins} WHERE ${[...targetWhere, from].join(' AND ')}`;
-  const returning = `SELECT DISTINCT ${actor} AS actor, ${index} AS period FROM event e ${joins}
-    WHERE ${[...common, ...entityWhere(options.returning.event, options.returning.properties, ctx, p), from, to].join(' AND ')}`;
+      ? `SELECT actor, cohort, breakdown_value FROM (
+           SELECT toString(${actor}) AS actor, argMin(tuple(${index}, ${breakdown}), (e.timestamp, e.uuid)) AS first
+             FROM ${from} WHERE ${targetWhere.join(' AND ')} GROUP BY actor)
+         ARRAY JOIN [first.1] AS cohort, [first.2] AS breakdown_value WHERE cohort >= 0`
+      : `SELECT DISTINCT toString(${actor}) AS actor, ${index} AS cohort, ${breakdown} AS breakdown_value FROM ${from} WHERE ${[...targetWhere, after].join(' AND ')}`;
+  const returning = `SELECT DISTINCT toString(${actor}) AS actor, ${index} AS period FROM ${from}
+    WHERE ${[...common, ...entityWhere(options.returning.event, options.returning.properties, ctx, p), after, before].join(' AND ')}`;
   return `WITH target AS (${target}), returned AS (${returning})`;
 }
 
@@ -48,23 +50,21 @@ function retentionCtes(query: InsightQuery, ctx: SqlContext, p: SqlParams): stri
  * retained `interval` periods after their cohort; interval 0 is the line's size.
  */
 export function retentionCountsSql(query: InsightQuery, ctx: SqlContext): BuiltSql {
-  const p = new SqlParams();
-  const line = query.breakdown ? 't.breakdown_value' : 't.cohort::text';
-  const text = `${retentionCtes(query, ctx, p)}
-    SELECT ${line} AS line, 0 AS interval, count(DISTINCT t.actor)::float8 AS value FROM target t GROUP BY 1
+  const p = new ChParams();
+  const line = query.breakdown ? 't.breakdown_value' : 'toString(t.cohort)';
+  return p.sql(`${retentionCtes(query, ctx, p)}
+    SELECT ${line} AS line, 0 AS interval, toFloat64(uniqExact(t.actor)) AS value FROM target AS t GROUP BY line
     UNION ALL
-    SELECT ${line} AS line, r.period - t.cohort AS interval, count(DISTINCT t.actor)::float8 AS value
-      FROM target t JOIN returned r ON r.actor = t.actor AND r.period > t.cohort GROUP BY 1, 2`;
-  return { text, values: p.values };
+    SELECT ${line} AS line, r.period - t.cohort AS interval, toFloat64(uniqExact(t.actor)) AS value
+      FROM target AS t INNER JOIN returned AS r ON r.actor = t.actor WHERE r.period > t.cohort GROUP BY line, interval`);
 }
 
 /** The actors of one cohort (or breakdown line), each with the intervals they came back in. */
 export function retentionActorsSql(query: InsightQuery, selection: { cohort?: number; breakdownValue?: string }, ctx: SqlContext): BuiltSql {
-  const p = new SqlParams();
+  const p = new ChParams();
   const ctes = retentionCtes(query, ctx, p);
-  const where = selection.breakdownValue !== undefined ? `t.breakdown_value = ${p.add(selection.breakdownValue)}::text` : `t.cohort = ${p.add(selection.cohort ?? 0)}`;
-  const text = `${ctes}
-    SELECT t.actor::text AS actor, coalesce(array_agg(DISTINCT r.period - t.cohort) FILTER (WHERE r.actor IS NOT NULL), '{}') AS intervals
-      FROM target t LEFT JOIN returned r ON r.actor = t.actor AND r.period > t.cohort WHERE ${where} GROUP BY t.actor`;
-  return { text, values: p.values };
+  const where = selection.breakdownValue !== undefined ? `t.breakdown_value = ${p.add(selection.breakdownValue, 'String')}` : `t.cohort = ${p.add(selection.cohort ?? 0, 'Int64')}`;
+  return p.sql(`${ctes}
+    SELECT t.actor AS actor, arraySort(arrayFilter((x) -> x > 0, groupUniqArray(if(r.actor = '', 0, r.period - t.cohort)))) AS intervals
+      FROM target AS t LEFT JOIN returned AS r ON r.actor = t.actor AND r.period > t.cohort WHERE ${where} GROUP BY t.actor`);
 }

@@ -1,38 +1,34 @@
 import type { DateTime } from 'luxon';
-import { SqlParams } from '../../../database/sql-params';
+import { ChParams } from '../engine/ch-sql';
 import { intervalStart } from '../model/insight-dates';
 import type { InsightQuery, LifecycleStatus, Series } from '../model/insight-query';
-import { actorSql, bucketSql, bucketTextSql, BuiltSql, localTimestamp, SqlContext } from './event-scope.sql';
+import { actorSql, bucketSql, bucketTextSql, BuiltSql, localTimestamp, PERSON_ACTOR, SqlContext } from './event-scope.sql';
 import { sliceScope } from './trends.sql';
 
-/**
- * How many intervals of the range each actor was active in (stickiness), one row per actor: the
- * distinct (actor, interval) pairs first (a hash aggregate), then counted per actor, instead of a
- * `count(DISTINCT …)` that sorts every event.
- */
-function activeIntervalsSql(query: InsightQuery, series: Series, ctx: SqlContext, p: SqlParams, extraWhere: string[] = []): string {
+/** How many intervals of the range each actor was active in (stickiness), one row per actor. */
+function activeIntervalsSql(query: InsightQuery, series: Series, ctx: SqlContext, p: ChParams, extraWhere: string[] = []): string {
   const scope = sliceScope(query, series, query.range, null, ctx, p, true);
   const actor = actorSql(query, ctx, p);
-  const bucket = bucketSql(query.interval, query.weekStartDay, p.add(query.timezone));
-  return `SELECT actor, count(*) AS intervals FROM (SELECT ${actor} AS actor, ${bucket} AS bucket FROM ${scope.from}
-    WHERE ${[scope.where, `${actor} IS NOT NULL`, ...extraWhere].join(' AND ')} GROUP BY 1, 2) active GROUP BY 1`;
+  const bucket = bucketSql(query.interval, query.weekStartDay, p.add(query.timezone, 'String'));
+  return `SELECT ${actor} AS actor_key, uniqExact(${bucket}) AS intervals FROM ${scope.from}
+    WHERE ${[scope.where, `${actor} IS NOT NULL`, ...extraWhere].join(' AND ')} GROUP BY actor_key`;
 }
 
 /** Stickiness: how many actors were active in exactly k intervals, per k. */
 export function stickinessCountsSql(query: InsightQuery, series: Series, ctx: SqlContext): BuiltSql {
-  const p = new SqlParams();
-  const text = `SELECT intervals, count(*)::float8 AS value FROM (${activeIntervalsSql(query, series, ctx, p)}) per_actor GROUP BY 1`;
-  return { text, values: p.values };
+  const p = new ChParams();
+  return p.sql(`SELECT toString(intervals) AS intervals, toFloat64(count()) AS value FROM (${activeIntervalsSql(query, series, ctx, p)}) GROUP BY intervals`);
 }
 
 /** The actors active in exactly `days` intervals, one page in actor order. */
-export function stickinessActorsSql(query: InsightQuery, series: Series, days: number, search: (p: SqlParams) => string[], ctx: SqlContext, page: { limit: number; offset: number }): BuiltSql {
-  const p = new SqlParams();
+export function stickinessActorsSql(query: InsightQuery, series: Series, days: number, search: (p: ChParams) => string[], ctx: SqlContext, page: { limit: number; offset: number }): BuiltSql {
+  const p = new ChParams();
   const inner = activeIntervalsSql(query, series, ctx, p, search(p));
-  const text = `SELECT actor, intervals::float8 AS value FROM (${inner}) per_actor WHERE intervals = ${p.add(days)}
-    ORDER BY actor LIMIT ${p.add(page.limit)} OFFSET ${p.add(page.offset)}`;
-  return { text, values: p.values };
+  return p.sql(`SELECT toString(actor_key) AS actor, toFloat64(intervals) AS value FROM (${inner}) WHERE intervals = ${p.add(days, 'UInt64')}
+    ORDER BY actor_key LIMIT ${p.add(page.limit, 'UInt64')} OFFSET ${p.add(page.offset, 'UInt64')}`);
 }
+
+const STEP: Readonly<Record<InsightQuery['interval'], string>> = { hour: 'INTERVAL 1 HOUR', day: 'INTERVAL 1 DAY', week: 'INTERVAL 1 WEEK', month: 'INTERVAL 1 MONTH' };
 
 /**
  * Each active (person, period) with its lifecycle status, plus a `dormant` row for the period after each
@@ -40,49 +36,53 @@ export function stickinessActorsSql(query: InsightQuery, series: Series, days: n
  * first event's time), "returning" active the period before, "resurrecting" otherwise. Events are read
  * from one period before the range, so the first period's statuses know what came before.
  */
-function lifecycleStatusesSql(query: InsightQuery, series: Series, ctx: SqlContext, p: SqlParams, extraWhere: string[]): string {
+function lifecycleStatusesSql(query: InsightQuery, series: Series, ctx: SqlContext, p: ChParams, extraWhere: string[]): string {
   const first = intervalStart(query.range.from, query.interval, query.weekStartDay);
   const widened = { ...query.range, from: first.minus({ [`${query.interval}s`]: 1 }) };
   const scope = sliceScope({ ...query, range: widened }, series, widened, null, ctx, p, true);
-  const zone = p.add(query.timezone);
-  const step = `interval '1 ${query.interval}'`;
+  const zone = p.add(query.timezone, 'String');
+  const step = STEP[query.interval];
+  const team = p.add(ctx.projectId, 'Int64');
   return `WITH periods AS (
-      SELECT pd.person_id AS actor, ${bucketSql(query.interval, query.weekStartDay, zone)} AS period FROM ${scope.from}
-       WHERE ${[scope.where, 'pd.person_id IS NOT NULL', ...extraWhere].join(' AND ')} GROUP BY 1, 2),
+      SELECT ${PERSON_ACTOR} AS actor, ${bucketSql(query.interval, query.weekStartDay, zone)} AS period FROM ${scope.from}
+       WHERE ${[scope.where, `${PERSON_ACTOR} IS NOT NULL`, ...extraWhere].join(' AND ')} GROUP BY actor, period),
     marked AS (
-      SELECT actor, period, lag(period) OVER w AS previous, lead(period) OVER w AS following FROM periods WINDOW w AS (PARTITION BY actor ORDER BY period)),
+      SELECT actor, period, lagInFrame(toNullable(period)) OVER w AS previous, leadInFrame(toNullable(period)) OVER w AS following
+        FROM periods WINDOW w AS (PARTITION BY actor ORDER BY period ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)),
+    created AS (
+      SELECT id, argMax(created_at, version) AS created_at FROM person WHERE team_id = ${team} GROUP BY id HAVING argMax(is_deleted, version) = 0),
     statuses AS (
-      SELECT m.actor, m.period, CASE WHEN ${bucketSql(query.interval, query.weekStartDay, zone, 'cp.created_at')} = m.period THEN 'new'
-        WHEN m.previous = m.period - ${step} THEN 'returning' ELSE 'resurrecting' END AS status
-        FROM marked m JOIN person cp ON cp.id = m.actor
+      SELECT m.actor AS actor, m.period AS period, multiIf(${bucketSql(query.interval, query.weekStartDay, zone, 'c.created_at')} = m.period, 'new',
+        ifNull(m.previous = m.period - ${step}, 0), 'returning', 'resurrecting') AS status
+        FROM marked AS m INNER JOIN created AS c ON c.id = m.actor
       UNION ALL
-      SELECT actor, period + ${step}, 'dormant' FROM marked WHERE following IS DISTINCT FROM period + ${step})`;
+      SELECT actor, period + ${step} AS period, 'dormant' AS status FROM marked WHERE ifNull(following != period + ${step}, 1))`;
 }
 
 /** Lifecycle: persons per (status, period) inside the range; each person holds one status a period, so rows are counted as they are. */
 export function lifecycleCountsSql(query: InsightQuery, series: Series, ctx: SqlContext): BuiltSql {
-  const p = new SqlParams();
+  const p = new ChParams();
   const statuses = lifecycleStatusesSql(query, series, ctx, p, []);
-  const first = localTimestamp(bucketStartKey(query.range.from, query), p);
-  const last = localTimestamp(bucketStartKey(query.range.to, query), p);
-  const text = `${statuses}
-    SELECT status, ${bucketTextSql('period')} AS bucket, value FROM (
-      SELECT status, period, count(*)::float8 AS value FROM statuses WHERE period >= ${first} AND period <= ${last} GROUP BY 1, 2) counts`;
-  return { text, values: p.values };
+  const zone = p.add(query.timezone, 'String');
+  const first = localTimestamp(bucketStartKey(query.range.from, query), zone, p);
+  const last = localTimestamp(bucketStartKey(query.range.to, query), zone, p);
+  return p.sql(`${statuses}
+    SELECT status, ${bucketTextSql('period')} AS bucket, toFloat64(count()) AS value FROM statuses
+     WHERE period >= ${first} AND period <= ${last} GROUP BY status, period`);
 }
 
 /** The persons holding `status` in the period that starts at `target`, one page in person order. */
 export function lifecycleActorsSql(
-  query: InsightQuery, series: Series, status: LifecycleStatus, target: DateTime, search: (p: SqlParams) => string[], ctx: SqlContext, page: { limit: number; offset: number },
+  query: InsightQuery, series: Series, status: LifecycleStatus, target: DateTime, search: (p: ChParams) => string[], ctx: SqlContext, page: { limit: number; offset: number },
 ): BuiltSql {
-  const p = new SqlParams();
+  const p = new ChParams();
   // Search narrows the persons whose periods are computed; their statuses stay what they are.
   const statuses = lifecycleStatusesSql(query, series, ctx, p, search(p));
-  const period = localTimestamp(bucketStartKey(target, query), p);
-  const text = `${statuses}
-    SELECT DISTINCT actor, NULL::float8 AS value FROM statuses WHERE status = ${p.add(status)} AND period = ${period}
-     ORDER BY actor LIMIT ${p.add(page.limit)} OFFSET ${p.add(page.offset)}`;
-  return { text, values: p.values };
+  const period = localTimestamp(bucketStartKey(target, query), p.add(query.timezone, 'String'), p);
+  return p.sql(`${statuses}
+    SELECT DISTINCT toString(actor) AS actor, CAST(NULL AS Nullable(Float64)) AS value, actor AS person FROM statuses
+     WHERE status = ${p.add(status, 'String')} AND period = ${period}
+     ORDER BY person LIMIT ${p.add(page.limit, 'UInt64')} OFFSET ${p.add(page.offset, 'UInt64')}`);
 }
 
 function bucketStartKey(at: DateTime, query: InsightQuery): string {

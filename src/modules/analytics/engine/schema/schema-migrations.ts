@@ -70,7 +70,10 @@ const events: SchemaMigration = {
   properties String CODEC(ZSTD(3)),
   elements_chain String CODEC(ZSTD(3)),
   _batch UInt64${hotColumns()},
-  INDEX batch_idx _batch TYPE minmax GRANULARITY 4
+  INDEX batch_idx _batch TYPE minmax GRANULARITY 4,
+  -- The copy asks whether a distinct id's events were copied before it had its current owner.
+  INDEX distinct_id_idx distinct_id TYPE bloom_filter(0.01) GRANULARITY 1,
+  INDEX uuid_idx uuid TYPE bloom_filter(0.01) GRANULARITY 1
 ) ENGINE = ${engine(layout, 'MergeTree', eventsTable)}
 PARTITION BY toYYYYMM(timestamp)
 ORDER BY (team_id, toDate(timestamp), event, cityHash64(distinct_id), cityHash64(uuid))`,
@@ -90,9 +93,10 @@ ORDER BY (team_id, toDate(timestamp), event, cityHash64(distinct_id), cityHash64
       `CREATE TABLE IF NOT EXISTS cohort_person${c} (
   team_id Int64, cohort_id Int64, person_id Int64, is_deleted UInt8, version UInt64
 ) ENGINE = ${wholeEngine(layout, 'ReplacingMergeTree', 'cohort_person', 'version')} ORDER BY (team_id, cohort_id, person_id)`,
-      // One row per committed copy batch: the PostgreSQL horizon it reached and the transactions above it already applied.
+      // Two rows per copy batch: when it started, and when it committed with the PostgreSQL horizon it reached and the
+      // transactions above that horizon already applied. A batch that started and never committed is undone first.
       `CREATE TABLE IF NOT EXISTS copy_state${c} (
-  batch UInt64, copy_version UInt32, horizon String, applied Array(String), committed_at DateTime64(3, 'UTC')
+  batch UInt64, status Enum8('started' = 0, 'committed' = 1), copy_version UInt32, horizon String, applied Array(String), at DateTime64(3, 'UTC')
 ) ENGINE = ${wholeEngine(layout, 'MergeTree', 'copy_state')} ORDER BY batch`,
     ];
     if (layout.kind === 'cluster') {

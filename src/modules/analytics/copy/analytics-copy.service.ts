@@ -1,0 +1,220 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Pool } from 'pg';
+import { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { ApiError } from '../../../common/errors/api-error';
+import type { AppConfig } from '../../../config/app-config';
+import { APP_CONFIG } from '../../../config/config.module';
+import { ANALYTICS_ENGINE, AnalyticsEngine } from '../engine/analytics-engine';
+import { COPY_VERSION } from '../engine/schema/schema-migrations';
+import { applyDeletions, Deletion } from './copy-deletions';
+import { ChangedOwner, overridesNeeded } from './copy-overrides';
+import {
+  CHANGED_DISTINCT_IDS_SQL, COHORT_PERSON_COLUMNS, cohortPersonsCopySql, DELETIONS_SQL, DISTINCT_ID_COLUMNS, distinctIdsCopySql,
+  EVENT_COLUMNS, eventsCopySql, GROUP_COLUMNS, groupsCopySql, PENDING_TXS_SQL, PERSON_COLUMNS, personsCopySql, PRUNE_DELETIONS_SQL,
+  TOUCHED_PROJECTS_SQL, TxSelection,
+} from './copy-reads.sql';
+import { CopySource } from './copy-source';
+import { CopyState, readCopyState, writeCopyState } from './copy-state';
+
+/** Tables the copy fills, emptied by a rebuild (copy_state is kept: it numbers the batches). */
+const COPIED_TABLES = ['events', 'person', 'person_distinct_id', 'person_distinct_id_overrides', 'groups', 'cohort_person'];
+
+/** The horizon a rebuild's `started` row carries: no transaction is applied until it commits. */
+const REBUILD_HORIZON = '0';
+
+/** Each batch has two versions for the ReplacingMergeTree tables: its deletions, then its upserts above them. */
+function versions(batch: number): { deletions: number; upserts: number } {
+  return { deletions: batch * 2, upserts: batch * 2 + 1 };
+}
+
+/**
+ * Keeps the ClickHouse copy of what insights read (events with their owner, persons, distinct ids and the
+ * overrides of merged ones, groups, static cohort members) equal to PostgreSQL, the system of record.
+ *
+ * Each refresh is one batch: under the copy's lock, in one PostgreSQL snapshot, it reads only the rows of
+ * transactions the copy has not applied (every transaction below the last snapshot's xmin is applied; the
+ * ones above it are remembered), applies their deletions from the deletion log, then their rows, and
+ * commits the batch in `copy_state`. Rows carry their batch, so a batch that never committed (a process
+ * killed midway) is undone by the next refresh before anything else: nothing is lost or doubled. A copy
+ * with no state, or with a state of another COPY_VERSION, or after a TRUNCATE in PostgreSQL, is rebuilt.
+ *
+ * Insights call {@link current} before they read, so an answer includes every write committed before the
+ * request; a timer refreshes meanwhile (ANALYTICS_COPY_INTERVAL_MS) so that wait stays short.
+ */
+@Injectable()
+export class AnalyticsCopy implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(AnalyticsCopy.name);
+  private running: Promise<void> | null = null;
+  private queued: Promise<void> | null = null;
+  private rebuilding: { copied: number } | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(
+    @Inject(ANALYTICS_ENGINE) private readonly engine: AnalyticsEngine,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.engine.kind === 'unavailable') return;
+    const interval = this.config.analytics.copyIntervalMs;
+    if (interval > 0) this.schedule(0, interval);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await Promise.allSettled([this.running, this.queued]);
+  }
+
+  /**
+   * Resolves once the copy holds every transaction committed before the call: the refresh that starts
+   * after it (shared with every caller that arrives meanwhile). While a rebuild runs, it waits a little
+   * (ANALYTICS_COPY_WAIT_MS) and then answers 503 with the rebuild's progress.
+   */
+  async current(): Promise<void> {
+    const done = this.refresh();
+    if (!this.rebuilding) return done;
+    const waitMs = this.config.analytics.copyWaitMs;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), waitMs)));
+    try {
+      if ((await Promise.race([done, late])) === 'late') {
+        throw ApiError.unavailable(`The analytics copy is being rebuilt from PostgreSQL (${this.rebuilding?.copied ?? 0} events so far): try again shortly.`);
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Rebuilds the copy from PostgreSQL now (the CLI's `analytics rebuild`), reporting progress. */
+  async rebuild(progress: (copied: number) => void = () => undefined): Promise<void> {
+    await this.exclusive(async (source) => {
+      const { last } = await readCopyState(this.engine);
+      await this.rebuildWith(source, (last?.batch ?? 0) + 1, progress);
+    });
+  }
+
+  /** The refresh that starts after this call, shared by every caller until it starts. */
+  private refresh(): Promise<void> {
+    if (this.queued) return this.queued;
+    const start = async () => {
+      await this.running?.catch(() => undefined);
+      this.queued = null;
+      this.running = this.exclusive((source) => this.refreshWith(source)).finally(() => (this.running = null));
+      return this.running;
+    };
+    this.queued = start();
+    return this.queued;
+  }
+
+  private schedule(delayMs: number, intervalMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.refresh()
+        .catch((error: Error) => this.logger.warn(`analytics copy refresh failed: ${error.message}`))
+        .finally(() => this.schedule(intervalMs, intervalMs));
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async exclusive<T>(work: (source: CopySource) => Promise<T>): Promise<T> {
+    const options = ((this.dataSource.driver as PostgresDriver).master as Pool).options;
+    const lockKey = `hogbase analytics copy ${this.config.clickhouse.database}`;
+    const source = await CopySource.open(options, lockKey, this.config.analytics.copyTimeoutMs);
+    try {
+      return await work(source);
+    } finally {
+      await source.close();
+    }
+  }
+
+  private async refreshWith(source: CopySource): Promise<void> {
+    const { last, committed } = await readCopyState(this.engine);
+    // No copy yet, a copy of another version, or a rebuild that never committed (it had emptied the tables).
+    const rebuildStarted = last?.status === 'started' && last.horizon === REBUILD_HORIZON;
+    if (!committed || committed.copyVersion !== COPY_VERSION || rebuildStarted) return this.rebuildWith(source, (last?.batch ?? 0) + 1);
+    if (last && last.status === 'started') await this.undo(last.batch);
+    const batch = (last?.batch ?? 0) + 1;
+    const horizon = await source.beginSnapshot();
+    const txs = (await source.rows<{ tx: string }>(PENDING_TXS_SQL, [committed.horizon, committed.applied])).map((r) => r.tx);
+    if (txs.length === 0) return source.endSnapshot();
+    const selection: TxSelection = { since: committed.horizon, txs };
+    const deletions = await source.rows<Deletion>(DELETIONS_SQL, [selection.since, txs]);
+    if (deletions.some((d) => d.kind === 'truncate')) {
+      await source.endSnapshot();
+      return this.rebuildWith(source, batch);
+    }
+    await writeCopyState(this.engine, { ...committed, batch, status: 'started' });
+    await applyDeletions(this.engine, deletions, versions(batch).deletions, this.eventsTable());
+    const projects = await source.rows<{ project_id: number }>(TOUCHED_PROJECTS_SQL, [selection.since, txs]);
+    for (const { project_id: projectId } of projects) await this.copyProject(source, projectId, selection, batch);
+    await source.endSnapshot();
+    const applied = [...committed.applied, ...txs].filter((tx) => BigInt(tx) >= BigInt(horizon));
+    await writeCopyState(this.engine, { batch, status: 'committed', copyVersion: COPY_VERSION, horizon, applied });
+    await source.rows(PRUNE_DELETIONS_SQL, [horizon]).catch(() => undefined);
+  }
+
+  /** One project's rows of a batch (every row when `selection` is null): overrides first, then the rows. */
+  private async copyProject(source: CopySource, projectId: number, selection: TxSelection | null, batch: number, progress?: (rows: number) => void): Promise<void> {
+    const { upserts } = versions(batch);
+    const changed = selection ? await source.rows<ChangedOwner>(CHANGED_DISTINCT_IDS_SQL, [projectId, selection.since, selection.txs]) : [];
+    const overrides = changed.length > 0 ? await overridesNeeded(this.engine, projectId, changed, batch) : [];
+    await this.engine.insertTsv('events', EVENT_COLUMNS, source.copyOut(eventsCopySql(projectId, selection, batch)));
+    progress?.(0);
+    await this.engine.insertTsv('person', PERSON_COLUMNS, source.copyOut(personsCopySql(projectId, selection, upserts)));
+    await this.engine.insertTsv('person_distinct_id', DISTINCT_ID_COLUMNS, source.copyOut(distinctIdsCopySql(projectId, selection, upserts)));
+    await this.engine.insertTsv('groups', GROUP_COLUMNS, source.copyOut(groupsCopySql(projectId, selection, upserts)));
+    await this.engine.insertTsv('cohort_person', COHORT_PERSON_COLUMNS, source.copyOut(cohortPersonsCopySql(projectId, selection, upserts)));
+    if (overrides.length > 0) {
+      await this.engine.insert('person_distinct_id_overrides', overrides.map((o) => ({ team_id: projectId, distinct_id: o.distinct_id, person_id: o.person_id, is_deleted: 0, version: upserts })));
+    }
+  }
+
+  /** Empties the copy and reads everything again in one snapshot. */
+  private async rebuildWith(source: CopySource, batch: number, progress: (copied: number) => void = () => undefined): Promise<void> {
+    this.rebuilding = { copied: 0 };
+    try {
+      await writeCopyState(this.engine, { batch, status: 'started', copyVersion: COPY_VERSION, horizon: REBUILD_HORIZON, applied: [] });
+      for (const table of COPIED_TABLES) await this.engine.command(`TRUNCATE TABLE ${table === 'events' ? this.eventsTable() : table}`);
+      const horizon = await source.beginSnapshot();
+      // Transactions at or above the horizon that are visible now are in this read: remembered as applied.
+      const applied = (await source.rows<{ tx: string }>(PENDING_TXS_SQL, [horizon, []])).map((r) => r.tx);
+      const projects = await source.rows<{ id: number }>('SELECT id FROM project ORDER BY id');
+      for (const { id } of projects) {
+        await this.copyProject(source, id, null, batch);
+        this.rebuilding.copied = await this.copiedEvents();
+        progress(this.rebuilding.copied);
+      }
+      await source.endSnapshot();
+      await writeCopyState(this.engine, { batch, status: 'committed', copyVersion: COPY_VERSION, horizon, applied });
+      this.logger.log(`analytics copy rebuilt from PostgreSQL: ${this.rebuilding.copied} events`);
+    } finally {
+      this.rebuilding = null;
+    }
+  }
+
+  private async copiedEvents(): Promise<number> {
+    const rows = await this.engine.query<{ n: string }>({ text: 'SELECT toString(count()) AS n FROM events', params: {} });
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** Removes what a batch that never committed wrote. */
+  private async undo(batch: number): Promise<void> {
+    this.logger.warn(`analytics copy batch ${batch} did not commit: undoing it`);
+    await this.engine.command({ text: `DELETE FROM ${this.eventsTable()} WHERE _batch >= {b:UInt64}`, params: { b: batch } });
+    for (const table of COPIED_TABLES.filter((t) => t !== 'events')) {
+      await this.engine.command({ text: `DELETE FROM ${table} WHERE version >= {v:UInt64}`, params: { v: versions(batch).deletions } });
+    }
+  }
+
+  /** The table events are written to and deleted from (the data table, not the Distributed one, on a cluster). */
+  private eventsTable(): string {
+    return this.config.clickhouse.cluster ? 'sharded_events' : 'events';
+  }
+}
+
+export type { CopyState };

@@ -1,0 +1,53 @@
+import { Client, ClientConfig } from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
+import type { Readable } from 'node:stream';
+
+/**
+ * The PostgreSQL side of one copy refresh: a connection of its own (never one of the pools ingestion,
+ * flags or the management API use) holding a session advisory lock, so that one refresh at a time writes
+ * to a given ClickHouse database whatever the number of processes, and reading everything of one refresh
+ * in one REPEATABLE READ snapshot.
+ */
+export class CopySource {
+  private constructor(private readonly client: Client) {}
+
+  /** Connects and waits for the copy's lock (`lockKey`: one per ClickHouse database). */
+  static async open(options: ClientConfig, lockKey: string, statementTimeoutMs: number): Promise<CopySource> {
+    const client = new Client({ ...options, application_name: 'hogbase analytics copy' });
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      await client.query(`SET statement_timeout = ${Math.trunc(statementTimeoutMs)}`);
+      await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [lockKey]);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    return new CopySource(client);
+  }
+
+  /** Starts the snapshot and answers its horizon: every transaction below it has ended. */
+  async beginSnapshot(): Promise<string> {
+    await this.client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const { rows } = await this.client.query<{ xmin: string }>('SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin');
+    return rows[0].xmin;
+  }
+
+  async endSnapshot(): Promise<void> {
+    await this.client.query('COMMIT');
+  }
+
+  rows<R>(text: string, values: unknown[] = []): Promise<R[]> {
+    return this.client.query(text, values).then((result) => result.rows as R[]);
+  }
+
+  /** A COPY … TO STDOUT statement's text output, as a stream. */
+  copyOut(sql: string): Readable {
+    return this.client.query(copyTo(sql));
+  }
+
+  /** Releases the lock by closing the session (a lock outlives nothing but its session). */
+  async close(): Promise<void> {
+    await this.client.end().catch(() => undefined);
+  }
+}
