@@ -188,7 +188,7 @@ function readProcesses(env: Env): number {
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
-function readIdentifier(env: Env, name: string, fallback: string | null): string | null {
+function readIdentifier(env: Env, name: string, fallback: string): string {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   if (!IDENTIFIER.test(raw)) throw new ConfigError(name, 'must be a letter or underscore followed by up to 62 letters, digits or underscores', raw);
@@ -207,13 +207,21 @@ function readClickHouseUrl(env: Env): string | null {
   return url;
 }
 
+/** A `remote_servers` name; it is written into the DDL between quotes, so only plain characters. */
+function readClusterName(env: Env): string | null {
+  const raw = env.CLICKHOUSE_CLUSTER;
+  if (raw === undefined || raw === '') return null;
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$/.test(raw)) throw new ConfigError('CLICKHOUSE_CLUSTER', 'must be up to 100 letters, digits, "_", "-" or "."', raw);
+  return raw;
+}
+
 function readClickHouse(env: Env, dataDir: string): AppConfig['clickhouse'] {
   const url = readClickHouseUrl(env);
-  const cluster = readIdentifier(env, 'CLICKHOUSE_CLUSTER', null);
+  const cluster = readClusterName(env);
   if (cluster !== null && url === null) throw new ConfigError('CLICKHOUSE_CLUSTER', 'needs CLICKHOUSE_URL (the embedded engine is a single node)', cluster);
   return {
     url,
-    database: readIdentifier(env, 'CLICKHOUSE_DATABASE', 'hogbase')!,
+    database: readIdentifier(env, 'CLICKHOUSE_DATABASE', 'hogbase'),
     cluster,
     embedded: {
       enabled: readEnum(env, 'CLICKHOUSE_EMBEDDED', ['on', 'off'] as const, 'on') === 'on',

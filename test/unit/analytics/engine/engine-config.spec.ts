@@ -37,6 +37,13 @@ describe('ClickHouse configuration', () => {
     expect(configError({ CLICKHOUSE_CLUSTER: 'posthog' })).toBe('Invalid configuration: CLICKHOUSE_CLUSTER needs CLICKHOUSE_URL (the embedded engine is a single node) (got "posthog")');
   });
 
+  it('refuses a cluster name that could not be written between quotes in the DDL', () => {
+    expect(configError({ CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_CLUSTER: "a' b" })).toBe(
+      `Invalid configuration: CLICKHOUSE_CLUSTER must be up to 100 letters, digits, "_", "-" or "." (got "a' b")`,
+    );
+    expect(loadConfig({ CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_CLUSTER: 'prod-1.eu' }).clickhouse.cluster).toBe('prod-1.eu');
+  });
+
   it('keeps a trailing slash on the server URL', () => {
     expect(loadConfig({ CLICKHOUSE_URL: 'http://ch:8123/' }).clickhouse.url).toBe('http://ch:8123/');
   });
