@@ -68,7 +68,9 @@ export class ChdbEngine implements AnalyticsEngine {
       this.readers.run(async (session) => {
         await this.handle.outsideExclusive();
         const rows: R[] = [];
-        for await (const chunk of session.queryStreamBind(sql.text, sql.params, { format: 'JSONEachRow' })) rows.push(...chunk.rows<R>());
+        for await (const chunk of session.queryStreamBind(sql.text, sql.params, { format: 'JSONEachRow' })) {
+          for (const row of chunk.rows<R>()) rows.push(row);
+        }
         return rows;
       }),
     );
@@ -99,7 +101,6 @@ export class ChdbEngine implements AnalyticsEngine {
     })();
     return this.closing;
   }
-
 }
 
 async function prepare(session: ChdbSession, database: string, settings: string): Promise<void> {

@@ -8,10 +8,13 @@ export type ChSettings = Record<string, number>;
  * - 64-bit integers as JSON numbers (ClickHouse's own default since 25.8, stated so a server configured
  *   otherwise answers the same);
  * - lower-priority threads, so HTTP and ingestion go first on a shared machine (a positive value only ever
- *   lowers a thread's priority, which needs no privilege).
+ *   lowers a thread's priority, which needs no privilege). At 0 the setting is not sent at all, for servers
+ *   whose profiles do not let users change it.
  */
 function common(limits: QueryLimits): ChSettings {
-  return { output_format_json_quote_64bit_integers: 0, os_thread_priority: limits.threadPriority };
+  const settings: ChSettings = { output_format_json_quote_64bit_integers: 0 };
+  if (limits.threadPriority > 0) settings.os_thread_priority = limits.threadPriority;
+  return settings;
 }
 
 /** An analytic read: bounded in time, threads and memory. */

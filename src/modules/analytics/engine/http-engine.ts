@@ -84,7 +84,6 @@ export class HttpEngine implements AnalyticsEngine {
     })();
     return this.closing;
   }
-
 }
 
 function settings(values: ChSettings): ClickHouseSettings {
