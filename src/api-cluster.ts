@@ -2,6 +2,7 @@ import cluster, { Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import type { AppConfig, ProcessRole } from './config/app-config';
 import type { DatabaseHandle } from './database/database-launcher';
+import type { IpcEngineHost } from './modules/analytics/engine/ipc-engine-host';
 import { CHILD_READY, PrimaryMetrics } from './modules/metrics/cluster-metrics';
 
 /** A child that dies this soon after starting counts as failing to start. */
@@ -22,6 +23,8 @@ interface Slot {
  * share the port (node:cluster hands connections round-robin), plus, for ROLE=all, one child running
  * the BullMQ processors, so they are not duplicated. A child that exits is logged and replaced; SIGTERM
  * drains every child, then stops the embedded PostgreSQL, and exits 0 when every child drained cleanly.
+ * Without CLICKHOUSE_URL the primary also owns the embedded analytics engine (one process per data
+ * directory) and answers the children's engine calls; it closes that engine once they have drained.
  */
 export class ApiCluster {
   private readonly slots: Slot[];
@@ -32,6 +35,7 @@ export class ApiCluster {
     private readonly config: AppConfig,
     private readonly database: DatabaseHandle,
     private readonly logger: Logger,
+    private readonly engineHost: IpcEngineHost | null = null,
   ) {
     const roles: Slot['role'][] = Array.from({ length: config.http.processes }, () => 'api');
     if (config.role === 'all') roles.push('worker');
@@ -91,6 +95,7 @@ export class ApiCluster {
     }, this.config.shutdownGraceMs + 6000);
     force.unref();
     const codes = await Promise.all(this.slots.map((slot) => drain(slot.worker)));
+    await this.engineHost?.close();
     await this.database.stop();
     const clean = failure === 0 && codes.every((code) => code === 0);
     this.logger.info({ exitCodes: codes }, 'stopped');

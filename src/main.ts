@@ -12,6 +12,7 @@ import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { DatabaseHandle, openDatabase } from './database/database-launcher';
 import { runMigrations } from './database/data-source';
 import { createHttpApp } from './http-app';
+import { startEnginePrimary } from './modules/analytics/engine/open-engine';
 import { HealthService } from './modules/health/health.service';
 import { CHILD_READY } from './modules/metrics/cluster-metrics';
 import { BootstrapKeys, ProvisioningService } from './modules/provisioning/provisioning.service';
@@ -43,7 +44,9 @@ async function startCluster(runtime: RuntimeOptions, database: DatabaseHandle, l
   const context = await NestFactory.createApplicationContext(AppModule.forRoot(runtime, { api: false, workers: false }), { logger: new PinoNestLogger(logger) });
   await provision(context, config);
   await context.close();
-  await new ApiCluster(config, database, logger).start();
+  // Before forking: the children find the analytics schema migrated and, without CLICKHOUSE_URL, an engine here to forward to.
+  const engineHost = await startEnginePrimary(config, (level, message) => logger[level](message));
+  await new ApiCluster(config, database, logger, engineHost).start();
   const parts = { port: config.http.port, processes: config.http.processes, workerProcess: config.role === 'all' };
   logger.info({ role: config.role, ...parts, queue: runtime.queue.kind, version: config.version }, 'started');
 }

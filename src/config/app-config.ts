@@ -51,6 +51,28 @@ export interface AppConfig {
     copyWaitMs: number;
     /** Statement timeout of the copy's PostgreSQL reads (a rebuild reads every event in one statement). */
     copyTimeoutMs: number;
+    /** ClickHouse threads one analytic query may use (`max_threads`). */
+    queryMaxThreads: number;
+    /** Memory one analytic query may use on ClickHouse (`max_memory_usage`), in MiB. */
+    queryMaxMemoryMb: number;
+    /** The nice value of ClickHouse's threads while they run an analytic query or a write (`os_thread_priority`; 0 leaves it). */
+    queryThreadPriority: number;
+  };
+  clickhouse: {
+    /** A ClickHouse server or cluster (`http(s)://[user:password@]host:port`); null runs the embedded engine. */
+    url: string | null;
+    /** The ClickHouse database of this service's tables, created if missing. */
+    database: string;
+    /** The `remote_servers` cluster the schema is created on, replicated and sharded (servers only). */
+    cluster: string | null;
+    embedded: {
+      /** False never loads the embedded engine: insights then need `url`. */
+      enabled: boolean;
+      /** Where the embedded engine keeps its files (DATA_DIR/clickhouse). */
+      path: string;
+      /** Sessions of the embedded engine that analytic queries run on side by side. */
+      sessions: number;
+    };
   };
   management: {
     /**
@@ -156,6 +178,51 @@ function readProcesses(env: Env): number {
   return value;
 }
 
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+function readIdentifier(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!IDENTIFIER.test(raw)) throw new ConfigError(name, 'must be a letter or underscore followed by up to 62 letters, digits or underscores', raw);
+  return raw;
+}
+
+/**
+ * The URL names the server only: the client would read a path as the database and override
+ * CLICKHOUSE_DATABASE with it, so a path is refused rather than silently winning.
+ */
+function readClickHouseUrl(env: Env): string | null {
+  const url = readUrl(env, 'CLICKHOUSE_URL', ['http:', 'https:']);
+  if (url !== null && new URL(url).pathname.replace(/\/+$/, '') !== '') {
+    throw new ConfigError('CLICKHOUSE_URL', 'must not name a database in its path (set CLICKHOUSE_DATABASE)', new URL(url).pathname);
+  }
+  return url;
+}
+
+/** A `remote_servers` name; it is written into the DDL between quotes, so only plain characters. */
+function readClusterName(env: Env): string | null {
+  const raw = env.CLICKHOUSE_CLUSTER;
+  if (raw === undefined || raw === '') return null;
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$/.test(raw)) throw new ConfigError('CLICKHOUSE_CLUSTER', 'must be up to 100 letters, digits, "_", "-" or "."', raw);
+  return raw;
+}
+
+function readClickHouse(env: Env, dataDir: string): AppConfig['clickhouse'] {
+  const url = readClickHouseUrl(env);
+  const cluster = readClusterName(env);
+  if (cluster !== null && url === null) throw new ConfigError('CLICKHOUSE_CLUSTER', 'needs CLICKHOUSE_URL (the embedded engine is a single node)', cluster);
+  return {
+    url,
+    database: readIdentifier(env, 'CLICKHOUSE_DATABASE', 'hogbase'),
+    cluster,
+    embedded: {
+      enabled: readEnum(env, 'CLICKHOUSE_EMBEDDED', ['on', 'off'] as const, 'on') === 'on',
+      path: join(dataDir, 'clickhouse'),
+      sessions: readInt(env, 'CLICKHOUSE_EMBEDDED_SESSIONS', 2, 1, 16),
+    },
+  };
+}
+
 function readTrustProxy(env: Env): boolean | string[] {
   const raw = env.TRUSTED_PROXIES?.trim();
   if (raw === undefined || raw === '' || raw.toLowerCase() === 'false') return false;
@@ -197,7 +264,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
       copyIntervalMs: readInt(env, 'ANALYTICS_COPY_INTERVAL_MS', 1_000, 0, 3_600_000),
       copyWaitMs: readInt(env, 'ANALYTICS_COPY_WAIT_MS', 5_000, 0, 600_000),
       copyTimeoutMs: readInt(env, 'ANALYTICS_COPY_TIMEOUT_MS', 3_600_000, 1_000, 86_400_000),
+      queryMaxThreads: readInt(env, 'ANALYTICS_QUERY_MAX_THREADS', 2, 1, 256),
+      queryMaxMemoryMb: readInt(env, 'ANALYTICS_QUERY_MAX_MEMORY_MB', 1024, 16, 1_048_576),
+      queryThreadPriority: readInt(env, 'ANALYTICS_QUERY_THREAD_PRIORITY', 10, 0, 19),
     },
+    clickhouse: readClickHouse(env, dataDir),
     management: {
       // At most 25 s: the main pool's client gives up on any query after 30 s (database/data-source.ts) without
       // stopping it, so the server's own timeout must come first to end the statement and free the connection.

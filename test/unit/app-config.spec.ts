@@ -29,7 +29,8 @@ describe(loadConfig.name, () => {
         redis: { url: null },
         auth: { failedAttemptsPerMinute: 30 },
         flags: { maxBodyBytes: 65_536 },
-        analytics: { poolSize: 3, queryTimeoutMs: 30_000, cacheTtlSeconds: 300, parallelWorkers: 2, thread: true, columnar: { enabled: true, maxEvents: 50_000_000, waitMs: 2_000 } },
+        analytics: { queryTimeoutMs: 30_000, cacheTtlSeconds: 300, copyIntervalMs: 1_000, copyWaitMs: 5_000, copyTimeoutMs: 3_600_000, queryMaxThreads: 2, queryMaxMemoryMb: 1024, queryThreadPriority: 10 },
+        clickhouse: { url: null, database: 'hogbase', cluster: null, embedded: { enabled: true, path: resolve('./data/clickhouse'), sessions: 2 } },
         management: { queryTimeoutMs: 10_000 },
         queue: { prefix: 'hogbase' },
         ingestion: { partitions: 2, coalesceMs: 5, enqueueTimeoutMs: 1500, maxDecompressedBytes: 5 * 20_971_520, maxWaitingPayloadBytes: 5 * 20_971_520, workerNice: 10 },
@@ -86,14 +87,19 @@ describe(loadConfig.name, () => {
         SHUTDOWN_GRACE_MS: '0',
         TRUSTED_PROXIES: '10.0.0.1',
         PUBLIC_URL: 'https://hog.example.com/',
-        ANALYTICS_POOL_SIZE: '5',
         ANALYTICS_QUERY_TIMEOUT_MS: '1000',
         ANALYTICS_CACHE_TTL_SECONDS: '0',
-        ANALYTICS_PARALLEL_WORKERS: '2',
-        ANALYTICS_THREAD: 'off',
-        ANALYTICS_COLUMNAR: 'off',
-        ANALYTICS_COLUMNAR_MAX_EVENTS: '1000',
-        ANALYTICS_COLUMNAR_WAIT_MS: '0',
+        ANALYTICS_COPY_INTERVAL_MS: '0',
+        ANALYTICS_COPY_WAIT_MS: '100',
+        ANALYTICS_COPY_TIMEOUT_MS: '60000',
+        ANALYTICS_QUERY_MAX_THREADS: '4',
+        ANALYTICS_QUERY_MAX_MEMORY_MB: '512',
+        ANALYTICS_QUERY_THREAD_PRIORITY: '0',
+        CLICKHOUSE_URL: 'https://reader:secret@ch.example.com:8443',
+        CLICKHOUSE_DATABASE: 'analytics_1',
+        CLICKHOUSE_CLUSTER: 'posthog',
+        CLICKHOUSE_EMBEDDED: 'off',
+        CLICKHOUSE_EMBEDDED_SESSIONS: '3',
         AUTH_FAILED_ATTEMPTS_PER_MINUTE: '0',
         FLAGS_MAX_BODY_BYTES: '4096',
         MANAGEMENT_QUERY_TIMEOUT_MS: '2500',
@@ -107,7 +113,8 @@ describe(loadConfig.name, () => {
         redis: { url: 'rediss://cache:6380' },
         auth: { failedAttemptsPerMinute: 0 },
         flags: { maxBodyBytes: 4096 },
-        analytics: { poolSize: 5, queryTimeoutMs: 1000, cacheTtlSeconds: 0, parallelWorkers: 2, thread: false, columnar: { enabled: false, maxEvents: 1000, waitMs: 0 } },
+        analytics: { queryTimeoutMs: 1000, cacheTtlSeconds: 0, copyIntervalMs: 0, copyWaitMs: 100, copyTimeoutMs: 60_000, queryMaxThreads: 4, queryMaxMemoryMb: 512, queryThreadPriority: 0 },
+        clickhouse: { url: 'https://reader:secret@ch.example.com:8443', database: 'analytics_1', cluster: 'posthog', embedded: { enabled: false, path: '/var/lib/hog/clickhouse', sessions: 3 } },
         management: { queryTimeoutMs: 2500 },
         queue: { prefix: 'q' },
         ingestion: { partitions: 8, coalesceMs: 0, enqueueTimeoutMs: 900, maxDecompressedBytes: 8192, maxWaitingPayloadBytes: 65536, workerNice: 0 },
@@ -256,7 +263,7 @@ describe(loadConfig.name, () => {
       ['DATABASE_POOL_SIZE', '201'],
       ['INGESTION_PARTITIONS', '0'],
       ['SHUTDOWN_GRACE_MS', '120001'],
-      ['ANALYTICS_POOL_SIZE', '0'],
+      ['ANALYTICS_COPY_TIMEOUT_MS', '999'],
       ['ANALYTICS_QUERY_TIMEOUT_MS', '99'],
       ['ANALYTICS_CACHE_TTL_SECONDS', '-1'],
       ['MANAGEMENT_QUERY_TIMEOUT_MS', '99'],
@@ -272,10 +279,6 @@ describe(loadConfig.name, () => {
       const error = configError({ ROLE: 'x' });
       expect(error.variable).toBe('ROLE');
       expect(error.message).toBe('Invalid configuration: ROLE must be one of api, worker, all (got "x")');
-    });
-
-    it('rejects an ANALYTICS_THREAD other than on or off', () => {
-      expect(configError({ ANALYTICS_THREAD: 'yes' }).message).toBe('Invalid configuration: ANALYTICS_THREAD must be one of on, off (got "yes")');
     });
 
     it('rejects ROLE in the wrong case', () => {

@@ -3,6 +3,7 @@ import { PersonsModule } from '../persons/persons.module';
 import { ActorSequencesService } from './actor-sequences.service';
 import { AnalyticsRepository } from './analytics.repository';
 import { AnalyticsCopy } from './copy/analytics-copy.service';
+import { AnalyticsEngineModule } from './engine/analytics-engine.module';
 import { FunnelCorrelationService } from './funnel-correlation.service';
 import { FunnelsService } from './funnels.service';
 import { InsightActorsService } from './insight-actors.service';
@@ -24,7 +25,7 @@ import { TrendsService } from './trends.service';
  * ClickHouse server), the copy that keeps ClickHouse equal to PostgreSQL, presenters per door.
  */
 @Module({
-  imports: [PersonsModule],
+  imports: [PersonsModule, AnalyticsEngineModule],
   controllers: [InsightsController, InsightPersonsController, QueryController],
   providers: [AnalyticsRepository, AnalyticsCopy, ActorSequencesService, InsightCache, TrendsService, StickinessLifecycleService, FunnelsService, FunnelCorrelationService, RetentionService, PathsService, InsightActorsService, InsightsService, LegacyInsightsService, QueryService],
   exports: [InsightsService],

@@ -76,6 +76,8 @@ export class AnalyticsCopy implements OnApplicationBootstrap, OnApplicationShutd
    * (ANALYTICS_COPY_WAIT_MS) and then answers 503 with the rebuild's progress.
    */
   async current(): Promise<void> {
+    // Without an engine there is no copy: the engine's own 503 says why and what to set.
+    if (this.engine.kind === 'unavailable') return this.engine.command('SELECT 1');
     const done = this.refresh();
     if (!this.rebuilding) return done;
     const waitMs = this.config.analytics.copyWaitMs;

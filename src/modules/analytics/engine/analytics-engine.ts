@@ -5,6 +5,8 @@ export interface QueryLimits {
   timeoutMs: number;
   maxThreads: number;
   maxMemoryBytes: number;
+  /** The nice value of ClickHouse's threads for reads and writes alike (0: as started). */
+  threadPriority: number;
 }
 
 /**
@@ -15,7 +17,10 @@ export interface QueryLimits {
 export interface AnalyticsEngine {
   /** `embedded` (chdb), `server` (CLICKHOUSE_URL), or `unavailable` (every call answers 503). */
   readonly kind: 'embedded' | 'server' | 'unavailable';
-  /** Rows of a SELECT as objects (JSONEachRow), with the analytic query limits applied. */
+  /**
+   * Rows of a SELECT as objects (JSONEachRow), with the analytic query limits applied. 64-bit integers come
+   * as JSON numbers: cast ids and counts that can pass 2^53 to String in the SQL.
+   */
   query<R = Record<string, unknown>>(sql: ChSql): Promise<R[]>;
   /** A statement without rows (DDL, DELETE, INSERT … SELECT), without the analytic limits. */
   command(sql: ChSql | string): Promise<void>;

@@ -1,6 +1,6 @@
 import type { CohortDefinition } from '../../events/property-filter-sql';
 import type { PropertyNode } from '../../events/property-filters';
-import { propertyFiltersToClickHouse, readsPerson } from '../clickhouse/property-filter.ch';
+import { needsPerson, propertyFiltersToClickHouse } from '../clickhouse/property-filter.ch';
 import { ChParams, ChSql } from '../engine/ch-sql';
 import { HOT_EVENT_PROPERTIES } from '../engine/schema/hot-properties';
 import { BREAKDOWN_NULL, DateRange, InsightQuery, Interval, Series } from '../model/insight-query';
@@ -116,7 +116,7 @@ export function filterSql(node: PropertyNode | null, ctx: SqlContext, p: ChParam
   return propertyFiltersToClickHouse(node, {
     teamId: ctx.projectId,
     columns: { event: 'e.properties', person: 'pp.properties' },
-    hotColumns: new Map([...HOT_EVENT_PROPERTIES].map(([key, column]) => [key, `e.${column}`])),
+    eventHotColumns: new Map([...HOT_EVENT_PROPERTIES].map(([key, column]) => [key, `e.${column}`])),
     groupColumn: (index: number) => `g${index}.properties`,
     personId: PERSON_ID,
     now: ctx.now,
@@ -139,7 +139,7 @@ function groupIndexesOf(node: PropertyNode | null, into: Set<number>): void {
 export function joinNeeds(query: InsightQuery, ctx: SqlContext, entityFilters: Array<PropertyNode | null>, actor: boolean): JoinNeeds {
   const breakdown = query.breakdown;
   const trees = [query.properties, query.filterTestAccounts ? ctx.testAccountFilters : null, ...entityFilters];
-  const personProperties = breakdown?.kind === 'cohort' || (breakdown?.kind === 'property' && breakdown.properties.some((b) => b.type === 'person')) || trees.some(readsPerson);
+  const personProperties = breakdown?.kind === 'cohort' || (breakdown?.kind === 'property' && breakdown.properties.some((b) => b.type === 'person')) || trees.some(needsPerson);
   const groups = new Set<number>();
   trees.forEach((tree) => groupIndexesOf(tree, groups));
   if (breakdown?.kind === 'property') breakdown.properties.forEach((b) => b.type === 'group' && groups.add(b.groupTypeIndex ?? 0));

@@ -28,7 +28,7 @@ export interface SchemaMigration {
 /** The version of what the copy holds; a change rebuilds it from PostgreSQL. */
 export const COPY_VERSION = 1;
 
-function onCluster(layout: SchemaLayout): string {
+export function onCluster(layout: SchemaLayout): string {
   return layout.kind === 'cluster' ? ` ON CLUSTER '${layout.cluster}'` : '';
 }
 
@@ -40,7 +40,7 @@ function engine(layout: SchemaLayout, family: 'MergeTree' | 'ReplacingMergeTree'
 }
 
 /** Person-side tables are whole on every node: one shard path shared by all replicas. */
-function wholeEngine(layout: SchemaLayout, family: 'MergeTree' | 'ReplacingMergeTree', table: string, args = ''): string {
+export function wholeEngine(layout: SchemaLayout, family: 'MergeTree' | 'ReplacingMergeTree', table: string, args = ''): string {
   if (layout.kind === 'single') return `${family}(${args})`;
   const path = `'/clickhouse/tables/whole/${layout.database}.${table}', '{replica}'`;
   return `Replicated${family}(${path}${args ? `, ${args}` : ''})`;

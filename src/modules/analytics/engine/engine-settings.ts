@@ -1,0 +1,45 @@
+import type { QueryLimits } from './analytics-engine';
+
+/** ClickHouse settings by name; numbers only, so they can be written into a SET statement as they are. */
+export type ChSettings = Record<string, number>;
+
+/**
+ * What every statement runs with, in either deployment:
+ * - 64-bit integers as JSON numbers (ClickHouse's own default since 25.8, stated so a server configured
+ *   otherwise answers the same);
+ * - lower-priority threads, so HTTP and ingestion go first on a shared machine (a positive value only ever
+ *   lowers a thread's priority, which needs no privilege). At 0 the setting is not sent at all, for servers
+ *   whose profiles do not let users change it.
+ */
+function common(limits: QueryLimits): ChSettings {
+  const settings: ChSettings = { output_format_json_quote_64bit_integers: 0 };
+  if (limits.threadPriority > 0) settings.os_thread_priority = limits.threadPriority;
+  return settings;
+}
+
+/** An analytic read: bounded in time, threads and memory. */
+export function readSettings(limits: QueryLimits): ChSettings {
+  return {
+    ...common(limits),
+    max_execution_time: limits.timeoutMs / 1000,
+    max_threads: limits.maxThreads,
+    max_memory_usage: limits.maxMemoryBytes,
+  };
+}
+
+/**
+ * A write or DDL: unbounded (the copy's INSERT … SELECT may take long), and synchronous, since ClickHouse
+ * 26 buffers inserts by default (`async_insert = 1`) and a read right after would miss the rows.
+ */
+export function writeSettings(limits: QueryLimits): ChSettings {
+  return { ...common(limits), async_insert: 0 };
+}
+
+/** The settings as one `SET` statement (the embedded engine keeps them for the session it runs on). */
+export function setStatement(settings: ChSettings): string {
+  const assignments = Object.entries(settings).map(([name, value]) => {
+    if (!/^[a-z_][a-z0-9_]*$/.test(name) || !Number.isFinite(value)) throw new Error(`invalid ClickHouse setting ${name}=${value}`);
+    return `${name} = ${value}`;
+  });
+  return `SET ${assignments.join(', ')}`;
+}
