@@ -1,0 +1,122 @@
+import { NEGATED, regexFinds } from '../../decide/engine/property-match';
+import { needsPerson, type CohortDefinition } from '../../events/property-filter-sql';
+import { PropertyFilterError, PropertyLeaf, PropertyNode, parsePropertyFilters } from '../../events/property-filters';
+import type { ChParams } from '../engine/ch-sql';
+import { bindText } from './sql-text.ch';
+import { FALSE, TRUE, needsJson, positiveSql, POSITIVE_OPERATORS } from './property-conditions.ch';
+import { coldTarget, hotTarget, PropertyTarget } from './property-target.ch';
+
+export { needsPerson };
+export type { CohortDefinition };
+
+/** What the filter reads, as the PostgreSQL compiler's FilterSqlContext, in ClickHouse terms. */
+export interface ChFilterContext {
+  /** Trusted expressions of the String columns holding each property type's JSON object text. */
+  columns: Partial<Record<'event' | 'person', string>>;
+  /** Event properties with a column of their own: key → trusted column expression (see hot-properties.ts). */
+  eventHotColumns?: ReadonlyMap<string, string>;
+  /** A group's properties (JSON object text, `'{}'` when the row has no group) by group type index. */
+  groupColumn?: (groupTypeIndex: number) => string;
+  /** The row's person id, for cohort membership; cohorts are refused without it. */
+  personId?: string;
+  teamId: number;
+  now: Date;
+  cohorts?: ReadonlyMap<number, CohortDefinition>;
+  /**
+   * `exact`/`is_not` compare text case-sensitively (PostHog's insights) instead of ignoring case (PostHog's flags,
+   * and this service's events and persons lists). Default false. Booleans compare by truthiness either way.
+   */
+  caseSensitiveExact?: boolean;
+}
+
+/** The column a leaf reads, or undefined when this context has none for its type. */
+function columnOf(leaf: PropertyLeaf, ctx: ChFilterContext): string | undefined {
+  if (leaf.type === 'event' || leaf.type === 'person') return ctx.columns[leaf.type];
+  if (leaf.type === 'group' && ctx.groupColumn && leaf.groupTypeIndex !== undefined) return ctx.groupColumn(leaf.groupTypeIndex);
+  return undefined;
+}
+
+/** A person, event or group property condition, with the matcher's rules for missing keys and nulls. */
+function propertySql(leaf: PropertyLeaf, column: string, ctx: ChFilterContext, p: ChParams): string {
+  const { operator } = leaf;
+  const negated = Object.hasOwn(NEGATED, operator);
+  const positive = negated ? NEGATED[operator] : operator;
+  if (operator !== 'is_set' && operator !== 'is_not_set' && !negated && !POSITIVE_OPERATORS.has(operator)) {
+    throw new PropertyFilterError(`Invalid operator: ${operator}`);
+  }
+  const key = bindText(p, leaf.key);
+  const hot = leaf.type === 'event' && !needsJson(positive) ? ctx.eventHotColumns?.get(leaf.key) : undefined;
+  const t: PropertyTarget = hot ? hotTarget(column, key, hot) : coldTarget(column, key);
+  if (operator === 'is_set') return t.present;
+  if (operator === 'is_not_set') return `(NOT ${t.present})`;
+  if (negated) {
+    if (positive === 'regex' && regexFinds(leaf.value, '') === null) return t.absentOrNull;
+    return `(${t.absentOrNull} OR NOT ${positiveSql(positive, t, leaf.value, p, optionsOf(ctx))})`;
+  }
+  // The condition first: on a hot column, rows it refuses never parse the properties to tell null from absent.
+  return `(${positiveSql(operator, t, leaf.value, p, optionsOf(ctx))} AND ${t.present})`;
+}
+
+function optionsOf(ctx: ChFilterContext) {
+  return { now: ctx.now, caseSensitiveExact: ctx.caseSensitiveExact ?? false };
+}
+
+function cohortSql(leaf: PropertyLeaf, ctx: ChFilterContext, p: ChParams, visiting: Set<number>): string {
+  if (!ctx.personId) throw new PropertyFilterError('Cohort filters are not supported here.');
+  if (leaf.operator !== 'exact' && leaf.operator !== 'in' && leaf.operator !== 'not_in') throw new PropertyFilterError(`Invalid operator: ${leaf.operator}`);
+  const id = Number(leaf.value);
+  const cohort = ctx.cohorts?.get(id);
+  let member = FALSE;
+  if (cohort?.isStatic) member = staticMemberSql(id, ctx.personId, ctx.teamId, p);
+  else if (cohort && !visiting.has(id)) member = dynamicCohortSql(cohort, ctx, p, new Set([...visiting, id]));
+  return leaf.operator === 'not_in' ? `(NOT ${member})` : member;
+}
+
+/** The person is a current member: cohort_person is versioned (ReplacingMergeTree), a removal a newer deleted row. */
+function staticMemberSql(id: number, personId: string, teamId: number, p: ChParams): string {
+  const members = `SELECT person_id FROM cohort_person WHERE team_id = ${p.add(teamId, 'Int64')} AND cohort_id = ${p.add(id, 'Int64')}
+    GROUP BY person_id HAVING argMax(is_deleted, version) = 0`;
+  return `ifNull(${personId} IN (${members}), 0)`;
+}
+
+/** A property-defined cohort is its property tree over the person; behavioural parts match nobody here. */
+function dynamicCohortSql(cohort: CohortDefinition, ctx: ChFilterContext, p: ChParams, visiting: Set<number>): string {
+  let tree: PropertyNode | null;
+  try {
+    tree = parsePropertyFilters(JSON.stringify(cohort.filters.properties ?? []), 'person');
+  } catch {
+    return FALSE;
+  }
+  const personOnly: ChFilterContext = { ...ctx, columns: { person: ctx.columns.person }, eventHotColumns: undefined };
+  return tree ? nodeSql(tree, personOnly, p, visiting, true) : FALSE;
+}
+
+function leafSql(leaf: PropertyLeaf, ctx: ChFilterContext, p: ChParams, visiting: Set<number>, lenient: boolean): string {
+  if (leaf.type === 'cohort') return cohortSql(leaf, ctx, p, visiting);
+  if (leaf.operator === 'in' || leaf.operator === 'not_in') throw new PropertyFilterError(`Invalid operator: ${leaf.operator}`);
+  const column = columnOf(leaf, ctx);
+  if (!column) {
+    if (lenient) return FALSE;
+    throw new PropertyFilterError(`Property filters of type "${leaf.type}" are not supported here.`);
+  }
+  return propertySql(leaf, column, ctx, p);
+}
+
+function nodeSql(node: PropertyNode, ctx: ChFilterContext, p: ChParams, visiting: Set<number>, lenient = false): string {
+  if (node.kind === 'group') {
+    if (node.children.length === 0) return TRUE;
+    return `(${node.children.map((child) => nodeSql(child, ctx, p, visiting, lenient)).join(` ${node.op} `)})`;
+  }
+  const condition = leafSql(node, ctx, p, visiting, lenient);
+  return node.negation ? `(NOT ${condition})` : condition;
+}
+
+/**
+ * PostHog property filters as one ClickHouse condition (UInt8, never NULL) over JSON object text columns, with
+ * every key and value bound in `params` after the query's own. The meaning is the PostgreSQL compiler's
+ * (events/property-filter-sql.ts), operator for operator; unsupported types and operators throw
+ * PropertyFilterError with the same details.
+ */
+export function propertyFiltersToClickHouse(node: PropertyNode | null, ctx: ChFilterContext, params: ChParams): string {
+  return node ? nodeSql(node, ctx, params, new Set()) : TRUE;
+}
