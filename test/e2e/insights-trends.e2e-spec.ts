@@ -1,4 +1,4 @@
-import { AnalyticsRepository } from '../../src/modules/analytics/analytics.repository';
+import { ANALYTICS_ENGINE, AnalyticsEngine } from '../../src/modules/analytics/engine/analytics-engine';
 import { ingestBatch } from '../support/ingestion';
 import { startTestApp, TestApp } from '../support/test-app';
 import { filterQuery as q, followUrl } from '../support/insights';
@@ -378,11 +378,18 @@ describe('Insights: trends, stickiness, lifecycle', () => {
 
     it('ends a query over the statement timeout with a 504 that says what to do', async () => {
       const slow = await startTestApp({ env: { ANALYTICS_QUERY_TIMEOUT_MS: '300' } });
-      // A lock held on the events table makes the insight wait past its timeout, deterministically.
       try {
-        await slow.sql('BEGIN');
-        await slow.sql('LOCK TABLE event IN ACCESS EXCLUSIVE MODE');
-        const res = await slow.http.get(`/api/projects/${slow.keys.projectId}/insights/trend/?${q({ events: [{ id: '$pageview' }] })}`);
+        // Five million events written straight into the app's ClickHouse tables, and a filter on a property
+        // every one of them must parse: each insight below takes seconds, far past its 300 ms.
+        await slow.app.get<AnalyticsEngine>(ANALYTICS_ENGINE).command({
+          text: `INSERT INTO events (team_id, uuid, event, distinct_id, person_id, timestamp, properties, elements_chain, _batch)
+            SELECT {team:Int64}, generateUUIDv4(), if(number % 2 = 0, '$pageview', 'signed_up'), concat('d', toString(number % 5000)), 0,
+              now64(6) - toIntervalSecond(number % 200000), concat('{"q": "', toString(number), '", "$current_url": "https://x/', toString(number % 97), '"}'), '', 0
+            FROM numbers(5000000)`,
+          params: { team: slow.keys.projectId },
+        });
+        const filter = { properties: [{ key: 'q', value: 'zz', operator: 'icontains', type: 'event' }] };
+        const res = await slow.http.get(`/api/projects/${slow.keys.projectId}/insights/trend/?${q({ events: [{ id: '$pageview' }], ...filter })}`);
         expect([res.status, res.body]).toEqual([
           504,
           {
@@ -392,19 +399,15 @@ describe('Insights: trends, stickiness, lifecycle', () => {
             attr: null,
           },
         ]);
-        // Funnels and paths read through a server-side cursor: the same limit, the same answer.
+        // Funnels and paths read each actor's events in one query: the same limit, the same answer.
         const steps = [{ id: '$pageview', order: 0 }, { id: 'signed_up', order: 1 }];
-        const funnel = await slow.http.get(`/api/projects/${slow.keys.projectId}/insights/funnel/?${q({ events: steps })}`);
+        const funnel = await slow.http.get(`/api/projects/${slow.keys.projectId}/insights/funnel/?${q({ events: steps, ...filter })}`);
         expect([funnel.status, funnel.body.code]).toEqual([504, 'query_timeout']);
-        const paths = await slow.http.get(`/api/projects/${slow.keys.projectId}/insights/path/?${q({})}`);
+        const paths = await slow.http.get(`/api/projects/${slow.keys.projectId}/insights/path/?${q(filter)}`);
         expect([paths.status, paths.body.code]).toEqual([504, 'query_timeout']);
-        // The client's own read timeout must come after the server's, or it would end the request first as a 500.
-        const pool = (slow.app.get(AnalyticsRepository) as unknown as { pool: { options: { query_timeout: number } } }).pool;
-        expect(pool.options.query_timeout).toBe(5_300);
       } finally {
-        await slow.sql('ROLLBACK');
         await slow.close();
       }
-    });
+    }, 120_000);
   });
 });

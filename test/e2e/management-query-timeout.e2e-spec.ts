@@ -89,7 +89,9 @@ describe('Management reads under MANAGEMENT_QUERY_TIMEOUT_MS', () => {
       const replies = Promise.all([t.http.get(`${base}/events/`), t.http.get(`${base}/persons/`)]);
       await new Promise((resolve) => setTimeout(resolve, 3 * LIMIT_MS));
       // Both lists are still waiting for the lock, past the limit the other API stops at.
-      const waiting = await t.sql<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+      // (The analytics copy's refresh reads the same tables, and waits for the lock too: it is not a list.)
+      const waiting = await t.sql<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+        AND application_name <> 'hogbase analytics copy'`);
       await t.sql('ROLLBACK');
       const [events, persons] = await replies;
       expect(waiting).toEqual([{ n: 2 }]);

@@ -71,7 +71,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     CLICKHOUSE_DATABASE: clickHouseDatabase(url),
     ...options.env,
   });
-  const logger = options.logs ? createRootLogger('info', logSink(options.logs)) : createRootLogger('silent');
+  const logger = options.logs ? createRootLogger('info', logSink(options.logs)) : createRootLogger(process.env.DEBUG_LOGS ? 'error' : 'silent');
   const { app, runtime, baseUrl } = await listeningApi(config, url, logger);
   const keys = await app.get(ProvisioningService).bootstrapIfEmpty();
   if (!keys) throw new Error('test database was not empty');

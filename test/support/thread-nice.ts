@@ -4,3 +4,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 export function threadNiceValues(pid: number | 'self' = 'self'): number[] {
   return readdirSync(`/proc/${pid}/task`).map((tid) => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]));
 }
+
+/** The nice value of a process's main thread. */
+export function mainThreadNice(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[16]);
+}

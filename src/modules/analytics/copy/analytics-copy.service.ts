@@ -21,6 +21,8 @@ import { CopyState, readCopyState, writeCopyState } from './copy-state';
 /** Tables the copy fills, emptied by a rebuild (copy_state is kept: it numbers the batches). */
 const COPIED_TABLES = ['events', 'person', 'person_distinct_id', 'person_distinct_id_overrides', 'groups', 'cohort_person'];
 
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
 /** The horizon a rebuild's `started` row carries: no transaction is applied until it commits. */
 const REBUILD_HORIZON = '0';
 
@@ -51,6 +53,8 @@ export class AnalyticsCopy implements OnApplicationBootstrap, OnApplicationShutd
   private rebuilding: { copied: number } | null = null;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** A refresh succeeded in this process: the copy holds a committed state to answer from. */
+  private complete = false;
 
   constructor(
     @Inject(ANALYTICS_ENGINE) private readonly engine: AnalyticsEngine,
@@ -71,25 +75,28 @@ export class AnalyticsCopy implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   /**
-   * Resolves once the copy holds every transaction committed before the call: the refresh that starts
-   * after it (shared with every caller that arrives meanwhile). While a rebuild runs, it waits a little
-   * (ANALYTICS_COPY_WAIT_MS) and then answers 503 with the rebuild's progress.
+   * Brings the copy up to date with every transaction committed before the call (the refresh that starts
+   * after it, shared with every caller that arrives meanwhile), waiting at most ANALYTICS_COPY_WAIT_MS: an
+   * insight is never held by PostgreSQL (a lock, a slow disk), it is answered from the copy as it stands,
+   * which the timer keeps close. Only a copy that was never complete (its first build or a rebuild running,
+   * or no refresh ever succeeded here) answers 503 instead.
    */
   async current(): Promise<void> {
     // Without an engine there is no copy: the engine's own 503 says why and what to set.
     if (this.engine.kind === 'unavailable') return this.engine.command('SELECT 1');
-    const done = this.refresh();
-    if (!this.rebuilding) return done;
-    const waitMs = this.config.analytics.copyWaitMs;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), waitMs)));
-    try {
-      if ((await Promise.race([done, late])) === 'late') {
-        throw ApiError.unavailable(`The analytics copy is being rebuilt from PostgreSQL (${this.rebuilding?.copied ?? 0} events so far): try again shortly.`);
-      }
-    } finally {
-      clearTimeout(timer);
+    const outcome = await Promise.race([
+      this.refresh().then(() => ({ ok: true as const }), (error: Error) => ({ ok: false as const, error })),
+      delay(this.config.analytics.copyWaitMs).then(() => null),
+    ]);
+    if (outcome?.ok) return;
+    if (this.rebuilding) {
+      throw ApiError.unavailable(`The analytics copy is being rebuilt from PostgreSQL (${this.rebuilding.copied} events so far): try again shortly.`);
     }
+    if (!this.complete) {
+      const reason = outcome ? ` (${outcome.error.message.replace(/[.\s]+$/, '')})` : '';
+      throw ApiError.unavailable(`The analytics copy could not be read from PostgreSQL yet${reason}: try again shortly.`);
+    }
+    this.logger.warn(outcome ? `analytics copy refresh failed, answering from the copy as it stands: ${outcome.error.message}` : 'analytics copy refresh is slow, answering from the copy as it stands');
   }
 
   /** Rebuilds the copy from PostgreSQL now (the CLI's `analytics rebuild`), reporting progress. */
@@ -106,7 +113,9 @@ export class AnalyticsCopy implements OnApplicationBootstrap, OnApplicationShutd
     const start = async () => {
       await this.running?.catch(() => undefined);
       this.queued = null;
-      this.running = this.exclusive((source) => this.refreshWith(source)).finally(() => (this.running = null));
+      this.running = this.exclusive((source) => this.refreshWith(source))
+        .then(() => void (this.complete = true))
+        .finally(() => (this.running = null));
       return this.running;
     };
     this.queued = start();

@@ -2,6 +2,9 @@ import { Client, ClientConfig } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { Readable } from 'node:stream';
 
+/** How long a copy read waits for a lock (a migration's, a manual LOCK TABLE) before the refresh gives up and retries later. */
+const LOCK_TIMEOUT_MS = 5_000;
+
 /**
  * The PostgreSQL side of one copy refresh: a connection of its own (never one of the pools ingestion,
  * flags or the management API use) holding a session advisory lock, so that one refresh at a time writes
@@ -13,12 +16,15 @@ export class CopySource {
 
   /** Connects and waits for the copy's lock (`lockKey`: one per ClickHouse database). */
   static async open(options: ClientConfig, lockKey: string, statementTimeoutMs: number): Promise<CopySource> {
-    const client = new Client({ ...options, application_name: 'hogbase analytics copy' });
+    // Without the pool's client-side read timeout, which a COPY stream never clears: the server's statement timeout decides.
+    const { query_timeout: _readTimeout, ...own } = options as ClientConfig & { query_timeout?: number };
+    const client = new Client({ ...own, application_name: 'hogbase analytics copy' });
     client.on('error', () => undefined);
     await client.connect();
     try {
       await client.query(`SET statement_timeout = ${Math.trunc(statementTimeoutMs)}`);
       await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [lockKey]);
+      await client.query(`SET lock_timeout = ${LOCK_TIMEOUT_MS}`);
     } catch (error) {
       await client.end().catch(() => undefined);
       throw error;
@@ -43,7 +49,10 @@ export class CopySource {
 
   /** A COPY … TO STDOUT statement's text output, as a stream. */
   copyOut(sql: string): Readable {
-    return this.client.query(copyTo(sql));
+    const stream = this.client.query(copyTo(sql));
+    // Its reader sees a failure; one left unread (the insert failed first) must not fail the process.
+    stream.on('error', () => undefined);
+    return stream;
   }
 
   /** Releases the lock by closing the session (a lock outlives nothing but its session). */

@@ -1,9 +1,9 @@
-import { Readable } from 'node:stream';
 import { ClickHouseClient, ClickHouseLogLevel, ClickHouseSettings, createClient } from '@clickhouse/client';
 import type { AnalyticsEngine, QueryLimits } from './analytics-engine';
 import type { ChSql } from './ch-sql';
 import { asEngineError, CLICKHOUSE_CODES, ClickHouseEngineError } from './clickhouse-error';
 import { InFlight } from './in-flight';
+import { nonEmpty } from './tsv-chunks';
 import { ChSettings, readSettings, writeSettings } from './engine-settings';
 import { checkedColumnName, checkedTableName, stringifyJson } from './json-rows';
 import { createDatabaseStatement } from './schema/migrate-schema';
@@ -80,8 +80,8 @@ export class HttpEngine implements AnalyticsEngine {
 
   insertTsv(table: string, columns: readonly string[], source: NodeJS.ReadableStream): Promise<void> {
     return this.work.run(async () => {
-      // The client streams a Readable as the request body; an iterable of pieces is read into one.
-      const values = source instanceof Readable ? source : Readable.from(source as AsyncIterable<Buffer>);
+      const values = await nonEmpty(source);
+      if (!values) return;
       await this.client.insert({
         table: checkedTableName(table), columns: columns.map(checkedColumnName) as [string, ...string[]], values, format: 'TabSeparated',
         clickhouse_settings: settings(writeSettings(this.limits)),

@@ -24,12 +24,12 @@ export function searchConditions(search: string | undefined, actor: ActorKind, c
     const team = p.add(ctx.projectId, 'Int64');
     if (actor.kind === 'group') {
       const key = groupKeySql(actor.groupTypeIndex, ctx, p);
-      return [`(${key} ILIKE ${pattern} OR ${key} IN (SELECT group_key FROM groups WHERE team_id = ${team} AND group_type_index = ${p.add(actor.groupTypeIndex, 'UInt8')}
-        GROUP BY group_key HAVING argMax(is_deleted, version) = 0 AND JSONExtractString(argMax(properties, version), 'name') ILIKE ${pattern}))`];
+      return [`(${key} ILIKE ${pattern} OR ${key} IN (SELECT group_key FROM (SELECT group_key, argMax(properties, version) AS props, argMax(is_deleted, version) AS deleted
+        FROM groups WHERE team_id = ${team} AND group_type_index = ${p.add(actor.groupTypeIndex, 'UInt8')} GROUP BY group_key)
+        WHERE deleted = 0 AND JSONExtractString(props, 'name') ILIKE ${pattern}))`];
     }
-    return [`(e.distinct_id ILIKE ${pattern} OR ${PERSON_ID} IN (SELECT id FROM person WHERE team_id = ${team} GROUP BY id
-      HAVING argMax(is_deleted, version) = 0 AND (JSONExtractString(argMax(properties, version), 'email') ILIKE ${pattern}
-        OR JSONExtractString(argMax(properties, version), 'name') ILIKE ${pattern})))`];
+    return [`(e.distinct_id ILIKE ${pattern} OR ${PERSON_ID} IN (SELECT id FROM (SELECT id, argMax(properties, version) AS props, argMax(is_deleted, version) AS deleted
+      FROM person WHERE team_id = ${team} GROUP BY id) WHERE deleted = 0 AND (JSONExtractString(props, 'email') ILIKE ${pattern} OR JSONExtractString(props, 'name') ILIKE ${pattern})))`];
   };
 }
 

@@ -56,7 +56,8 @@ function lifecycleStatusesSql(query: InsightQuery, series: Series, ctx: SqlConte
         ifNull(m.previous = m.period - ${step}, 0), 'returning', 'resurrecting') AS status
         FROM marked AS m INNER JOIN created AS c ON c.id = m.actor
       UNION ALL
-      SELECT actor, period + ${step} AS period, 'dormant' AS status FROM marked WHERE ifNull(following != period + ${step}, 1))`;
+      SELECT actor, dormant_period AS period, 'dormant' AS status FROM (
+        SELECT actor, period + ${step} AS dormant_period, following FROM marked) WHERE ifNull(following != dormant_period, 1))`;
 }
 
 /** Lifecycle: persons per (status, period) inside the range; each person holds one status a period, so rows are counted as they are. */
