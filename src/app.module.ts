@@ -7,6 +7,7 @@ import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { dataSourceOptions } from './database/data-source';
 import { AnalyticsModule } from './modules/analytics/analytics.module';
+import { AnalyticsCopyModule } from './modules/analytics/copy/analytics-copy.module';
 import { ActivityLogsModule } from './modules/activity-logs/activity-logs.module';
 import { CohortsModule } from './modules/cohorts/cohorts.module';
 import { DecideModule } from './modules/decide/decide.module';
@@ -78,6 +79,8 @@ export class ApiModule {}
 export interface ProcessParts {
   api: boolean;
   workers: boolean;
+  /** The analytics copy without the HTTP side (the CLI's `analytics rebuild`); the API has it anyway. */
+  analyticsCopy?: boolean;
 }
 
 export function partsForRole(role: AppConfig['role']): ProcessParts {
@@ -90,6 +93,7 @@ export class AppModule {
   static forRoot(runtime: RuntimeOptions, parts: ProcessParts = partsForRole(runtime.config.role)): DynamicModule {
     const imports = coreImports(runtime);
     if (parts.api) imports.push(ApiModule);
+    else if (parts.analyticsCopy) imports.push(AnalyticsCopyModule);
     if (parts.workers) imports.push(WorkerModule.forRoot(runtime.config.ingestion.partitions, runtime.queue.workerConnection));
     return { module: AppModule, imports };
   }

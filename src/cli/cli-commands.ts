@@ -8,6 +8,11 @@ import { ProvisioningService } from '../modules/provisioning/provisioning.servic
 import { UsersService } from '../modules/users/users.service';
 import { DeadLettersService } from '../queues/dead-letters.service';
 
+/** The analytics copy, opened only for `analytics` commands (it opens the ClickHouse engine). */
+export interface CliAnalytics {
+  rebuildOrRequest(progress: (copied: number) => void): Promise<'rebuilt' | 'requested'>;
+}
+
 export interface CliServices {
   provisioning: ProvisioningService;
   users: UsersService;
@@ -19,6 +24,7 @@ export interface CliServices {
 /** What the commands need. Services are opened only when a command runs, so `--help` needs no database. */
 export interface CliContext {
   services: () => Promise<CliServices>;
+  analytics: () => Promise<CliAnalytics>;
   out: (line: string) => void;
 }
 
@@ -54,7 +60,22 @@ export function buildCli(ctx: CliContext): Command {
   addProjectCommands(program, ctx);
   addKeyCommands(program, ctx);
   addDeadLetterCommands(program, ctx);
+  addAnalyticsCommands(program, ctx);
   return program;
+}
+
+function addAnalyticsCommands(program: Command, ctx: CliContext): void {
+  const analytics = program.command('analytics').description('Maintain the ClickHouse copy that insights read.');
+  analytics
+    .command('rebuild')
+    .description('Rebuild the copy from PostgreSQL (the system of record), or ask the running service to.')
+    .action(async () => {
+      const copy = await ctx.analytics();
+      const outcome = await copy.rebuildOrRequest((copied) => ctx.out(`copied ${copied} events`));
+      ctx.out(outcome === 'rebuilt'
+        ? 'Rebuilt the analytics copy from PostgreSQL.'
+        : 'The analytics engine is open in the running service: it rebuilds the copy at its next refresh (see its log).');
+    });
 }
 
 function addOrganizationCommands(program: Command, ctx: CliContext): void {

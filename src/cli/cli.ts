@@ -12,17 +12,21 @@ import { ProvisioningService } from '../modules/provisioning/provisioning.servic
 import { UsersService } from '../modules/users/users.service';
 import { DeadLettersService } from '../queues/dead-letters.service';
 import { configureQueueConnection } from '../queues/queue-connection';
-import { CliServices, runCli } from './cli-commands';
+import { AnalyticsCopy } from '../modules/analytics/copy/analytics-copy.service';
+import { CliAnalytics, CliServices, runCli } from './cli-commands';
 
-/** Opens the database the service uses (embedded or DATABASE_URL) and a Nest context without HTTP or workers. */
-async function openServices(): Promise<{ services: CliServices; close: () => Promise<void> }> {
+/**
+ * Opens the database the service uses (embedded or DATABASE_URL) and a Nest context without HTTP or workers;
+ * with the analytics copy (and so the ClickHouse engine) only for the commands that use it.
+ */
+async function openServices(analyticsCopy: boolean): Promise<{ services: CliServices; analytics: CliAnalytics; close: () => Promise<void> }> {
   const config = loadConfig();
   const logger = createRootLogger(config.log.level === 'info' ? 'warn' : config.log.level);
   const database: DatabaseHandle = await openDatabase(config, logger);
   await runMigrations(database.url);
   const runtime = { config, databaseUrl: database.url, queue: configureQueueConnection(config, database.url) };
   const context: INestApplicationContext = await NestFactory.createApplicationContext(
-    AppModule.forRoot(runtime, { api: false, workers: false }),
+    AppModule.forRoot(runtime, { api: false, workers: false, analyticsCopy }),
     { logger: new PinoNestLogger(logger) },
   );
   return {
@@ -33,6 +37,7 @@ async function openServices(): Promise<{ services: CliServices; close: () => Pro
       keys: context.get(PersonalApiKeysService),
       deadLetters: context.get(DeadLettersService),
     },
+    analytics: { rebuildOrRequest: (progress) => context.get(AnalyticsCopy).rebuildOrRequest(progress) },
     close: async () => {
       await context.close();
       await database.stop();
@@ -48,8 +53,12 @@ async function main(argv: string[]): Promise<number> {
       {
         out,
         services: async () => {
-          opened ??= await openServices();
+          opened ??= await openServices(false);
           return opened.services;
+        },
+        analytics: async () => {
+          opened ??= await openServices(true);
+          return opened.analytics;
         },
       },
       argv.length > 0 ? argv : ['--help'],

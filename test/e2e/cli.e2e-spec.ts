@@ -14,7 +14,8 @@ describe('CLI commands', () => {
 
   it('explains every command with --help, without touching the database', async () => {
     const lines: string[] = [];
-    const top = await runCli({ services: () => Promise.reject(new Error('no database for help')), out: (line) => lines.push(line) }, ['--help']);
+    const none = () => Promise.reject(new Error('no database for help'));
+    const top = await runCli({ services: none, analytics: none, out: (line) => lines.push(line) }, ['--help']);
     expect(top).toBe(0);
     expect(lines.join('\n')).toMatch(/users[\s\S]*projects[\s\S]*keys/);
     const sub = await cli('keys', 'create', '--help');

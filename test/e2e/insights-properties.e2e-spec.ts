@@ -68,7 +68,8 @@ describe('Insight properties', () => {
       }),
       { numRuns: 15 },
     );
-  });
+    // Each ClickHouse query costs tens of milliseconds however small the data, where PostgreSQL took a few.
+  }, 120_000);
 
   it('keeps retention cohorts within their size for any events', async () => {
     const retention = (params: Record<string, unknown>) =>
@@ -87,5 +88,6 @@ describe('Insight properties', () => {
       }),
       { numRuns: 15 },
     );
-  });
+    // Each ClickHouse query costs tens of milliseconds however small the data, where PostgreSQL took a few.
+  }, 120_000);
 });

@@ -1,4 +1,5 @@
 import { CliServices, runCli } from '../../src/cli/cli-commands';
+import { AnalyticsCopy } from '../../src/modules/analytics/copy/analytics-copy.service';
 import { PersonalApiKeysService } from '../../src/modules/personal-api-keys/personal-api-keys.service';
 import { ProjectsService } from '../../src/modules/projects/projects.service';
 import { ProvisioningService } from '../../src/modules/provisioning/provisioning.service';
@@ -21,6 +22,7 @@ export function cliServices(t: TestApp): CliServices {
 export async function runCliOn(t: TestApp, ...argv: string[]): Promise<{ code: number; lines: string[]; output: string }> {
   const lines: string[] = [];
   const services = cliServices(t);
-  const code = await runCli({ services: async () => services, out: (line) => lines.push(line) }, argv);
+  const analytics = { rebuildOrRequest: (progress: (copied: number) => void) => t.app.get(AnalyticsCopy).rebuildOrRequest(progress) };
+  const code = await runCli({ services: async () => services, analytics: async () => analytics, out: (line) => lines.push(line) }, argv);
   return { code, lines, output: lines.join('\n') };
 }

@@ -36,6 +36,9 @@ export class AnalyticsDeletionLog1763781100000 implements MigrationInterface {
         deleted_at timestamptz NOT NULL DEFAULT now()
       )`);
     await q.query(`CREATE INDEX analytics_deletion_tx_idx ON analytics_deletion (tx)`);
+    // The last batch written to each ClickHouse copy: a process that wrote it knows, without asking ClickHouse,
+    // that the state it remembers is still the copy's (another process refreshing the same copy moves it).
+    await q.query(`CREATE TABLE analytics_copy (database text PRIMARY KEY, batch bigint NOT NULL)`);
     await q.query(`ALTER TABLE "group" ADD COLUMN tx xid8`);
     await q.query(`ALTER TABLE "group" ALTER COLUMN tx SET DEFAULT pg_current_xact_id()`);
     await q.query(`CREATE INDEX group_project_tx_idx ON "group" (project_id, tx)`);
@@ -76,6 +79,7 @@ export class AnalyticsDeletionLog1763781100000 implements MigrationInterface {
     await q.query(`DROP TRIGGER group_stamp_tx ON "group"`);
     await q.query(`DROP INDEX group_project_tx_idx`);
     await q.query(`ALTER TABLE "group" DROP COLUMN tx`);
+    await q.query(`DROP TABLE analytics_copy`);
     await q.query(`DROP TABLE analytics_deletion`);
   }
 }

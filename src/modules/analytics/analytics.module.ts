@@ -2,8 +2,7 @@ import { Module } from '@nestjs/common';
 import { PersonsModule } from '../persons/persons.module';
 import { ActorSequencesService } from './actor-sequences.service';
 import { AnalyticsRepository } from './analytics.repository';
-import { AnalyticsCopy } from './copy/analytics-copy.service';
-import { AnalyticsEngineModule } from './engine/analytics-engine.module';
+import { AnalyticsCopyModule } from './copy/analytics-copy.module';
 import { FunnelCorrelationService } from './funnel-correlation.service';
 import { FunnelsService } from './funnels.service';
 import { InsightActorsService } from './insight-actors.service';
@@ -25,9 +24,9 @@ import { TrendsService } from './trends.service';
  * ClickHouse server), the copy that keeps ClickHouse equal to PostgreSQL, presenters per door.
  */
 @Module({
-  imports: [PersonsModule, AnalyticsEngineModule],
+  imports: [PersonsModule, AnalyticsCopyModule],
   controllers: [InsightsController, InsightPersonsController, QueryController],
-  providers: [AnalyticsRepository, AnalyticsCopy, ActorSequencesService, InsightCache, TrendsService, StickinessLifecycleService, FunnelsService, FunnelCorrelationService, RetentionService, PathsService, InsightActorsService, InsightsService, LegacyInsightsService, QueryService],
+  providers: [AnalyticsRepository, ActorSequencesService, InsightCache, TrendsService, StickinessLifecycleService, FunnelsService, FunnelCorrelationService, RetentionService, PathsService, InsightActorsService, InsightsService, LegacyInsightsService, QueryService],
   exports: [InsightsService],
 })
 export class AnalyticsModule {}

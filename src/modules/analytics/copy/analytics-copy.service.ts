@@ -21,6 +21,9 @@ import { CopyState, readCopyState, writeCopyState } from './copy-state';
 /** Tables the copy fills, emptied by a rebuild (copy_state is kept: it numbers the batches). */
 const COPIED_TABLES = ['events', 'person', 'person_distinct_id', 'person_distinct_id_overrides', 'groups', 'cohort_person'];
 
+/** How often the deletion log is pruned of what every copy has applied (rows older than a day). */
+const PRUNE_EVERY_MS = 3_600_000;
+
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /** The horizon a rebuild's `started` row carries: no transaction is applied until it commits. */
@@ -55,6 +58,10 @@ export class AnalyticsCopy implements OnApplicationBootstrap, OnApplicationShutd
   private stopped = false;
   /** A refresh succeeded in this process: the copy holds a committed state to answer from. */
   private complete = false;
+  /** The copy's state as this process last read or wrote it (see `state`). */
+  private remembered: { last: CopyState | null; committed: CopyState | null } | null = null;
+  private source: CopySource | null = null;
+  private prunedAt = 0;
 
   constructor(
     @Inject(ANALYTICS_ENGINE) private readonly engine: AnalyticsEngine,
@@ -72,6 +79,7 @@ export class AnalyticsCopy implements OnApplicationBootstrap, OnApplicationShutd
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await Promise.allSettled([this.running, this.queued]);
+    await this.source?.close();
   }
 
   /**
@@ -99,10 +107,24 @@ export class AnalyticsCopy implements OnApplicationBootstrap, OnApplicationShutd
     this.logger.warn(outcome ? `analytics copy refresh failed, answering from the copy as it stands: ${outcome.error.message}` : 'analytics copy refresh is slow, answering from the copy as it stands');
   }
 
-  /** Rebuilds the copy from PostgreSQL now (the CLI's `analytics rebuild`), reporting progress. */
+  /**
+   * Rebuilds the copy from PostgreSQL now (the CLI's `analytics rebuild`), reporting progress; or, when
+   * this process cannot open the engine (the embedded one is open in the running service), asks the
+   * service to: a `truncate` row in the deletion log makes its next refresh a rebuild.
+   */
+  async rebuildOrRequest(progress: (copied: number) => void): Promise<'rebuilt' | 'requested'> {
+    if (this.engine.kind !== 'unavailable') {
+      await this.rebuild(progress);
+      return 'rebuilt';
+    }
+    await this.dataSource.query(`INSERT INTO analytics_deletion (project_id, kind, key) VALUES (0, 'truncate', 'rebuild requested')`);
+    return 'requested';
+  }
+
+  /** Rebuilds the copy from PostgreSQL now, reporting progress. */
   async rebuild(progress: (copied: number) => void = () => undefined): Promise<void> {
     await this.exclusive(async (source) => {
-      const { last } = await readCopyState(this.engine);
+      const { last } = await this.state(source);
       await this.rebuildWith(source, (last?.batch ?? 0) + 1, progress);
     });
   }
@@ -133,22 +155,51 @@ export class AnalyticsCopy implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   private async exclusive<T>(work: (source: CopySource) => Promise<T>): Promise<T> {
-    const options = ((this.dataSource.driver as PostgresDriver).master as Pool).options;
-    const lockKey = `hogbase analytics copy ${this.config.clickhouse.database}`;
-    const source = await CopySource.open(options, lockKey, this.config.analytics.copyTimeoutMs);
+    if (!this.source) {
+      const options = ((this.dataSource.driver as PostgresDriver).master as Pool).options;
+      this.source = new CopySource(options, `hogbase analytics copy ${this.config.clickhouse.database}`, this.config.analytics.copyTimeoutMs);
+    }
+    const source = this.source;
     try {
-      return await work(source);
-    } finally {
-      await source.close();
+      return await source.locked(() => work(source));
+    } catch (error) {
+      // What this process remembers may be behind what a failed batch wrote: ClickHouse says next time.
+      this.remembered = null;
+      throw error;
     }
   }
 
+  /**
+   * The copy's state: what this process remembers when the batch number PostgreSQL keeps for the copy is
+   * the one it remembers (no other process refreshed it since), otherwise read from ClickHouse.
+   */
+  private async state(source: CopySource): Promise<{ last: CopyState | null; committed: CopyState | null }> {
+    const [row] = await source.rows<{ batch: string }>('SELECT batch::text FROM analytics_copy WHERE database = $1', [this.config.clickhouse.database]);
+    if (this.remembered && row && Number(row.batch) === this.remembered.last?.batch) return this.remembered;
+    this.remembered = await readCopyState(this.engine);
+    return this.remembered;
+  }
+
+  /** Writes a batch's state to ClickHouse, then its number to PostgreSQL, and remembers it. */
+  private async record(source: CopySource, state: CopyState): Promise<void> {
+    await writeCopyState(this.engine, state);
+    await source.rows(`INSERT INTO analytics_copy (database, batch) VALUES ($1, $2) ON CONFLICT (database) DO UPDATE SET batch = excluded.batch`, [
+      this.config.clickhouse.database, state.batch,
+    ]);
+    const committed = state.status === 'committed' ? state : (this.remembered?.committed ?? null);
+    this.remembered = { last: state, committed };
+  }
+
   private async refreshWith(source: CopySource): Promise<void> {
-    const { last, committed } = await readCopyState(this.engine);
+    const { last, committed } = await this.state(source);
     // No copy yet, a copy of another version, or a rebuild that never committed (it had emptied the tables).
     const rebuildStarted = last?.status === 'started' && last.horizon === REBUILD_HORIZON;
     if (!committed || committed.copyVersion !== COPY_VERSION || rebuildStarted) return this.rebuildWith(source, (last?.batch ?? 0) + 1);
-    if (last && last.status === 'started') await this.undo(last.batch);
+    if (last && last.status === 'started') {
+      await this.undo(last.batch);
+      // The batch is settled: it holds the last committed state again, and the next batch comes after it.
+      await this.record(source, { ...committed, batch: last.batch, status: 'committed' });
+    }
     const batch = (last?.batch ?? 0) + 1;
     const horizon = await source.beginSnapshot();
     const txs = (await source.rows<{ tx: string }>(PENDING_TXS_SQL, [committed.horizon, committed.applied])).map((r) => r.tx);
@@ -159,14 +210,17 @@ export class AnalyticsCopy implements OnApplicationBootstrap, OnApplicationShutd
       await source.endSnapshot();
       return this.rebuildWith(source, batch);
     }
-    await writeCopyState(this.engine, { ...committed, batch, status: 'started' });
+    await this.record(source, { ...committed, batch, status: 'started' });
     await applyDeletions(this.engine, deletions, versions(batch).deletions, this.eventsTable());
     const projects = await source.rows<{ project_id: number }>(TOUCHED_PROJECTS_SQL, [selection.since, txs]);
     for (const { project_id: projectId } of projects) await this.copyProject(source, projectId, selection, batch);
     await source.endSnapshot();
     const applied = [...committed.applied, ...txs].filter((tx) => BigInt(tx) >= BigInt(horizon));
-    await writeCopyState(this.engine, { batch, status: 'committed', copyVersion: COPY_VERSION, horizon, applied });
-    await source.rows(PRUNE_DELETIONS_SQL, [horizon]).catch(() => undefined);
+    await this.record(source, { batch, status: 'committed', copyVersion: COPY_VERSION, horizon, applied });
+    if (Date.now() - this.prunedAt > PRUNE_EVERY_MS) {
+      await source.rows(PRUNE_DELETIONS_SQL, [horizon]);
+      this.prunedAt = Date.now();
+    }
   }
 
   /** One project's rows of a batch (every row when `selection` is null): overrides first, then the rows. */
@@ -189,7 +243,7 @@ export class AnalyticsCopy implements OnApplicationBootstrap, OnApplicationShutd
   private async rebuildWith(source: CopySource, batch: number, progress: (copied: number) => void = () => undefined): Promise<void> {
     this.rebuilding = { copied: 0 };
     try {
-      await writeCopyState(this.engine, { batch, status: 'started', copyVersion: COPY_VERSION, horizon: REBUILD_HORIZON, applied: [] });
+      await this.record(source, { batch, status: 'started', copyVersion: COPY_VERSION, horizon: REBUILD_HORIZON, applied: [] });
       for (const table of COPIED_TABLES) await this.engine.command(`TRUNCATE TABLE ${table === 'events' ? this.eventsTable() : table}`);
       const horizon = await source.beginSnapshot();
       // Transactions at or above the horizon that are visible now are in this read: remembered as applied.
@@ -201,7 +255,7 @@ export class AnalyticsCopy implements OnApplicationBootstrap, OnApplicationShutd
         progress(this.rebuilding.copied);
       }
       await source.endSnapshot();
-      await writeCopyState(this.engine, { batch, status: 'committed', copyVersion: COPY_VERSION, horizon, applied });
+      await this.record(source, { batch, status: 'committed', copyVersion: COPY_VERSION, horizon, applied });
       this.logger.log(`analytics copy rebuilt from PostgreSQL: ${this.rebuilding.copied} events`);
     } finally {
       this.rebuilding = null;
