@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { AnalyticsCopy } from '../../src/modules/analytics/copy/analytics-copy.service';
 import { ANALYTICS_ENGINE, AnalyticsEngine } from '../../src/modules/analytics/engine/analytics-engine';
-import { startTestApp, TestApp } from '../support/test-app';
+import { startExtraApi, startTestApp, TestApp } from '../support/test-app';
 
 /**
  * The ClickHouse copy equals what PostgreSQL holds after any sequence of writes: events, new persons,
@@ -165,6 +165,47 @@ describe('AnalyticsCopy', () => {
       { numRuns: 25 },
     );
   }, 300_000);
+
+  /** Rebuilds the copy went through: each starts with a `started` row whose horizon is 0. */
+  async function rebuilds(): Promise<number> {
+    const [row] = await engine.query<{ n: string }>({ text: `SELECT toString(count()) AS n FROM copy_state WHERE status = 'started' AND horizon = '0'`, params: {} });
+    return Number(row.n);
+  }
+
+  it('is rebuilt by the service that holds the engine when a process without it asks', async () => {
+    const without = await startExtraApi(t, { CLICKHOUSE_EMBEDDED: 'off' });
+    try {
+      const before = await rebuilds();
+      expect(await without.app.get(AnalyticsCopy).rebuildOrRequest(() => undefined)).toBe('requested');
+      await copy.current();
+      expect(await rebuilds()).toBe(before + 1);
+      expect(await clickhouse()).toEqual(await postgres());
+    } finally {
+      await without.close();
+    }
+  });
+
+  it('leaves capture, flags and the management API working without an engine, and answers insights 503 naming CLICKHOUSE_URL', async () => {
+    const without = await startExtraApi(t, { CLICKHOUSE_EMBEDDED: 'off' });
+    try {
+      const insight = await without.http.get(`/api/projects/${team}/insights/trend/?events=${encodeURIComponent('[{"id":"$pageview"}]')}`);
+      expect([insight.status, insight.body]).toEqual([503, {
+        type: 'server_error',
+        code: 'service_unavailable',
+        detail: 'Insights need ClickHouse: set CLICKHOUSE_URL to a ClickHouse server (the embedded engine is not available here: it is turned off (CLICKHOUSE_EMBEDDED=off)).',
+        attr: null,
+      }]);
+      const persons = await without.http.get(`/api/projects/${team}/persons/trends/?events=${encodeURIComponent('[{"id":"$pageview"}]')}&entity_id=%24pageview`);
+      expect(persons.status).toBe(503);
+      const capture = await fetch(`${without.baseUrl}/capture/`, { method: 'POST', body: JSON.stringify({ api_key: t.keys.projectApiKey, event: 'e', distinct_id: 'x' }) });
+      expect(capture.status).toBe(200);
+      const flags = await fetch(`${without.baseUrl}/flags/?v=2`, { method: 'POST', body: JSON.stringify({ api_key: t.keys.projectApiKey, distinct_id: 'x' }) });
+      expect(flags.status).toBe(200);
+      expect((await without.http.get(`/api/projects/${team}/events/`)).status).toBe(200);
+    } finally {
+      await without.close();
+    }
+  });
 
   it('rebuilds from PostgreSQL what it holds', async () => {
     await apply({ op: 'person', id: 1, plan: 'pro' });

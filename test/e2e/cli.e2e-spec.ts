@@ -24,6 +24,12 @@ describe('CLI commands', () => {
     expect(sub.output).toContain('--projects <ids>');
   });
 
+  it('rebuilds the analytics copy from PostgreSQL, printing its progress', async () => {
+    await t.sql(`INSERT INTO event (project_id, uuid, event, distinct_id, properties, timestamp) VALUES ($1, gen_random_uuid(), 'e', 'd', '{}', now())`, [t.keys.projectId]);
+    const rebuilt = await cli('analytics', 'rebuild');
+    expect([rebuilt.code, rebuilt.lines]).toEqual([0, ['copied 1 events', 'Rebuilt the analytics copy from PostgreSQL.']]);
+  });
+
   it('creates and lists users', async () => {
     const created = await cli('users', 'create', '--email', 'ada@example.com', '--level', 'admin');
     expect(created.code).toBe(0);
