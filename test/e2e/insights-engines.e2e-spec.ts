@@ -10,12 +10,12 @@ import { startExtraApi, startTestApp, TestApp } from '../support/test-app';
  * HTTP; here a ClickHouse HTTP front over the same engine, each API with its own database and its own copy),
  * for trends, stickiness, lifecycle, funnels, correlation, paths and their persons, over generated events in
  * several zones, after new events, a merge, changed and new persons, and a delete, and the replies must be
- * identical. What only a real server exercises (its own settings, a cluster) is listed in docs/deployment.md.
+ * identical. What only a real server exercises (its own settings, a cluster) is listed in docs/configuration.md.
  */
 /** Far past any reply here (tens of milliseconds alone, a few seconds on a busy machine). */
 const REPLY_DEADLINE_MS = 60_000;
 
-describe('Columnar insights', () => {
+describe('Insights on both engine deployments', () => {
   let t: TestApp;
   let server: Awaited<ReturnType<typeof startExtraApi>>;
   let front: Awaited<ReturnType<typeof startClickHouseHttpFront>>;
