@@ -145,6 +145,15 @@ describe('API cluster (API_PROCESSES)', () => {
     });
   });
 
+  it('answers insights in the HTTP children from the engine the primary owns', async () => {
+    const events = encodeURIComponent(JSON.stringify([{ id: 'clustered' }]));
+    // Every request lands on one child or the other (round robin): both must count the event stored above.
+    for (let i = 0; i < 4; i++) {
+      const trend = await send(port, 'GET', `/api/projects/@current/insights/trend/?events=${events}&display=BoldNumber&refresh=true`, undefined, { authorization: `Bearer ${PERSONAL_KEY}` });
+      expect([trend.status, JSON.parse(trend.body).result[0].aggregated_value]).toEqual([200, 1]);
+    }
+  });
+
   it('replaces a child that is killed, and keeps serving', async () => {
     const victim = children(service).find((child) => child.role === 'api')!;
     process.kill(victim.pid, 'SIGKILL');

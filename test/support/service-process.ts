@@ -1,6 +1,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { runId } from './test-env';
 
 const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
 
@@ -34,9 +37,14 @@ export class ServiceProcess {
   stderr = '';
   private readonly exited: Promise<number | null>;
 
+  /**
+   * Without a DATA_DIR of its own the service would use ./data, and the embedded ClickHouse there admits one
+   * process: each service gets a directory of the run (the global teardown removes them).
+   */
   constructor(env: Record<string, string>) {
+    const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), `hogbase-t${runId()}-service-`));
     this.child = spawn(process.execPath, [MAIN], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'info', ...env },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'info', ...env, DATA_DIR: dataDir },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child.stdout!.on('data', (chunk) => (this.stdout += chunk));
