@@ -8,7 +8,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * exactly when the transaction that deleted it becomes visible. A TRUNCATE writes one `truncate` row: the
  * copy is then rebuilt. The copy prunes rows older than a day that it has applied.
  *
- * `group` and `cohort_person` get the `tx` stamp the other copied tables have (migration AnalyticsCopies).
+ * `group` and `cohort_person` get the `tx` stamp the other copied tables have (migration AnalyticsCopies), and the
+ * project-wide deletion counter that made in-memory copies reload (`project.deletion_generation`) goes: the log
+ * replaces it.
  */
 const LOGGED: Array<{ table: string; kind: string; project: string; key: string }> = [
   { table: 'event', kind: 'event', project: 'project_id', key: 'uuid::text' },
@@ -26,6 +28,12 @@ export class AnalyticsDeletionLog1763781100000 implements MigrationInterface {
   name = 'AnalyticsDeletionLog1763781100000';
 
   async up(q: QueryRunner): Promise<void> {
+    for (const table of ['event', 'person_distinct_id']) {
+      await q.query(`DROP TRIGGER ${table}_count_truncates ON ${table}`);
+      await q.query(`DROP TRIGGER ${table}_count_deletions ON ${table}`);
+    }
+    await q.query(`DROP FUNCTION count_project_deletions()`);
+    await q.query(`ALTER TABLE project DROP COLUMN deletion_generation`);
     await q.query(`
       CREATE TABLE analytics_deletion (
         id bigserial PRIMARY KEY,
@@ -81,5 +89,21 @@ export class AnalyticsDeletionLog1763781100000 implements MigrationInterface {
     await q.query(`ALTER TABLE "group" DROP COLUMN tx`);
     await q.query(`DROP TABLE analytics_copy`);
     await q.query(`DROP TABLE analytics_deletion`);
+    await q.query(`ALTER TABLE project ADD COLUMN deletion_generation bigint NOT NULL DEFAULT 0`);
+    await q.query(`
+      CREATE FUNCTION count_project_deletions() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'TRUNCATE' THEN
+          UPDATE project SET deletion_generation = deletion_generation + 1;
+        ELSE
+          UPDATE project SET deletion_generation = deletion_generation + 1 WHERE id IN (SELECT DISTINCT project_id FROM deleted_rows);
+        END IF;
+        RETURN NULL;
+      END $$`);
+    for (const table of ['event', 'person_distinct_id']) {
+      await q.query(`CREATE TRIGGER ${table}_count_deletions AFTER DELETE ON ${table} REFERENCING OLD TABLE AS deleted_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION count_project_deletions()`);
+      await q.query(`CREATE TRIGGER ${table}_count_truncates AFTER TRUNCATE ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION count_project_deletions()`);
+    }
   }
 }
