@@ -282,4 +282,3 @@ export class AnalyticsCopy implements OnApplicationBootstrap, OnApplicationShutd
   }
 }
 
-export type { CopyState };
