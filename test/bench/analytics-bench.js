@@ -1,11 +1,15 @@
 'use strict';
 // Insights on a large project: the data set of data-api.js (BENCH_DATA_EVENTS events, default 10 million,
-// over BENCH_DATA_PERSONS persons, default 1 million, 30 days) in a scratch database; a DAU trend, a
-// person-property breakdown, stickiness, lifecycle and the persons behind one DAU point, each timed one
-// request at a time with `refresh=true` (so every request computes, none is a cache hit), beside a raw
-// GROUP BY over the same events; then `/capture/` at a fixed 1,000 req/s, alone and while insights run,
+// over BENCH_DATA_PERSONS persons, default 1 million, 30 days) in a scratch database, copied by the service
+// into its embedded ClickHouse (a scratch DATA_DIR); trends, stickiness, lifecycle, funnels, correlation,
+// retention, paths and the persons behind them, each timed one request at a time with `refresh=true` (so every
+// request computes, none is a cache hit), two of them beside raw PostgreSQL SQL over the same events (what a
+// row store takes for the same scan); then `/capture/` at a fixed 1,000 req/s, alone and while insights run,
 // since insights must never slow ingestion down. Run by `npm run bench` after the data-api phase
 // (BENCH_SKIP_ANALYTICS=1 skips it), alone with `node test/bench/run.js analytics` after a build.
+const { mkdtempSync, rmSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { Client } = require('pg');
 const { nodeFlags, POSTGRES, REDIS, freePort, waitForHttp, startProcess, pacedLoad, percentile, sql, databaseUrl, otherProcessesCpu, cpuSecondsOf, removeRedisKeys } = require('./bench-support');
@@ -119,28 +123,24 @@ function insightsInBackground(baseUrl, cases) {
   };
 }
 
-/** Events the service holds in its in-memory columns, from /metrics. */
-async function columnarEvents(baseUrl) {
-  const response = await fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
-  if (response.status !== 200) throw new Error(`GET /metrics: ${response.status} ${await response.text()}`);
-  const text = await response.text();
-  return Number(/^analytics_columnar_events (\d+)/m.exec(text)?.[1] ?? 0);
-}
-
 /**
- * The first insight of a project starts loading its event columns (PostgreSQL answers meanwhile); the timed
- * requests start once the copy holds every event, since that is the steady state of a running service.
+ * The service builds its ClickHouse copy of the events from PostgreSQL on its first refresh; insights answer 503
+ * meanwhile. The timed requests start once one answers 200, since that is the steady state of a running service.
  */
-async function loadColumns(baseUrl, row) {
+async function buildCopy(baseUrl, row) {
   const started = performance.now();
-  await get(baseUrl, insightCases()[0][1]);
   const deadline = Date.now() + 30 * 60_000;
-  while ((await columnarEvents(baseUrl)) < EVENTS) {
-    if (Date.now() > deadline) throw new Error('the event columns did not load within 30 minutes');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+  for (;;) {
+    try {
+      await get(baseUrl, insightCases()[0][1]);
+      break;
+    } catch (error) {
+      if (error.status !== 503 || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
   }
   const seconds = Math.round((performance.now() - started) / 100) / 10;
-  row('analytics columns: first load', 'seconds', seconds, `${EVENTS.toLocaleString('en')} events and their distinct ids copied into memory (COPY), in the background while PostgreSQL answers`);
+  row('analytics copy: first build', 'seconds', seconds, `${EVENTS.toLocaleString('en')} events, their persons and distinct ids copied from PostgreSQL into the embedded ClickHouse, until the first insight answered`);
 }
 
 async function runAnalytics(row, run = Date.now().toString(36)) {
@@ -151,7 +151,8 @@ async function runAnalytics(row, run = Date.now().toString(36)) {
   const baseUrl = `http://127.0.0.1:${port}`;
   // ROLE=api as in run.js's capture phases, so capture alone is the same path there and here (the events stay
   // queued, no worker stores them); ANALYTICS_* keep their defaults unless set in the bench's environment.
-  const env = { DATABASE_URL: url, REDIS_URL: REDIS, QUEUE_PREFIX: `hbanalytics${run}`, INIT_PROJECT_API_KEY: PROJECT_KEY, INIT_PERSONAL_API_KEY: PERSONAL_KEY, METRICS_TOKEN, LOG_LEVEL: 'warn', ROLE: 'api', PORT: String(port),
+  const dataDir = mkdtempSync(join(tmpdir(), 'hogbase-bench-analytics-'));
+  const env = { DATA_DIR: dataDir, DATABASE_URL: url, REDIS_URL: REDIS, QUEUE_PREFIX: `hbanalytics${run}`, INIT_PROJECT_API_KEY: PROJECT_KEY, INIT_PERSONAL_API_KEY: PERSONAL_KEY, METRICS_TOKEN, LOG_LEVEL: 'warn', ROLE: 'api', PORT: String(port),
     // Funnels on this data set can run past the default 30 s: time them instead of cutting them off.
     ANALYTICS_QUERY_TIMEOUT_MS: process.env.ANALYTICS_QUERY_TIMEOUT_MS ?? '120000' };
   let service = startProcess([...NODE_FLAGS, 'dist/main.js'], env);
@@ -171,7 +172,7 @@ async function runAnalytics(row, run = Date.now().toString(36)) {
     service = startProcess([...NODE_FLAGS, 'dist/main.js'], env);
     await waitForHttp(`${baseUrl}/_readyz`);
     await client.connect();
-    await loadColumns(baseUrl, row);
+    await buildCopy(baseUrl, row);
 
     // An insight that fails is printed with its reply and the phase goes on, so that one failing kind still
     // leaves the others and the capture isolation measured; the phase throws at its end.
@@ -233,6 +234,7 @@ async function runAnalytics(row, run = Date.now().toString(36)) {
     await service.stop();
     await sql(POSTGRES, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
     await removeRedisKeys(REDIS, env.QUEUE_PREFIX);
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
