@@ -55,7 +55,7 @@ describe('ClickHouse property filters, differential against PostgreSQL', () => {
   afterAll(async () => {
     ch?.close();
     await pg?.close();
-  });
+  }, 60_000);
 
   async function load(data: readonly FilterRow[]): Promise<void> {
     await pg.load(data);

@@ -83,7 +83,7 @@ export class PostgresRows {
 
   async close(): Promise<void> {
     await this.client.end();
-    await this.admin.query(`DROP DATABASE IF EXISTS ${this.name}`);
+    await this.admin.query(`DROP DATABASE IF EXISTS ${this.name} WITH (FORCE)`);
     await this.admin.end();
   }
 }
