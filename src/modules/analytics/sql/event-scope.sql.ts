@@ -75,12 +75,12 @@ export function actorSql(query: InsightQuery, ctx: SqlContext, p: ChParams): str
   return query.aggregationGroupTypeIndex === null ? PERSON_ACTOR : groupKeySql(query.aggregationGroupTypeIndex, ctx, p);
 }
 
-export function usesPersonActor(query: InsightQuery): boolean {
+function usesPersonActor(query: InsightQuery): boolean {
   return query.aggregationGroupTypeIndex === null;
 }
 
 /** The event time in the project's zone. */
-export function localTimeSql(zoneParam: string, column = 'e.timestamp'): string {
+function localTimeSql(zoneParam: string, column = 'e.timestamp'): string {
   return `toTimeZone(${column}, ${zoneParam})`;
 }
 
