@@ -379,14 +379,16 @@ describe('Insights: trends, stickiness, lifecycle', () => {
     it('ends a query over the statement timeout with a 504 that says what to do', async () => {
       const slow = await startTestApp({ env: { ANALYTICS_QUERY_TIMEOUT_MS: '100', ANALYTICS_QUERY_MAX_THREADS: '1' } });
       try {
-        // Five million events written straight into the app's ClickHouse tables, and a filter on a property every
-        // one of them must parse, on one thread: each insight below takes the better part of a second or more (parsing
-        // alone is over 50 ns a row), several times its 100 ms, however idle the machine.
+        // Half a million events written straight into the app's ClickHouse tables, each with a 1 KB property that a
+        // filter must parse and search, on one thread: each insight below takes the better part of a second or more
+        // (over a microsecond a row), several times its 100 ms however idle the machine, while the rows compress to
+        // almost nothing and go in quickly.
         await slow.app.get<AnalyticsEngine>(ANALYTICS_ENGINE).command({
           text: `INSERT INTO events (team_id, uuid, event, distinct_id, person_id, timestamp, properties, elements_chain, _batch)
             SELECT {team:Int64}, generateUUIDv4(), if(number % 2 = 0, '$pageview', 'signed_up'), concat('d', toString(number % 5000)), 0,
-              now64(6) - toIntervalSecond(number % 200000), concat('{"q": "', toString(number), '", "$current_url": "https://x/', toString(number % 97), '"}'), '', 0
-            FROM numbers(5000000)`,
+              now64(6) - toIntervalSecond(number % 200000),
+              concat('{"q": "', repeat('ab', 500), toString(number), '", "$current_url": "https://x/', toString(number % 97), '"}'), '', 0
+            FROM numbers(500000)`,
           params: { team: slow.keys.projectId },
         });
         const filter = { properties: [{ key: 'q', value: 'zz', operator: 'icontains', type: 'event' }] };
