@@ -1,18 +1,20 @@
 'use strict';
 // Insights on a large project: the data set of data-api.js (BENCH_DATA_EVENTS events, default 10 million,
 // over BENCH_DATA_PERSONS persons, default 1 million, 30 days) in a scratch database, copied by the service
-// into its embedded ClickHouse (a scratch DATA_DIR); trends, stickiness, lifecycle, funnels, correlation,
-// retention, paths and the persons behind them, each timed one request at a time with `refresh=true` (so every
-// request computes, none is a cache hit), two of them beside raw PostgreSQL SQL over the same events (what a
-// row store takes for the same scan); then `/capture/` at a fixed 1,000 req/s, alone and while insights run,
-// since insights must never slow ingestion down. Run by `npm run bench` after the data-api phase
-// (BENCH_SKIP_ANALYTICS=1 skips it), alone with `node test/bench/run.js analytics` after a build.
-const { mkdtempSync, rmSync } = require('node:fs');
+// into its embedded ClickHouse (a scratch DATA_DIR). Measured: the copy's first build and its size on disk; a
+// restart until the first insight answers; each question of analytics-cases.js one request at a time with
+// `refresh=true` (so every request computes, none is a cache hit), beside the same question as raw ClickHouse SQL
+// on the same files; `/capture/` at a fixed 1,000 req/s alone and while insights run (insights must never slow
+// ingestion down); the copy's lag at 5,000 events/s; the service's memory. Run by `npm run bench` after the
+// data-api phase (BENCH_SKIP_ANALYTICS=1 skips it), alone with `node test/bench/run.js analytics` after a build;
+// BENCH_ANALYTICS_KEEP=1 keeps the data set for the next run.
+const { execFileSync } = require('node:child_process');
+const { mkdirSync, mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { performance } = require('node:perf_hooks');
-const { Client } = require('pg');
-const { nodeFlags, POSTGRES, REDIS, freePort, waitForHttp, startProcess, pacedLoad, percentile, sql, databaseUrl, otherProcessesCpu, cpuSecondsOf, removeRedisKeys } = require('./bench-support');
+const { nodeFlags, POSTGRES, REDIS, freePort, waitForHttp, startProcess, pacedLoad, percentile, sql, databaseUrl, otherProcessesCpu, cpuSecondsOf, removeRedisKeys, rssOf } = require('./bench-support');
+const { insightCases } = require('./analytics-cases');
 const { generate, EVENTS, PERSONS, DAYS } = require('./data-api');
 
 const ITERATIONS = Number(process.env.BENCH_ANALYTICS_ITERATIONS ?? 10);
@@ -25,44 +27,15 @@ const PERSONAL_KEY = 'phx_BenchmarkAnalyticsPersonalKey000000000000';
 /** /metrics answers only to this (METRICS_TOKEN of the service started here). */
 const METRICS_TOKEN = 'benchmark-analytics-metrics-token';
 const CAPTURE_RATE = 1000;
-/** Insights running at once beside the paced capture: enough to keep PostgreSQL busy on both cores. */
+/** Insights running at once beside the paced capture: enough to keep both cores busy. */
 const INSIGHTS_AT_ONCE = 2;
-const REFERENCE_SQL = `SELECT date_trunc('day', timestamp) AS d, count(*) FROM event
-  WHERE project_id = 1 AND event = '$pageview' AND timestamp >= now() - interval '30 days' GROUP BY 1`;
-
-/** The rows a 3-step funnel reads (its step events over 30 days), counted raw. */
-const FUNNEL_REFERENCE_SQL = `SELECT count(*) FROM event
-  WHERE project_id = 1 AND event IN ('$pageview', 'signed_up', 'checkout') AND timestamp >= now() - interval '30 days'`;
-
-const json = (value) => encodeURIComponent(JSON.stringify(value));
-
-/** [label, path under /api/projects/1/]; every one with refresh=true so the result cache is bypassed. */
-function insightCases() {
-  const pageviews = json([{ id: '$pageview' }]);
-  const dau = json([{ id: '$pageview', math: 'dau' }]);
-  // One whole day inside the data set, in UTC (the project's default timezone).
-  const day = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
-  const steps = json([{ id: '$pageview', order: 0 }, { id: 'signed_up', order: 1 }, { id: 'checkout', order: 2 }]);
-  return [
-    ['trend DAU, 30 days', `insights/trend/?events=${dau}&date_from=-30d`],
-    ['trend total by person plan, top 25', `insights/trend/?events=${pageviews}&breakdown=plan&breakdown_type=person&breakdown_limit=25&date_from=-30d`],
-    ['stickiness, 30 days', `insights/trend/?insight=STICKINESS&shown_as=Stickiness&events=${pageviews}&date_from=-30d`],
-    ['lifecycle, 30 days', `insights/trend/?shown_as=Lifecycle&events=${pageviews}&date_from=-30d`],
-    ['persons of one DAU point', `persons/trends/?events=${dau}&entity_id=%24pageview&entity_type=events&entity_math=dau&date_from=${day}&date_to=${day}`],
-    ['funnel, 3 steps ordered, 30 days', `insights/funnel/?events=${steps}&date_from=-30d`],
-    ['funnel, 3 steps strict, 30 days', `insights/funnel/?events=${steps}&funnel_order_type=strict&date_from=-30d`],
-    ['funnel, 3 steps unordered, 30 days', `insights/funnel/?events=${steps}&funnel_order_type=unordered&date_from=-30d`],
-    ['funnel by person plan, 30 days', `insights/funnel/?events=${steps}&breakdown=plan&breakdown_type=person&date_from=-30d`],
-    ['persons of funnel step 3', `persons/funnel/?events=${steps}&funnel_step=3&date_from=-30d`],
-    ['funnel correlation, events', `insights/funnel/correlation/?events=${steps}&date_from=-30d`],
-    ['retention, 11 days, first time', 'insights/retention/?period=Day&total_intervals=11&retention_type=retention_first_time'],
-    ['retention, 11 days, recurring', 'insights/retention/?period=Day&total_intervals=11'],
-    ['retention, weekly', 'insights/retention/?period=Week&total_intervals=4'],
-    ['persons of retention cohort 0', 'persons/retention/?period=Day&total_intervals=11&selected_interval=0'],
-    ['paths from $pageview, step limit 5', 'insights/path/?path_type=%24pageview&step_limit=5&date_from=-30d'],
-    ['persons of a path step', `persons/path/?path_type=%24pageview&step_limit=5&date_from=-30d&path_end_key=${encodeURIComponent('1_https://example.com/p/1')}`],
-  ].map(([label, path]) => [label, `${path}&refresh=true`]);
-}
+/** The copy-lag phase: events per second, for how long, and one probe batch in how many. */
+const LAG_RATE = 5000;
+const LAG_SECONDS = Number(process.env.BENCH_LAG_SECONDS ?? 30);
+const LAG_PROBE_EVERY = 10;
+/** The references run under the service's per-query limits (its defaults unless set in the bench's environment). */
+const THREADS = process.env.ANALYTICS_QUERY_MAX_THREADS ?? '2';
+const MEMORY_MB = process.env.ANALYTICS_QUERY_MAX_MEMORY_MB ?? '1024';
 
 /** One GET; anything but 200 throws with the reply's body, since a fast error is no result. */
 async function get(baseUrl, path) {
@@ -123,119 +96,188 @@ function insightsInBackground(baseUrl, cases) {
   };
 }
 
-/**
- * The service builds its ClickHouse copy of the events from PostgreSQL on its first refresh; insights answer 503
- * meanwhile. The timed requests start once one answers 200, since that is the steady state of a running service.
- */
-async function buildCopy(baseUrl, row) {
-  const started = performance.now();
+/** Polls the first case until it answers 200 (insights answer 503 until the copy's first build); seconds since `since`. */
+async function firstAnswer(baseUrl, since) {
   const deadline = Date.now() + 30 * 60_000;
   for (;;) {
     try {
-      await get(baseUrl, insightCases()[0][1]);
-      break;
+      await get(baseUrl, insightCases()[0].path);
+      return Math.round((performance.now() - since) / 100) / 10;
     } catch (error) {
-      if (error.status !== 503 || Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      if (![503, undefined].includes(error.status) || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
-  const seconds = Math.round((performance.now() - started) / 100) / 10;
-  row('analytics copy: first build', 'seconds', seconds, `${EVENTS.toLocaleString('en')} events, their persons and distinct ids copied from PostgreSQL into the embedded ClickHouse, until the first insight answered`);
+}
+
+/**
+ * The data set, in a scratch database and data directory; with BENCH_ANALYTICS_KEEP=1 in ones that outlive the run
+ * (`hogbase_bench_analytics_kept`, `$TMPDIR/hogbase-bench-analytics-kept`), generated only when missing, so that
+ * work on one insight does not wait for ten million rows each time. Drop both by hand when done.
+ */
+async function dataSet(run) {
+  if (process.env.BENCH_ANALYTICS_KEEP !== '1') {
+    return { database: `hogbase_bench_analytics_${run}`, dataDir: mkdtempSync(join(tmpdir(), 'hogbase-bench-analytics-')), kept: false, exists: false };
+  }
+  const database = 'hogbase_bench_analytics_kept';
+  const dataDir = join(tmpdir(), 'hogbase-bench-analytics-kept');
+  const found = await sql(POSTGRES, 'SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+  const exists = found.length > 0 && (await sql(databaseUrl(POSTGRES, database), 'SELECT count(*)::int AS n FROM event WHERE project_id = 1'))[0].n >= EVENTS;
+  if (!exists) {
+    await sql(POSTGRES, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  mkdirSync(dataDir, { recursive: true });
+  return { database, dataDir, kept: true, exists };
+}
+
+/** Each case's raw SQL, timed in a process of its own on the data directory while the service is stopped. */
+function references(dataDir, cases) {
+  const input = JSON.stringify(cases.map(({ label, reference }) => ({ label, sql: reference })));
+  const output = execFileSync(process.execPath, [join(__dirname, 'analytics-reference.js'), join(dataDir, 'clickhouse'), 'hogbase', String(ITERATIONS), THREADS, MEMORY_MB], { input, maxBuffer: 1 << 26 });
+  return new Map(output.toString().split('\n').filter(Boolean).map((line) => JSON.parse(line)).map((r) => [r.label, r]));
 }
 
 async function runAnalytics(row, run = Date.now().toString(36)) {
-  const database = `hogbase_bench_analytics_${run}`;
-  await sql(POSTGRES, `CREATE DATABASE ${database}`);
+  const { database, dataDir, kept, exists } = await dataSet(run);
+  if (!exists) await sql(POSTGRES, `CREATE DATABASE ${database}`);
   const url = databaseUrl(POSTGRES, database);
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   // ROLE=api as in run.js's capture phases, so capture alone is the same path there and here (the events stay
-  // queued, no worker stores them); ANALYTICS_* keep their defaults unless set in the bench's environment.
-  const dataDir = mkdtempSync(join(tmpdir(), 'hogbase-bench-analytics-'));
+  // queued, no worker stores them, except in the copy-lag phase, which starts one); ANALYTICS_* keep their defaults
+  // unless set in the bench's environment.
   const env = { DATA_DIR: dataDir, DATABASE_URL: url, REDIS_URL: REDIS, QUEUE_PREFIX: `hbanalytics${run}`, INIT_PROJECT_API_KEY: PROJECT_KEY, INIT_PERSONAL_API_KEY: PERSONAL_KEY, METRICS_TOKEN, LOG_LEVEL: 'warn', ROLE: 'api', PORT: String(port),
-    // Funnels on this data set can run past the default 30 s: time them instead of cutting them off.
+    // Time slow insights instead of cutting them off.
     ANALYTICS_QUERY_TIMEOUT_MS: process.env.ANALYTICS_QUERY_TIMEOUT_MS ?? '120000' };
   let service = startProcess([...NODE_FLAGS, 'dist/main.js'], env);
-  const client = new Client({ connectionString: url });
   try {
     await waitForHttp(`${baseUrl}/_readyz`);
-    // The schema and first project exist now; the data goes in with the service stopped.
+    if (!exists) {
+      // The schema and first project exist now; the data goes in with the service stopped.
+      await service.stop();
+      const seconds = await generate(url);
+      // A server's autovacuum would have visited the new rows long before anyone asks for an insight.
+      const vacuumStarted = Date.now();
+      await sql(url, 'VACUUM');
+      const vacuumSeconds = Math.round((Date.now() - vacuumStarted) / 1000);
+      row(`analytics data set: ${EVENTS.toLocaleString('en')} events`, 'COPY + ANALYZE (s)', seconds, `then VACUUM ${vacuumSeconds} s; ${PERSONS.toLocaleString('en')} persons, events over ${DAYS} days`);
+      const started = performance.now();
+      service = startProcess([...NODE_FLAGS, 'dist/main.js'], env);
+      await waitForHttp(`${baseUrl}/_readyz`);
+      row('analytics copy: first build', 'seconds', await firstAnswer(baseUrl, started), `${EVENTS.toLocaleString('en')} events, their persons and distinct ids copied from PostgreSQL into the embedded ClickHouse, from the service's start until the first insight answered`);
+    } else {
+      await firstAnswer(baseUrl, performance.now());
+    }
     await service.stop();
-    const seconds = await generate(url);
-    // A server's autovacuum would have visited the new rows long before anyone asks for a 30-day insight
-    // (this bench's PostgreSQL may run without it): without a visibility map every index-only scan reads
-    // the heap too, and the first queries would pay for setting hint bits.
-    const vacuumStarted = Date.now();
-    await sql(url, 'VACUUM');
-    const vacuumSeconds = Math.round((Date.now() - vacuumStarted) / 1000);
-    row(`analytics data set: ${EVENTS.toLocaleString('en')} events`, 'COPY + ANALYZE (s)', seconds, `then VACUUM ${vacuumSeconds} s; ${PERSONS.toLocaleString('en')} persons, events over ${DAYS} days`);
+    const cases = insightCases();
+    const raw = references(dataDir, cases);
+    row('analytics copy: disk', 'MB', Math.round(Number(execFileSync('du', ['-sb', join(dataDir, 'clickhouse')]).toString().split('\t')[0]) / 1048576), `the embedded ClickHouse's data directory at ${EVENTS.toLocaleString('en')} events (PostgreSQL holds the same in ${(await sql(url, 'SELECT pg_database_size(current_database()) / 1048576 AS mb'))[0].mb} MB)`);
+
+    const restarted = performance.now();
     service = startProcess([...NODE_FLAGS, 'dist/main.js'], env);
-    await waitForHttp(`${baseUrl}/_readyz`);
-    await client.connect();
-    await buildCopy(baseUrl, row);
+    await waitForHttp(`${baseUrl}/_readyz`, 120_000);
+    row('restart to first insight', 'seconds', await firstAnswer(baseUrl, restarted), `from spawning the service on a copy already built until "${cases[0].label}" answered 200; target ≤ 3`);
 
     // An insight that fails is printed with its reply and the phase goes on, so that one failing kind still
     // leaves the others and the capture isolation measured; the phase throws at its end.
     const failed = [];
-    const cases = insightCases();
-    for (const [label, path] of cases) {
-      let reference = '';
-      if (label.startsWith('trend DAU')) {
-        const raw = await timed(() => client.query(REFERENCE_SQL));
-        reference = `; raw SQL per-day count of $pageview over 30 days: p50 ${raw.p50} / p99 ${raw.p99} ms (${raw.last.rowCount} rows)`;
-      }
-      if (label.startsWith('funnel, 3 steps ordered')) {
-        const raw = await timed(() => client.query(FUNNEL_REFERENCE_SQL));
-        reference = `; raw SQL count of the step events over 30 days: p50 ${raw.p50} / p99 ${raw.p99} ms (${raw.last.rows[0].count} rows)`;
-      }
+    for (const { label, path } of cases) {
+      const reference = raw.get(label);
+      const against = `raw SQL p50 ${reference.p50} / p99 ${reference.p99} ms (${reference.rows} rows)`;
       const others = otherProcessesCpu([service.child.pid]);
       try {
         const ours = await timed(() => get(baseUrl, path));
-        row(label, 'p50 / p99 latency (ms)', `${ours.p50} / ${ours.p99}`, `${ITERATIONS} × HTTP 200 after 1 warm-up, ${describe(ours.last)}, other processes ${others.percent()} % CPU${reference}`);
+        const ratio = reference.p50 > 0 ? Math.round((10 * ours.p50) / reference.p50) / 10 : '?';
+        row(label, 'p50 / p99 latency (ms)', `${ours.p50} / ${ours.p99}`, `${ratio}× ${against}; ${describe(ours.last)}; other processes ${others.percent()} % CPU`);
       } catch (error) {
         if (!error.status) throw error;
         failed.push(label);
         process.stderr.write(`${error.message}\n`);
-        row(label, 'p50 / p99 latency (ms)', `HTTP ${error.status}`, `FAILED, reply above${reference}`);
+        row(label, 'p50 / p99 latency (ms)', `HTTP ${error.status}`, `FAILED, reply above; ${against}`);
       }
     }
+    row('analytics memory after the insights', 'RSS service (MB)', Math.round(rssOf(service.child.pid) / 1048576), `peak so far ${service.peakRssMb()} MB; ROLE=api, one process`);
 
-    // Capture at a fixed rate, open loop, as run.js measures it; a warm-up first so that the phase alone
-    // is not the cold one of the two.
-    const body = JSON.stringify({ api_key: PROJECT_KEY, event: 'bench', distinct_id: 'bench-user', properties: { $current_url: 'https://example.com' } });
-    const capture = (duration) => pacedLoad({ url: `${baseUrl}/capture/`, body, rate: CAPTURE_RATE, duration, connections: 16 });
-    await capture(WARMUP_SECONDS);
-    // Beside each capture phase: the service's own CPU (busy, or starved?) and other processes' (was the run
-    // disturbed?), both over the capture alone.
-    const measured = async () => {
-      const [others, cpu, started] = [otherProcessesCpu([service.child.pid]), cpuSecondsOf([service.child.pid]), Date.now()];
-      const result = await capture(SECONDS);
-      const percent = (seconds) => Math.round((100 * seconds) / ((Date.now() - started) / 1000));
-      return { ...result, cpu: percent(cpuSecondsOf([service.child.pid]) - cpu), others: others.percent() };
-    };
-    const alone = await measured();
-    const background = insightsInBackground(baseUrl, cases);
-    const loaded = await measured();
-    const insights = await background.stop();
-    // Alone once more: a tail spike of the first phase alone would otherwise pass for isolation.
-    const after = await measured();
-    const rate = CAPTURE_RATE.toLocaleString('en');
-    const done = (r) => `${r.requestsPerSec} req/s done, ${r.non2xx + r.errors} errors, service ${r.cpu} % CPU, other processes ${r.others} % CPU`;
-    row(`/capture/ at ${rate} req/s, alone`, 'p50 / p99 latency (ms)', `${alone.p50} / ${alone.p99}`, done(alone));
-    row(`/capture/ at ${rate} req/s, with insights`, 'p50 / p99 latency (ms)', `${loaded.p50} / ${loaded.p99}`, `${done(loaded)}; insights ${INSIGHTS_AT_ONCE} at a time throughout: ${insights.done} answered 200 by the end, ${insights.failed} failed${insights.firstError ? ` (first: ${insights.firstError})` : ''}`);
-    row(`/capture/ at ${rate} req/s, alone again`, 'p50 / p99 latency (ms)', `${after.p50} / ${after.p99}`, done(after));
-    const ratio = (base) => (base.p99 > 0 ? Math.round((100 * loaded.p99) / base.p99) / 100 : '?');
-    const met = ratio(alone) <= 2 ? 'met' : 'not met';
-    row('/capture/ p99 with / without insights', 'ratio', ratio(alone), `target ≤ 2: ${met}; against the phase alone after: ${ratio(after)}`);
-    row('analytics memory', 'peak RSS service (MB)', service.peakRssMb(), 'ROLE=api, one process, sampled every 500 ms');
+    await captureBesideInsights(row, baseUrl, service, cases);
+    await copyLag(row, baseUrl, env);
+    row('analytics memory', 'peak RSS service (MB)', service.peakRssMb(), 'ROLE=api, one process, sampled every 500 ms over the whole phase; target ≤ 500');
     if (failed.length > 0) throw new Error(`analytics: ${failed.join(', ')} answered other than 200 (replies above)`);
   } finally {
-    await client.end().catch(() => undefined);
     await service.stop();
-    await sql(POSTGRES, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
     await removeRedisKeys(REDIS, env.QUEUE_PREFIX);
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!kept) {
+      await sql(POSTGRES, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   }
+}
+
+/**
+ * Capture at a fixed rate, open loop, as run.js measures it: alone, while insights run, and alone again (a tail
+ * spike of the first phase alone would otherwise pass for isolation); a warm-up first.
+ */
+async function captureBesideInsights(row, baseUrl, service, cases) {
+  const body = JSON.stringify({ api_key: PROJECT_KEY, event: 'bench', distinct_id: 'bench-user', properties: { $current_url: 'https://example.com' } });
+  const capture = (duration) => pacedLoad({ url: `${baseUrl}/capture/`, body, rate: CAPTURE_RATE, duration, connections: 16 });
+  await capture(WARMUP_SECONDS);
+  // Beside each capture phase: the service's own CPU (busy, or starved?) and other processes' (was the run
+  // disturbed?), both over the capture alone.
+  const measured = async () => {
+    const [others, cpu, started] = [otherProcessesCpu([service.child.pid]), cpuSecondsOf([service.child.pid]), Date.now()];
+    const result = await capture(SECONDS);
+    const percent = (seconds) => Math.round((100 * seconds) / ((Date.now() - started) / 1000));
+    return { ...result, cpu: percent(cpuSecondsOf([service.child.pid]) - cpu), others: others.percent() };
+  };
+  const alone = await measured();
+  const background = insightsInBackground(baseUrl, cases.map((c) => [c.label, c.path]));
+  const loaded = await measured();
+  const insights = await background.stop();
+  const after = await measured();
+  const rate = CAPTURE_RATE.toLocaleString('en');
+  const done = (r) => `${r.requestsPerSec} req/s done, ${r.non2xx + r.errors} errors, service ${r.cpu} % CPU, other processes ${r.others} % CPU`;
+  row(`/capture/ at ${rate} req/s, alone`, 'p50 / p99 latency (ms)', `${alone.p50} / ${alone.p99}`, done(alone));
+  row(`/capture/ at ${rate} req/s, with insights`, 'p50 / p99 latency (ms)', `${loaded.p50} / ${loaded.p99}`, `${done(loaded)}; insights ${INSIGHTS_AT_ONCE} at a time throughout: ${insights.done} answered 200 by the end, ${insights.failed} failed${insights.firstError ? ` (first: ${insights.firstError})` : ''}`);
+  row(`/capture/ at ${rate} req/s, alone again`, 'p50 / p99 latency (ms)', `${after.p50} / ${after.p99}`, done(after));
+  const ratio = (base) => (base.p99 > 0 ? Math.round((100 * loaded.p99) / base.p99) / 100 : '?');
+  row('/capture/ p99 with / without insights', 'ratio', ratio(alone), `target ≤ 2: ${ratio(alone) <= 2 ? 'met' : 'not met'}; against the phase alone after: ${ratio(after)}`);
+}
+
+/**
+ * Copy lag: events arrive through /batch/ at LAG_RATE events/s (a worker process stores them, as in production);
+ * one batch in LAG_PROBE_EVERY carries a probe event numbered by its batch, and an insight broken down by that
+ * number is asked again and again: a probe's lag runs from its batch's send to the first answer that counts it.
+ */
+async function copyLag(row, baseUrl, env) {
+  const worker = startProcess([...NODE_FLAGS, 'dist/main.js'], { ...env, ROLE: 'worker', PORT: String(await freePort()) });
+  const sentAt = new Map();
+  const seenAt = new Map();
+  const filler = Array.from({ length: 99 }, (_, i) => ({ event: 'lag_filler', distinct_id: `lag-${i}`, properties: { $current_url: `https://example.com/p/${i}` } }));
+  const body = (n) => {
+    if (n % LAG_PROBE_EVERY !== 0) return JSON.stringify({ api_key: PROJECT_KEY, batch: [...filler, filler[0]] });
+    sentAt.set(String(n), performance.now());
+    return JSON.stringify({ api_key: PROJECT_KEY, batch: [...filler, { event: 'lag_probe', distinct_id: 'lag-probe', properties: { probe: String(n) } }] });
+  };
+  const probes = `insights/trend/?events=${encodeURIComponent(JSON.stringify([{ id: 'lag_probe' }]))}&breakdown=probe&breakdown_type=event&breakdown_limit=1000&date_from=-1d&refresh=true`;
+  let sending = true;
+  const poll = (async () => {
+    while (sending || seenAt.size < sentAt.size) {
+      const reply = JSON.parse(await get(baseUrl, probes));
+      const now = performance.now();
+      for (const series of reply.result) if (!seenAt.has(String(series.breakdown_value))) seenAt.set(String(series.breakdown_value), now);
+      if (!sending && performance.now() - stoppedAt > 120_000) break;
+    }
+  })();
+  let stoppedAt = 0;
+  const load = await pacedLoad({ url: `${baseUrl}/batch/`, body, rate: LAG_RATE / 100, duration: LAG_SECONDS, connections: 4 });
+  sending = false;
+  stoppedAt = performance.now();
+  await poll;
+  await worker.stop();
+  const lags = [...sentAt].filter(([n]) => seenAt.has(n)).map(([n, at]) => seenAt.get(n) - at).sort((a, b) => a - b);
+  const seconds = (ms) => Math.round(ms / 100) / 10;
+  row(`copy lag at ${LAG_RATE.toLocaleString('en')} events/s`, 'p50 / p99 (s)', `${seconds(percentile(lags, 0.5))} / ${seconds(percentile(lags, 0.99))}`,
+    `from a /batch/ send until an insight counted its probe; ${lags.length} of ${sentAt.size} probes seen within 2 minutes of the end, ${load.requestsPerSec * 100} events/s sent, ${load.non2xx + load.errors} failed requests; target p99 ≤ 5`);
 }
 
 module.exports = { runAnalytics };

@@ -59,8 +59,11 @@ async function generate(url) {
     const person = Math.floor(Math.random() * PERSONS);
     const properties = { $browser: BROWSERS[i % 5], $current_url: `https://example.com/p/${i % 500}` };
     if (i % 10 === 0) properties.coupon = `C${(i / 10) % 100}`;
+    const event = EVENT_NAMES[i % EVENT_NAMES.length];
+    // A number to sum: what an order was worth.
+    if (event === 'checkout') properties.price = (i % 97) + 0.5;
     const timestamp = new Date(now - Math.floor((i / EVENTS) * span) - Math.floor(Math.random() * 1000)).toISOString();
-    return `1\t${randomUUID()}\t${EVENT_NAMES[i % EVENT_NAMES.length]}\tuser-${person}\t${person + 1}\t${copyText(JSON.stringify(properties))}\t\t${timestamp}\n`;
+    return `1\t${randomUUID()}\t${event}\tuser-${person}\t${person + 1}\t${copyText(JSON.stringify(properties))}\t\t${timestamp}\n`;
   });
   await sql(url, 'ANALYZE');
   return Math.round((Date.now() - started) / 1000);

@@ -4,11 +4,12 @@ import { actorSql, bucketSql, BuiltSql, entityWhere, eventsFrom, filtersWhere, i
 import { breakdownValueSql } from './trends.sql';
 
 /**
- * Retention as SQL. `target`: each actor's cohorts (every period with a target event for recurring
- * retention; the period of their first target event of all time for first-time retention, kept when it
- * falls in the range), with the breakdown value of that event. `returned`: each actor's periods with a
- * returning event. Periods are numbered from cohort 0 in the project's zone, so an actor retained k
- * periods after cohort c returned in period c + k.
+ * Retention as SQL, in one read of the events and no join: each actor's row holds their cohorts (every period
+ * with a target event for recurring retention; the period of their first target event of all time for
+ * first-time retention, kept when it falls in the range), each with the breakdown value of that event, and the
+ * periods they returned in. Periods are numbered from cohort 0 in the project's zone, so an actor retained k
+ * periods after cohort c returned in period c + k. (A join of cohorts to returns held both sides in memory at
+ * once: past 1 GB for weekly retention over a million actors.)
  */
 
 /** Periods from `from` (a local bucket start) to `period` (a local bucket start), as an integer. */
@@ -19,31 +20,39 @@ function periodIndexSql(interval: Interval, from: string, period: string): strin
   return `toInt64(round((toUnixTimestamp(toDateTime(formatDateTime(${period}, '%Y-%m-%d %H:%i:%S'), 'UTC')) - toUnixTimestamp(toDateTime(formatDateTime(${from}, '%Y-%m-%d %H:%i:%S'), 'UTC'))) / ${seconds}))`;
 }
 
-/** The target and returned CTEs, shared by the table and its persons. */
-function retentionCtes(query: InsightQuery, ctx: SqlContext, p: ChParams): string {
+/**
+ * The `target` CTE: one row per actor and cohort with `cohort`, `breakdown_value` and `periods` (every period
+ * the actor returned in). Buckets are numbered after the per-actor reduction, not once per event.
+ */
+function retentionCte(query: InsightQuery, ctx: SqlContext, p: ChParams): string {
   const options = query.retention!;
   const from = eventsFrom(joinNeeds(query, ctx, [options.target.properties, options.returning.properties], true), ctx, p);
-  const actor = actorSql(query, ctx, p);
+  // Rows without an actor are filtered out below, so the actor is read without its null map.
+  const actor = `assumeNotNull(${actorSql(query, ctx, p)})`;
   const zone = p.add(query.timezone, 'String');
-  const period = bucketSql(query.interval, query.weekStartDay, zone);
-  const index = periodIndexSql(query.interval, localTimestamp(query.range.from.toFormat("yyyy-MM-dd'T'HH:mm:ss"), zone, p), period);
-  const common = [...filtersWhere(query, ctx, p), `${actor} IS NOT NULL`];
+  const bucket = bucketSql(query.interval, query.weekStartDay, zone);
+  const index = (column: string) => periodIndexSql(query.interval, localTimestamp(query.range.from.toFormat("yyyy-MM-dd'T'HH:mm:ss"), zone, p), column);
   const after = `e.timestamp >= ${instantSql(query.range.from, p)}`;
   const before = `e.timestamp <= ${instantSql(query.range.to, p)}`;
+  const isTarget = `(${['1', ...entityWhere(options.target.event, options.target.properties, ctx, p)].join(' AND ')})`;
+  const isReturn = `(${['1', ...entityWhere(options.returning.event, options.returning.properties, ctx, p), after].join(' AND ')})`;
   const breakdown = query.breakdown ? breakdownValueSql(query, ctx, p) : 'CAST(NULL AS Nullable(String))';
-  const targetWhere = [...common, ...entityWhere(options.target.event, options.target.properties, ctx, p), before];
-  // First-time retention reads the target event of all time: an actor's cohort is their first one ever.
-  const target =
-    options.type === 'first_time'
-      ? `SELECT actor, cohort, breakdown_value FROM (
-           SELECT toString(${actor}) AS actor, argMin(tuple(${index}, ${breakdown}), (e.timestamp, e.uuid)) AS first
-             FROM ${from} WHERE ${targetWhere.join(' AND ')} GROUP BY actor)
-         ARRAY JOIN [first.1] AS cohort, [first.2] AS breakdown_value WHERE cohort >= 0`
-      : `SELECT DISTINCT toString(${actor}) AS actor, ${index} AS cohort, ${breakdown} AS breakdown_value FROM ${from} WHERE ${[...targetWhere, after].join(' AND ')}`;
-  const returning = `SELECT DISTINCT toString(${actor}) AS actor, ${index} AS period FROM ${from}
-    WHERE ${[...common, ...entityWhere(options.returning.event, options.returning.properties, ctx, p), after, before].join(' AND ')}`;
-  return `WITH target AS (${target}), returned AS (${returning})`;
+  const firstTime = options.type === 'first_time';
+  // First-time retention reads the target event of all time: an actor's cohort is their first one ever, and
+  // its breakdown value that of their first event (ties in time broken by uuid, so every read agrees).
+  const cohorts = firstTime
+    ? `[(minIf(${bucket}, ${isTarget}), ${query.breakdown ? `argMinIf(${breakdown}, (e.timestamp, e.uuid), ${isTarget})` : breakdown})]`
+    : `groupUniqArrayIf((${bucket}, ${breakdown}), ${isTarget} AND ${after})`;
+  const where = [...filtersWhere(query, ctx, p), `${actorSql(query, ctx, p)} IS NOT NULL`, before, firstTime ? `(${isTarget} OR ${isReturn})` : `${after} AND (${isTarget} OR ${isReturn})`];
+  return `WITH target AS (
+    SELECT actor, ${index('c.1')} AS cohort, c.2 AS breakdown_value, arrayMap((b) -> ${index('b')}, returns) AS periods FROM (
+      SELECT ${actor} AS actor, ${cohorts} AS cohorts, groupUniqArrayIf(${bucket}, ${isReturn}) AS returns
+        FROM ${from} WHERE ${where.join(' AND ')} GROUP BY actor${firstTime ? ` HAVING countIf(${isTarget}) > 0` : ''})
+    ARRAY JOIN cohorts AS c WHERE cohort >= 0)`;
 }
+
+/** The intervals after a target row's cohort that its actor returned in. */
+const RETURNED_AFTER = 'arrayFilter((k) -> k > 0, arrayMap((period) -> period - cohort, periods))';
 
 /**
  * Rows of `(line, interval, value)`: the distinct actors of a line (a cohort index, or a breakdown value)
@@ -51,20 +60,18 @@ function retentionCtes(query: InsightQuery, ctx: SqlContext, p: ChParams): strin
  */
 export function retentionCountsSql(query: InsightQuery, ctx: SqlContext): BuiltSql {
   const p = new ChParams();
-  const line = query.breakdown ? 't.breakdown_value' : 'toString(t.cohort)';
-  return p.sql(`${retentionCtes(query, ctx, p)}
-    SELECT ${line} AS line, 0 AS interval, toFloat64(uniqExact(t.actor)) AS value FROM target AS t GROUP BY line
-    UNION ALL
-    SELECT ${line} AS line, r.period - t.cohort AS interval, toFloat64(uniqExact(t.actor)) AS value
-      FROM target AS t INNER JOIN returned AS r ON r.actor = t.actor WHERE r.period > t.cohort GROUP BY line, interval`);
+  const line = query.breakdown ? 'breakdown_value' : 'toString(cohort)';
+  return p.sql(`${retentionCte(query, ctx, p)}
+    SELECT line, interval, toFloat64(uniqExact(actor)) AS value FROM (
+      SELECT actor, ${line} AS line, arrayJoin(arrayConcat([0], ${RETURNED_AFTER})) AS interval FROM target)
+    GROUP BY line, interval`);
 }
 
 /** The actors of one cohort (or breakdown line), each with the intervals they came back in. */
 export function retentionActorsSql(query: InsightQuery, selection: { cohort?: number; breakdownValue?: string }, ctx: SqlContext): BuiltSql {
   const p = new ChParams();
-  const ctes = retentionCtes(query, ctx, p);
-  const where = selection.breakdownValue !== undefined ? `t.breakdown_value = ${p.add(selection.breakdownValue, 'String')}` : `t.cohort = ${p.add(selection.cohort ?? 0, 'Int64')}`;
-  return p.sql(`${ctes}
-    SELECT t.actor AS actor, arraySort(arrayFilter((x) -> x > 0, groupUniqArray(if(r.actor = '', 0, r.period - t.cohort)))) AS intervals
-      FROM target AS t LEFT JOIN returned AS r ON r.actor = t.actor AND r.period > t.cohort WHERE ${where} GROUP BY t.actor`);
+  const cte = retentionCte(query, ctx, p);
+  const where = selection.breakdownValue !== undefined ? `breakdown_value = ${p.add(selection.breakdownValue, 'String')}` : `cohort = ${p.add(selection.cohort ?? 0, 'Int64')}`;
+  return p.sql(`${cte}
+    SELECT toString(actor) AS actor, arraySort(groupUniqArrayArray(${RETURNED_AFTER})) AS intervals FROM target WHERE ${where} GROUP BY actor`);
 }

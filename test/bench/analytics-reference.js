@@ -1,0 +1,39 @@
+'use strict';
+// The raw-SQL references of the analytics phase, run in a process of their own on the service's data directory
+// while the service is stopped (one process may hold an embedded ClickHouse's directory at a time). Reads a JSON
+// list of `{ label, sql }` on stdin and prints `{ label, p50, p99, rows }` per line, each timed like the service's
+// requests: one warm-up, then ITERATIONS runs one after another, under the service's own per-query settings.
+const { performance } = require('node:perf_hooks');
+const { Session } = require('chdb');
+const { percentile } = require('./bench-support');
+
+const [path, database, iterations, threads, memoryMb] = process.argv.slice(2);
+
+async function main() {
+  let input = '';
+  for await (const chunk of process.stdin) input += chunk;
+  const session = new Session(path);
+  const settings = `SETTINGS max_threads = ${threads}, max_memory_usage = ${Number(memoryMb) * 1048576}`;
+  try {
+    for (const { label, sql } of JSON.parse(input)) {
+      const run = () => session.query(`${sql.replace(/\bFROM (events|person)\b/g, `FROM ${database}.$1`)} ${settings}`, 'JSONCompactEachRow');
+      let last = run();
+      const samples = [];
+      for (let i = 0; i < Number(iterations); i++) {
+        const started = performance.now();
+        last = run();
+        samples.push(performance.now() - started);
+      }
+      samples.sort((a, b) => a - b);
+      const rows = last.split('\n').filter(Boolean).length;
+      process.stdout.write(`${JSON.stringify({ label, p50: percentile(samples, 0.5), p99: percentile(samples, 0.99), rows })}\n`);
+    }
+  } finally {
+    session.close();
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error.stack ?? error}\n`);
+  process.exit(1);
+});
