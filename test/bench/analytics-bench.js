@@ -9,6 +9,7 @@
 // data-api phase (BENCH_SKIP_ANALYTICS=1 skips it), alone with `node test/bench/run.js analytics` after a build;
 // BENCH_ANALYTICS_KEEP=1 keeps the data set for the next run.
 const { execFileSync } = require('node:child_process');
+const { randomUUID } = require('node:crypto');
 const { mkdirSync, mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
@@ -184,7 +185,7 @@ async function runAnalytics(row, run = Date.now().toString(36)) {
     const failed = [];
     for (const { label, path } of cases) {
       const reference = raw.get(label);
-      const against = `raw SQL p50 ${reference.p50} / p99 ${reference.p99} ms (${reference.rows} rows)`;
+      const against = reference.error ? `raw SQL failed: ${reference.error}` : `raw SQL p50 ${reference.p50} / p99 ${reference.p99} ms (${reference.rows} rows)`;
       const others = otherProcessesCpu([service.child.pid]);
       try {
         const ours = await timed(() => get(baseUrl, path));
@@ -252,13 +253,16 @@ async function copyLag(row, baseUrl, env) {
   const worker = startProcess([...NODE_FLAGS, 'dist/main.js'], { ...env, ROLE: 'worker', PORT: String(await freePort()) });
   const sentAt = new Map();
   const seenAt = new Map();
+  // This run's probes only: a kept data set holds the probes of runs before.
+  const run = randomUUID();
   const filler = Array.from({ length: 99 }, (_, i) => ({ event: 'lag_filler', distinct_id: `lag-${i}`, properties: { $current_url: `https://example.com/p/${i}` } }));
   const body = (n) => {
     if (n % LAG_PROBE_EVERY !== 0) return JSON.stringify({ api_key: PROJECT_KEY, batch: [...filler, filler[0]] });
     sentAt.set(String(n), performance.now());
-    return JSON.stringify({ api_key: PROJECT_KEY, batch: [...filler, { event: 'lag_probe', distinct_id: 'lag-probe', properties: { probe: String(n) } }] });
+    return JSON.stringify({ api_key: PROJECT_KEY, batch: [...filler, { event: 'lag_probe', distinct_id: 'lag-probe', properties: { probe: String(n), lag_run: run } }] });
   };
-  const probes = `insights/trend/?events=${encodeURIComponent(JSON.stringify([{ id: 'lag_probe' }]))}&breakdown=probe&breakdown_type=event&breakdown_limit=1000&date_from=-1d&refresh=true`;
+  const thisRun = encodeURIComponent(JSON.stringify([{ key: 'lag_run', value: run, type: 'event' }]));
+  const probes = `insights/trend/?events=${encodeURIComponent(JSON.stringify([{ id: 'lag_probe' }]))}&properties=${thisRun}&breakdown=probe&breakdown_type=event&breakdown_limit=1000&date_from=-1d&refresh=true`;
   let sending = true;
   const poll = (async () => {
     while (sending || seenAt.size < sentAt.size) {

@@ -27,11 +27,15 @@ function retentionSql(where, unit) {
     WHERE a.period >= s.period GROUP BY s.period, k ORDER BY s.period, k`;
 }
 
-/** Recurring retention: every active day starts a cohort. */
-function recurringSql(where) {
-  const days = `(SELECT DISTINCT person_id, toDate(timestamp) AS day FROM events WHERE ${where} AND timestamp >= today() - 10)`;
-  return `SELECT s.day, a.day - s.day AS k, uniqExact(person_id) FROM ${days} s JOIN ${days} a USING person_id
-    WHERE a.day >= s.day GROUP BY s.day, k ORDER BY s.day, k`;
+/** Recurring retention: every active period starts a cohort (per person, as a join of periods outgrows 1 GB). */
+function recurringSql(where, unit) {
+  const start = unit === 'week' ? 'toStartOfWeek(timestamp)' : 'toDate(timestamp)';
+  const from = unit === 'week' ? 'toStartOfWeek(today() - 21)' : 'today() - 10';
+  return `SELECT cohort, k, uniqExact(person_id) FROM (
+      SELECT person_id, cohort, arrayJoin(arrayFilter((p) -> p >= cohort, periods)) - cohort AS k
+        FROM (SELECT person_id, groupUniqArray(${start}) AS periods FROM events WHERE ${where} AND timestamp >= ${from} GROUP BY person_id)
+        ARRAY JOIN periods AS cohort)
+    GROUP BY cohort, k ORDER BY cohort, k`;
 }
 
 /** Page-view paths: each person's first five URLs from `start` (their first page view when null), edges counted. */
@@ -75,8 +79,8 @@ function insightCases(now = Date.now()) {
   const steps = json([{ id: '$pageview', order: 0 }, { id: 'signed_up', order: 1 }, { id: 'checkout', order: 2 }]);
   const chromeFirst = json([{ id: '$pageview', order: 0, properties: [{ key: '$browser', value: 'Chrome', type: 'event' }] }, { id: 'signed_up', order: 1 }, { id: 'checkout', order: 2 }]);
   const funnelLevels = (mode) => `SELECT person_id, ${windowFunnel(mode)} AS level FROM events WHERE ${mode === 'strict_order' ? SCOPE : `${SCOPE} AND ${STEPS}`} GROUP BY person_id`;
-  // Chrome page views are at URLs /p/0, /p/5, /p/10…: a start point they reach.
-  const start = 'https://example.com/p/5';
+  // Chrome page views are at URLs /p/0, /p/10, /p/20…: a start point they reach.
+  const start = 'https://example.com/p/10';
   const first = 'https://example.com/p/1';
   const cases = [
     ['trend DAU, 30 days', `insights/trend/?events=${dau}&date_from=-30d`,
@@ -116,8 +120,8 @@ function insightCases(now = Date.now()) {
       `SELECT e.event, uniqExactIf(e.person_id, f.level = 3), uniqExactIf(e.person_id, f.level < 3) FROM events e
         JOIN (${funnelLevels('')}) f ON f.person_id = e.person_id WHERE ${SCOPE.replaceAll('timestamp', 'e.timestamp').replace('team_id', 'e.team_id')} GROUP BY e.event`],
     ['retention, 11 days, first time', 'insights/retention/?period=Day&total_intervals=11&retention_type=retention_first_time', retentionSql(PAGEVIEWS, 'day')],
-    ['retention, 11 days, recurring', 'insights/retention/?period=Day&total_intervals=11', recurringSql(PAGEVIEWS)],
-    ['retention, weekly', 'insights/retention/?period=Week&total_intervals=4', retentionSql(PAGEVIEWS, 'week')],
+    ['retention, 11 days, recurring', 'insights/retention/?period=Day&total_intervals=11', recurringSql(PAGEVIEWS, 'day')],
+    ['retention, weekly', 'insights/retention/?period=Week&total_intervals=4', recurringSql(PAGEVIEWS, 'week')],
     ['retention, $browser = Chrome', `insights/retention/?period=Day&total_intervals=11&retention_type=retention_first_time&properties=${chrome}`,
       retentionSql(`${PAGEVIEWS} AND mat_browser = 'Chrome'`, 'day')],
     ['persons of retention cohort 0', 'persons/retention/?period=Day&total_intervals=11&selected_interval=0',

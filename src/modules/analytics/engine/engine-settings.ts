@@ -17,13 +17,20 @@ function common(limits: QueryLimits): ChSettings {
   return settings;
 }
 
-/** An analytic read: bounded in time, threads and memory. */
+/**
+ * An analytic read: bounded in time, threads and memory. Group-bys and sorts that outgrow half the memory
+ * limit spill to disk instead of failing: per-actor reads (funnels, paths) over a million actors need more
+ * than 1 GB in memory, and a slower answer beats a 400 for the question a user asked.
+ */
 export function readSettings(limits: QueryLimits): ChSettings {
+  const spill = Math.floor(limits.maxMemoryBytes / 2);
   return {
     ...common(limits),
     max_execution_time: limits.timeoutMs / 1000,
     max_threads: limits.maxThreads,
     max_memory_usage: limits.maxMemoryBytes,
+    max_bytes_before_external_group_by: spill,
+    max_bytes_before_external_sort: spill,
   };
 }
 

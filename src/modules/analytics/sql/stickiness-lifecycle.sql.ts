@@ -34,7 +34,9 @@ const STEP: Readonly<Record<InsightQuery['interval'], string>> = { hour: 'INTERV
  * Each active (person, period) with its lifecycle status, plus a `dormant` row for the period after each
  * active one that is followed by inactivity. "new" means the person was created in that period (their
  * first event's time), "returning" active the period before, "resurrecting" otherwise. Events are read
- * from one period before the range, so the first period's statuses know what came before.
+ * from one period before the range, so the first period's statuses know what came before. Each person's
+ * periods are one sorted array, read once: a window over (person, period) rows, read twice for the two
+ * kinds of rows, took twice the time of the same answer from arrays.
  */
 function lifecycleStatusesSql(query: InsightQuery, series: Series, ctx: SqlContext, p: ChParams, extraWhere: string[]): string {
   const first = intervalStart(query.range.from, query.interval, query.weekStartDay);
@@ -43,21 +45,19 @@ function lifecycleStatusesSql(query: InsightQuery, series: Series, ctx: SqlConte
   const zone = p.add(query.timezone, 'String');
   const step = STEP[query.interval];
   const team = p.add(ctx.projectId, 'Int64');
-  return `WITH periods AS (
-      SELECT ${PERSON_ACTOR} AS actor, ${bucketSql(query.interval, query.weekStartDay, zone)} AS period FROM ${scope.from}
-       WHERE ${[scope.where, `${PERSON_ACTOR} IS NOT NULL`, ...extraWhere].join(' AND ')} GROUP BY actor, period),
-    marked AS (
-      SELECT actor, period, lagInFrame(toNullable(period)) OVER w AS previous, leadInFrame(toNullable(period)) OVER w AS following
-        FROM periods WINDOW w AS (PARTITION BY actor ORDER BY period ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)),
-    created AS (
-      SELECT id, argMax(created_at, version) AS created_at FROM person WHERE team_id = ${team} GROUP BY id HAVING argMax(is_deleted, version) = 0),
-    statuses AS (
-      SELECT m.actor AS actor, m.period AS period, multiIf(${bucketSql(query.interval, query.weekStartDay, zone, 'c.created_at')} = m.period, 'new',
-        ifNull(m.previous = m.period - ${step}, 0), 'returning', 'resurrecting') AS status
-        FROM marked AS m INNER JOIN created AS c ON c.id = m.actor
-      UNION ALL
-      SELECT actor, dormant_period AS period, 'dormant' AS status FROM (
-        SELECT actor, period + ${step} AS dormant_period, following FROM marked) WHERE ifNull(following != dormant_period, 1))`;
+  // Active periods count for persons that exist (the join finds them); dormant ones whatever became of the person.
+  const active = `arrayMap((period, i) -> (period, multiIf(${bucketSql(query.interval, query.weekStartDay, zone, 'c.created_at')} = period, 'new',
+      i > 1 AND periods[i - 1] = period - ${step}, 'returning', 'resurrecting')), periods, arrayEnumerate(periods))`;
+  const dormant = `arrayMap((period) -> (period + ${step}, 'dormant'),
+      arrayFilter((period, i) -> i = length(periods) OR periods[i + 1] != period + ${step}, periods, arrayEnumerate(periods)))`;
+  return `WITH statuses AS (
+      SELECT actor, row.1 AS period, row.2 AS status FROM (
+        SELECT a.actor AS actor, a.periods AS periods, c.id != 0 AS exists, c.created_at AS created_at FROM (
+          SELECT assumeNotNull(${PERSON_ACTOR}) AS actor, arraySort(groupUniqArray(${bucketSql(query.interval, query.weekStartDay, zone)})) AS periods FROM ${scope.from}
+           WHERE ${[scope.where, `${PERSON_ACTOR} IS NOT NULL`, ...extraWhere].join(' AND ')} GROUP BY actor) AS a
+        LEFT JOIN (SELECT id, argMax(created_at, version) AS created_at FROM person WHERE team_id = ${team} GROUP BY id HAVING argMax(is_deleted, version) = 0) AS c
+          ON c.id = a.actor)
+      ARRAY JOIN arrayConcat(if(exists, ${active.replaceAll('c.created_at', 'created_at')}, []), ${dormant}) AS row)`;
 }
 
 /** Lifecycle: persons per (status, period) inside the range; each person holds one status a period, so rows are counted as they are. */

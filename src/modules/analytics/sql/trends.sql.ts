@@ -98,11 +98,13 @@ export function trendPointsSql(query: InsightQuery, series: Series, range: DateR
   const distinct = distinctTargetSql(query, series, ctx, p);
   const scope = sliceScope(query, series, range, slice, ctx, p, distinct !== null);
   const breakdown = slice?.kind === 'values' ? breakdownValueSql(query, ctx, p) : 'CAST(NULL AS Nullable(String))';
-  const bucket = aggregate ? 'CAST(NULL AS Nullable(String))' : bucketTextSql(bucketSql(query.interval, query.weekStartDay, p.add(query.timezone, 'String')));
+  const bucket = aggregate ? 'CAST(NULL AS Nullable(DateTime))' : bucketSql(query.interval, query.weekStartDay, p.add(query.timezone, 'String'));
   const value = distinct === null ? pointValueSql(series, p) : `toFloat64(uniqExact(${distinct}))`;
   const where = distinct === null ? scope.where : `${scope.where} AND ${distinct} IS NOT NULL`;
-  return p.sql(`SELECT ${breakdown} AS breakdown_value, ${bucket} AS bucket, ${value} AS value FROM ${scope.from} WHERE ${where}
-    GROUP BY breakdown_value, bucket`);
+  // Buckets are grouped as times and written as text once per point, not once per event.
+  return p.sql(`SELECT breakdown_value, ${aggregate ? 'CAST(NULL AS Nullable(String))' : bucketTextSql('bucket_start')} AS bucket, value FROM (
+    SELECT ${breakdown} AS breakdown_value, ${bucket} AS bucket_start, ${value} AS value FROM ${scope.from} WHERE ${where}
+    GROUP BY breakdown_value, bucket_start)`);
 }
 
 /**

@@ -2,12 +2,14 @@ import { readSettings, setStatement, writeSettings } from '../../../../src/modul
 import { LIMITS } from './engine-test-support';
 
 describe('engine settings', () => {
-  it('bounds every read in time, threads and memory, at a lower thread priority', () => {
+  it('bounds every read in time, threads and memory, spilling past half of it, at a lower thread priority', () => {
     expect(readSettings({ timeoutMs: 1500, maxThreads: 3, maxMemoryBytes: 64 * 1024 * 1024, threadPriority: 10 })).toEqual({
       output_format_json_quote_64bit_integers: 0,
       os_thread_priority: 10,
       max_execution_time: 1.5,
       max_memory_usage: 67_108_864,
+      max_bytes_before_external_group_by: 33_554_432,
+      max_bytes_before_external_sort: 33_554_432,
       max_threads: 3,
     });
   });
