@@ -22,6 +22,12 @@ export interface AnalyticsEngine {
    * as JSON numbers: cast ids and counts that can pass 2^53 to String in the SQL.
    */
   query<R = Record<string, unknown>>(sql: ChSql): Promise<R[]>;
+  /**
+   * The rows of {@link query}, handed to `visit` a batch at a time as they arrive, each batch visited before the
+   * next is read: a result of a million rows (one per actor) is never held whole, so it costs no long garbage
+   * collection on the thread that serves capture.
+   */
+  queryBatches<R = Record<string, unknown>>(sql: ChSql, visit: (rows: R[]) => Promise<void> | void): Promise<void>;
   /** A statement without rows (DDL, DELETE, INSERT … SELECT), without the analytic limits. */
   command(sql: ChSql | string): Promise<void>;
   /** Rows appended to a table; resolves once they are readable (synchronous insert). */

@@ -1,3 +1,4 @@
+import { EventLoopSlices } from '../../../common/async/event-loop-slices';
 import type { AnalyticsEngine, QueryLimits } from './analytics-engine';
 import type { ChSql } from './ch-sql';
 import { acquireChdb, ChdbHandle, ChdbModule, ChdbSession } from './chdb-handle';
@@ -8,6 +9,9 @@ import { InFlight } from './in-flight';
 import { checkedColumnName, checkedTableName, jsonEachRow } from './json-rows';
 import { createDatabaseStatement } from './schema/migrate-schema';
 import type { SchemaLayout } from './schema/schema-migrations';
+
+/** How long parsing a result's chunks holds the event loop before letting other requests in. */
+const PARSE_SLICE_MS = 5;
 
 export interface ChdbEngineOptions {
   chdb: ChdbModule;
@@ -63,15 +67,22 @@ export class ChdbEngine implements AnalyticsEngine {
     }
   }
 
-  query<R = Record<string, unknown>>(sql: ChSql): Promise<R[]> {
+  async query<R = Record<string, unknown>>(sql: ChSql): Promise<R[]> {
+    const rows: R[] = [];
+    await this.queryBatches<R>(sql, (batch) => void rows.push(...batch));
+    return rows;
+  }
+
+  queryBatches<R = Record<string, unknown>>(sql: ChSql, visit: (rows: R[]) => Promise<void> | void): Promise<void> {
     return this.work.run(() =>
       this.readers.run(async (session) => {
         await this.handle.outsideExclusive();
-        const rows: R[] = [];
+        // Chunks that are ready resolve without an event-loop turn: a large result would be parsed in one block.
+        const slices = new EventLoopSlices(PARSE_SLICE_MS);
         for await (const chunk of session.queryStreamBind(sql.text, sql.params, { format: 'JSONEachRow' })) {
-          for (const row of chunk.rows<R>()) rows.push(row);
+          await visit(chunk.rows<R>());
+          if (slices.due()) await slices.nextSlice();
         }
-        return rows;
       }),
     );
   }

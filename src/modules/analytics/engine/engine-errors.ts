@@ -58,6 +58,13 @@ export function withQueryErrors(engine: AnalyticsEngine, limits: QueryLimits): A
         throw translateQueryError(error, limits);
       }
     },
+    async queryBatches<R>(sql: ChSql, visit: (rows: R[]) => Promise<void> | void): Promise<void> {
+      try {
+        await engine.queryBatches<R>(sql, visit);
+      } catch (error) {
+        throw translateQueryError(error, limits);
+      }
+    },
     command: (sql) => engine.command(sql),
     insert: (table, rows) => engine.insert(table, rows),
     insertTsv: (table, columns, source) => engine.insertTsv(table, columns, source),

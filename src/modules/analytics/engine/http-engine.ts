@@ -50,12 +50,18 @@ export class HttpEngine implements AnalyticsEngine {
     return new HttpEngine(connect(options.url, options.layout.database, options.limits), options.limits);
   }
 
-  query<R = Record<string, unknown>>(sql: ChSql): Promise<R[]> {
+  async query<R = Record<string, unknown>>(sql: ChSql): Promise<R[]> {
+    const rows: R[] = [];
+    await this.queryBatches<R>(sql, (batch) => void rows.push(...batch));
+    return rows;
+  }
+
+  queryBatches<R = Record<string, unknown>>(sql: ChSql, visit: (rows: R[]) => Promise<void> | void): Promise<void> {
     return this.work.run(async () => {
       const signal = AbortSignal.timeout(this.limits.timeoutMs + READ_GRACE_MS);
       try {
         const result = await this.client.query({ query: sql.text, query_params: sql.params, format: 'JSONEachRow', clickhouse_settings: settings(readSettings(this.limits)), abort_signal: signal });
-        return await result.json<R>();
+        for await (const batch of result.stream<R>()) await visit(batch.map((row) => row.json<R>()));
       } catch (error) {
         // The server did not stop the query at its limit (or could not be heard): the reader's time is up all the same.
         if (signal.aborted) throw new ClickHouseEngineError(`ClickHouse did not answer within ${this.limits.timeoutMs + READ_GRACE_MS} ms.`, CLICKHOUSE_CODES.TIMEOUT_EXCEEDED, { cause: error });

@@ -68,6 +68,11 @@ export class IpcEngine implements AnalyticsEngine {
     return this.call({ op: 'query', sql }) as Promise<R[]>;
   }
 
+  /** The primary answers a read in one message; its rows are visited as one batch. */
+  async queryBatches<R = Record<string, unknown>>(sql: ChSql, visit: (rows: R[]) => Promise<void> | void): Promise<void> {
+    await visit(await this.query<R>(sql));
+  }
+
   async command(sql: ChSql | string): Promise<void> {
     await this.call({ op: 'command', sql: typeof sql === 'string' ? { text: sql, params: {} } : sql });
   }

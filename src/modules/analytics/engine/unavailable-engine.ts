@@ -24,6 +24,10 @@ export class UnavailableEngine implements AnalyticsEngine {
     return Promise.reject(this.error());
   }
 
+  queryBatches(): Promise<void> {
+    return Promise.reject(this.error());
+  }
+
   command(): Promise<void> {
     return Promise.reject(this.error());
   }

@@ -32,6 +32,20 @@ describe(ChdbEngine.name, () => {
     expect(await sut.query(p.sql(text))).toEqual([{ id_text: '9007199254740993', name: `quote ' and \\ backslash`, tags: ['a'] }]);
   });
 
+  it('hands a large result over in batches, in order, each visited before the next is read', async () => {
+    const batches: number[][] = [];
+    let visiting = false;
+    await sut.queryBatches<{ n: number }>({ text: 'SELECT number AS n FROM numbers(200000) ORDER BY n SETTINGS max_block_size = 10000', params: {} }, async (rows) => {
+      expect(visiting).toBe(false);
+      visiting = true;
+      await new Promise((resolve) => setImmediate(resolve));
+      batches.push(rows.map((row) => row.n));
+      visiting = false;
+    });
+    expect(batches.length).toBeGreaterThan(1);
+    expect(batches.flat()).toEqual(Array.from({ length: 200000 }, (_, i) => i));
+  });
+
   it('runs statements with bound values', async () => {
     const p = new ChParams();
     await sut.command(p.sql(`INSERT INTO t SELECT ${p.add(3)}, ${p.add('from a command')}, ${p.add(['x', 'y'])}`));

@@ -75,6 +75,7 @@ describe(withQueryErrors.name, () => {
   const failing = (error: unknown): AnalyticsEngine => ({
     kind: 'embedded',
     query: () => Promise.reject(error),
+    queryBatches: () => Promise.reject(error),
     command: () => Promise.reject(error),
     insert: () => Promise.reject(error),
     insertTsv: () => Promise.reject(error),
@@ -84,6 +85,11 @@ describe(withQueryErrors.name, () => {
   it("translates a query's failure", async () => {
     const sut = withQueryErrors(failing(new ClickHouseEngineError('Code: 159. Timeout exceeded', 159)), limits);
     await expect(sut.query({ text: 'SELECT 1', params: {} })).rejects.toMatchObject({ status: 504, code: 'query_timeout' });
+  });
+
+  it("translates the failure of a query read in batches", async () => {
+    const sut = withQueryErrors(failing(new ClickHouseEngineError('Code: 241. Memory limit exceeded', 241)), limits);
+    await expect(sut.queryBatches({ text: 'SELECT 1', params: {} }, () => undefined)).rejects.toMatchObject({ status: 400, code: 'memory_limit_exceeded' });
   });
 
   it("leaves the failures of statements and inserts as the engine reports them (they are the copy's, not a reader's)", async () => {

@@ -60,6 +60,20 @@ describe(HttpEngine.name, () => {
     expect(await sut.query(p.sql(text))).toEqual([{ id_text: '9007199254740993', name: awkward, tags: ["it's", 'b'], note: null }]);
   });
 
+  it('hands a large result over in batches, in order, each visited before the next is read', async () => {
+    const batches: number[][] = [];
+    let visiting = false;
+    await sut.queryBatches<{ n: number }>({ text: 'SELECT number AS n FROM numbers(200000) ORDER BY n SETTINGS max_block_size = 10000', params: {} }, async (rows) => {
+      expect(visiting).toBe(false);
+      visiting = true;
+      await new Promise((resolve) => setImmediate(resolve));
+      batches.push(rows.map((row) => row.n));
+      visiting = false;
+    });
+    expect(batches.length).toBeGreaterThan(1);
+    expect(batches.flat()).toEqual(Array.from({ length: 200000 }, (_, i) => i));
+  });
+
   it('binds a NULL and runs statements with bound values', async () => {
     await sut.command({ text: 'INSERT INTO t SELECT {id:Int64}, {name:String}, {tags:Array(String)}, {note:Nullable(String)}', params: { id: 3, name: 'bound', tags: ['x'], note: null } });
     expect(await sut.query({ text: 'SELECT name, tags, note FROM t WHERE id = {id:Int64}', params: { id: 3 } })).toEqual([{ name: 'bound', tags: ['x'], note: null }]);

@@ -33,6 +33,7 @@ function fakeEngine(overrides: Partial<AnalyticsEngine> = {}): AnalyticsEngine &
     kind: 'embedded',
     seen,
     query: async <R>(sql: unknown) => (seen.push(sql), [{ n: 1 }] as R[]),
+    queryBatches: async () => undefined,
     command: async (sql) => void seen.push(sql),
     insert: async (table, rows) => void seen.push({ table, rows }),
     insertTsv: async (table, columns) => void seen.push({ table, columns }),

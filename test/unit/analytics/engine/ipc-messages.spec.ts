@@ -62,6 +62,7 @@ describe(answerRequest.name, () => {
   const engine: AnalyticsEngine = {
     kind: 'embedded',
     query: async <R>(sql: unknown) => (calls.push(sql), [{ n: 1 }] as R[]),
+    queryBatches: async () => undefined,
     command: async (sql) => void calls.push(sql),
     insert: async () => Promise.reject(new ClickHouseEngineError('Code: 60. DB::Exception: Unknown table', 60)),
     insertTsv: async (table, columns, source) => {

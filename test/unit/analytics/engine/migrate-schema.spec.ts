@@ -19,6 +19,7 @@ function recordingEngine() {
   const engine: AnalyticsEngine = {
     kind: 'server',
     query: async <R>() => recorded.map((row) => ({ version: row.version })) as R[],
+    queryBatches: async () => undefined,
     command: async (sql) => void statements.push(typeof sql === 'string' ? sql : sql.text),
     insert: async (table, rows) => void (table === 'schema_migrations' && recorded.push(...rows)),
     insertTsv: async () => undefined,
