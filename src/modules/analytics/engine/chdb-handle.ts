@@ -15,6 +15,19 @@ export function loadChdb(): { chdb: ChdbModule } | { reason: string } {
 }
 
 /**
+ * Server settings of the embedded engine (given after `--`, as `clickhouse local` takes configuration). ClickHouse
+ * sizes its caches for a server of its own (5 GB each for marks and primary indexes); in the API process they
+ * are bounded, as reads of a copy this size gain nothing from more (the caches held a few MB at 10 M events).
+ */
+const EMBEDDED_SERVER_SETTINGS = [
+  '--',
+  `--mark_cache_size=${64 * 1048576}`,
+  `--primary_index_cache_size=${64 * 1048576}`,
+  `--index_mark_cache_size=${32 * 1048576}`,
+  `--query_condition_cache_size=${16 * 1048576}`,
+];
+
+/**
  * The embedded engine of this process. chdb runs one ClickHouse per process, bound to one data directory
  * while any session is open (another directory is refused, and a second process on the same directory
  * fails on its lock), so every user in the process (each Nest app of a test file, the HTTP front of the
@@ -32,7 +45,7 @@ export class ChdbHandle {
   ) {}
 
   openSession(): ChdbSession {
-    return new this.chdb.Session(this.path);
+    return new this.chdb.Session(this.path, { connectionArgs: EMBEDDED_SERVER_SETTINGS });
   }
 
   /**

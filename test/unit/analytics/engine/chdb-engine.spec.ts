@@ -46,6 +46,11 @@ describe(ChdbEngine.name, () => {
     expect(batches.flat()).toEqual(Array.from({ length: 200000 }, (_, i) => i));
   });
 
+  it("bounds the embedded server's caches instead of sizing them for a machine of its own", async () => {
+    const text = `SELECT name, value FROM system.server_settings WHERE name IN ('mark_cache_size', 'primary_index_cache_size') ORDER BY name`;
+    expect(await sut.query({ text, params: {} })).toEqual([{ name: 'mark_cache_size', value: '67108864' }, { name: 'primary_index_cache_size', value: '67108864' }]);
+  });
+
   it('runs statements with bound values', async () => {
     const p = new ChParams();
     await sut.command(p.sql(`INSERT INTO t SELECT ${p.add(3)}, ${p.add('from a command')}, ${p.add(['x', 'y'])}`));
