@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import IORedis from 'ioredis';
 import { Client } from 'pg';
 import { v7 as uuidv7 } from 'uuid';
@@ -206,5 +209,67 @@ describe('Faults', () => {
       expect(logs).toMatch(/"msg":"transient failure, retrying"/);
       for (const secret of ['before_outage-', 'during_outage-', PROJECT_KEY, PERSONAL_KEY]) expect({ secret, found: logs.includes(secret) }).toEqual({ secret, found: false });
     }, 120_000);
+  });
+
+  describe('the analytics copy killed with SIGKILL in the middle of a batch', () => {
+    const services: ServiceProcess[] = [];
+    afterAll(() => services.forEach((service) => service.kill()));
+
+    it('undoes the batch that never committed, then holds every event exactly once', async () => {
+      const url = await createTestDatabase();
+      const dataDir = mkdtempSync(join(tmpdir(), `hogbase-t${runId()}-copykill-`));
+      const env = { DATABASE_URL: url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: `hbcopykill${runId()}`, DATA_DIR: dataDir, INIT_PROJECT_API_KEY: PROJECT_KEY, INIT_PERSONAL_API_KEY: PERSONAL_KEY, LOG_LEVEL: 'warn', ROLE: 'api' };
+      const port = await freePort();
+      const baseUrl = `http://127.0.0.1:${port}`;
+      const total = 200_000;
+      const trend = `${baseUrl}/api/projects/1/insights/trend/?events=${encodeURIComponent(JSON.stringify([{ id: 'copy_killed' }]))}&display=BoldNumber&date_from=-1d&refresh=true`;
+      const counted = async (): Promise<number | undefined> => {
+        const res = await fetch(trend, { headers: { authorization: `Bearer ${PERSONAL_KEY}` } });
+        return res.status === 200 ? ((await res.json()) as { result: Array<{ aggregated_value: number }> }).result[0].aggregated_value : undefined;
+      };
+      // The copy streams a batch's rows table by table with COPY … TO STDOUT on its own connection, after the batch
+      // is marked started in ClickHouse and before it is marked committed: seen copying persons (its events already
+      // written), the process is killed midway.
+      const copying = `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND query LIKE 'COPY (SELECT project_id, id,%FROM person%'`;
+
+      const first = new ServiceProcess({ ...env, PORT: String(port) });
+      services.push(first);
+      await first.waitFor(`${baseUrl}/_readyz`);
+      expect(await until('the first build', counted, 30_000)).toBe(0);
+      // Events and persons in one transaction, so in one batch: the persons are copied after the events are
+      // written to ClickHouse, and the kill lands while they stream.
+      await countIn(url, `WITH persons AS (INSERT INTO person (project_id, uuid, properties)
+          SELECT 1, gen_random_uuid(), jsonb_build_object('n', i, 'note', repeat('x', 200)) FROM generate_series(1, ${total}) AS i RETURNING 1),
+        added AS (INSERT INTO event (project_id, uuid, event, distinct_id, properties, timestamp)
+          SELECT 1, gen_random_uuid(), 'copy_killed', 'copy-killed-' || (i % 1000), jsonb_build_object('i', i), now() - interval '1 hour'
+          FROM generate_series(1, ${total}) AS i RETURNING 1)
+        SELECT (SELECT count(*) FROM persons)::int + (SELECT count(*) FROM added)::int AS n`);
+      const watcher = new Client({ connectionString: url });
+      await watcher.connect();
+      try {
+        const deadline = performance.now() + 30_000;
+        while ((await watcher.query(copying)).rows[0].n === 0) {
+          if (performance.now() > deadline) throw new Error('timed out waiting for the copy to stream the batch');
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      } finally {
+        await watcher.end();
+      }
+      first.kill();
+      await first.exit();
+
+      const second = new ServiceProcess({ ...env, PORT: String(port) });
+      services.push(second);
+      await second.waitFor(`${baseUrl}/_readyz`);
+      // An answer may come from the copy as it stood while the refresh runs; once it counts them all, exactly them.
+      const caughtUp = await until('the copy to hold the events', async () => {
+        const n = await counted();
+        return n !== undefined && n >= total ? n : undefined;
+      }, 90_000);
+      expect(caughtUp).toBe(total);
+      expect(second.stdout + second.stderr).toMatch(/analytics copy batch \d+ did not commit: undoing it/);
+      expect((await second.terminate()).code).toBe(0);
+      rmSync(dataDir, { recursive: true, force: true });
+    }, 150_000);
   });
 });

@@ -17,6 +17,8 @@ const LOCK_TIMEOUT_MS = 5_000;
  */
 export class CopySource {
   private client: Client | null = null;
+  /** Settles when the last `locked` call queued here has finished. */
+  private tail: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly options: ClientConfig,
@@ -24,17 +26,29 @@ export class CopySource {
     private readonly statementTimeoutMs: number,
   ) {}
 
-  /** `work` with the copy's lock held. */
+  /**
+   * `work` with the copy's lock held, one at a time in this process too: a session's advisory lock is
+   * re-entrant, so a rebuild asked for here (the CLI) and the timer's refresh would otherwise both hold it, and
+   * interleave their statements on the one connection.
+   */
   async locked<T>(work: () => Promise<T>): Promise<T> {
-    const client = await this.connection();
+    const previous = this.tail;
+    let done!: () => void;
+    this.tail = new Promise<void>((resolve) => (done = resolve));
+    await previous;
     try {
-      await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [this.lockKey]);
-      const result = await work();
-      await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [this.lockKey]);
-      return result;
-    } catch (error) {
-      await this.close();
-      throw error;
+      const client = await this.connection();
+      try {
+        await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [this.lockKey]);
+        const result = await work();
+        await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [this.lockKey]);
+        return result;
+      } catch (error) {
+        await this.close();
+        throw error;
+      }
+    } finally {
+      done();
     }
   }
 
