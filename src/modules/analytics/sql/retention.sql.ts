@@ -24,7 +24,7 @@ function periodIndexSql(interval: Interval, from: string, period: string): strin
  * The `target` CTE: one row per actor and cohort with `cohort`, `breakdown_value` and `periods` (every period
  * the actor returned in). Buckets are numbered after the per-actor reduction, not once per event.
  */
-function retentionCte(query: InsightQuery, ctx: SqlContext, p: ChParams): string {
+function retentionCte(query: InsightQuery, ctx: SqlContext, p: ChParams, onlyCohort: number | null = null): string {
   const options = query.retention!;
   const from = eventsFrom(joinNeeds(query, ctx, [options.target.properties, options.returning.properties], true), ctx, p);
   // Rows without an actor are filtered out below, so the actor is read without its null map.
@@ -44,11 +44,24 @@ function retentionCte(query: InsightQuery, ctx: SqlContext, p: ChParams): string
     ? `[(minIf(${bucket}, ${isTarget}), ${query.breakdown ? `argMinIf(${breakdown}, (e.timestamp, e.uuid), ${isTarget})` : breakdown})]`
     : `groupUniqArrayIf((${bucket}, ${breakdown}), ${isTarget} AND ${after})`;
   const where = [...filtersWhere(query, ctx, p), `${actorSql(query, ctx, p)} IS NOT NULL`, before, firstTime ? `(${isTarget} OR ${isReturn})` : `${after} AND (${isTarget} OR ${isReturn})`];
+  if (onlyCohort !== null) where.push(`${actor} IN (${cohortCandidatesSql(query, onlyCohort, { from, actor, isTarget }, ctx, p)})`);
   return `WITH target AS (
     SELECT actor, ${index('c.1')} AS cohort, c.2 AS breakdown_value, arrayMap((b) -> ${index('b')}, returns) AS periods FROM (
       SELECT ${actor} AS actor, ${cohorts} AS cohorts, groupUniqArrayIf(${bucket}, ${isReturn}) AS returns
         FROM ${from} WHERE ${where.join(' AND ')} GROUP BY actor${firstTime ? ` HAVING countIf(${isTarget}) > 0` : ''})
     ARRAY JOIN cohorts AS c WHERE cohort >= 0)`;
+}
+
+/**
+ * The actors with a target event around one cohort's period (a day either side, whatever the zone): every member of
+ * the cohort is among them, so a persons page groups these actors' events instead of every actor's.
+ */
+function cohortCandidatesSql(query: InsightQuery, cohort: number, read: { from: string; actor: string; isTarget: string }, ctx: SqlContext, p: ChParams): string {
+  const unit = `${query.interval}s`;
+  const start = query.range.from.plus({ [unit]: cohort }).minus({ days: 1 });
+  const end = query.range.from.plus({ [unit]: cohort + 1 }).plus({ days: 1 });
+  const where = [...filtersWhere(query, ctx, p), `${actorSql(query, ctx, p)} IS NOT NULL`, read.isTarget, `e.timestamp >= ${instantSql(start, p)}`, `e.timestamp < ${instantSql(end, p)}`];
+  return `SELECT ${read.actor} FROM ${read.from} WHERE ${where.join(' AND ')}`;
 }
 
 /** The intervals after a target row's cohort that its actor returned in. */
@@ -70,7 +83,7 @@ export function retentionCountsSql(query: InsightQuery, ctx: SqlContext): BuiltS
 /** The actors of one cohort (or breakdown line), each with the intervals they came back in. */
 export function retentionActorsSql(query: InsightQuery, selection: { cohort?: number; breakdownValue?: string }, ctx: SqlContext): BuiltSql {
   const p = new ChParams();
-  const cte = retentionCte(query, ctx, p);
+  const cte = retentionCte(query, ctx, p, selection.breakdownValue === undefined ? (selection.cohort ?? 0) : null);
   const where = selection.breakdownValue !== undefined ? `breakdown_value = ${p.add(selection.breakdownValue, 'String')}` : `cohort = ${p.add(selection.cohort ?? 0, 'Int64')}`;
   return p.sql(`${cte}
     SELECT toString(actor) AS actor, arraySort(groupUniqArrayArray(${RETURNED_AFTER})) AS intervals FROM target WHERE ${where} GROUP BY actor`);
