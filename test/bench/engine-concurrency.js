@@ -1,7 +1,8 @@
 'use strict';
 // Two analytic reads at once on the embedded engine (chdb): do they run side by side or one after the other?
-// Compares the engine's path (bound values through queryStreamBind on two sessions) with chdb's queryBindAsync
-// (serialized process-wide by chdb) and with unbound queryAsync, on a scan of a few hundred milliseconds.
+// Compares the engine's two paths (ChdbEngine.query: queryBindAsync, one at a time process-wide; queryBatches:
+// bound streams on two sessions) with chdb's raw calls and with unbound queryAsync, on a scan of a few hundred
+// milliseconds; `ticks` counts 5 ms timers that fired meanwhile (an event loop held by a call fires fewer).
 // Prints a table. Run after a build: `node test/bench/engine-concurrency.js` (uses dist/).
 const { mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
@@ -48,10 +49,12 @@ async function main() {
   process.stdout.write(`two concurrent reads of ${ROWS} rows filtered on ${FILTER}, max_threads=1, median of ${RUNS}\n`);
   process.stdout.write(`  ${'path'.padEnd(44)} ${'one'.padStart(10)} ${'two at once'.padStart(10)} ${'ratio'.padStart(8)} ${'ticks(5ms)'.padStart(8)}\n`);
   row(
-    'ChdbEngine.query (queryStreamBind, 2 sessions)',
+    'ChdbEngine.query (queryBindAsync)',
     await median(() => engine.query({ text: SQL, params: params('one') })),
     await median(() => Promise.all([engine.query({ text: SQL, params: params('a') }), engine.query({ text: SQL, params: params('b') })])),
   );
+  const batches = (tag) => engine.queryBatches({ text: SQL, params: params(tag) }, () => undefined);
+  row('ChdbEngine.queryBatches (queryStreamBind, 2 sessions)', await median(() => batches('one')), await median(() => Promise.all([batches('a'), batches('b')])));
   row(
     'chdb queryBindAsync, 2 sessions',
     await median(() => a.queryBindAsync(bound, params('one'))),

@@ -68,9 +68,9 @@ describe(ChdbEngine.name, () => {
     expect(await other.query({ text, params: {} })).toEqual([{ time: 0.2, threads: 2, memory: 20 * 1024 * 1024, priority: 10, quoted: false }]);
   });
 
-  it('runs two bound reads side by side: one sees the other running', async () => {
+  it('runs a read beside a streamed per-actor read: one sees the other running', async () => {
     const marker = `marker-${Date.now()}`;
-    const slow = sut.query({ text: `SELECT sum(sleepEachRow(0.005)) AS slept, {m:String} AS m FROM numbers(200) SETTINGS max_block_size = 10`, params: { m: marker } });
+    const slow = sut.queryBatches({ text: `SELECT sum(sleepEachRow(0.005)) AS slept, {m:String} AS m FROM numbers(200) SETTINGS max_block_size = 10`, params: { m: marker } }, () => undefined);
     await new Promise((resolve) => setTimeout(resolve, 100));
     const seen = await sut.query<{ running: number }>({
       text: `SELECT count() AS running FROM system.processes WHERE query LIKE {pattern:String} AND query NOT LIKE '%system.processes%'`,
