@@ -218,7 +218,7 @@ function readClickHouse(env: Env, dataDir: string): AppConfig['clickhouse'] {
     embedded: {
       enabled: readEnum(env, 'CLICKHOUSE_EMBEDDED', ['on', 'off'] as const, 'on') === 'on',
       path: join(dataDir, 'clickhouse'),
-      sessions: readInt(env, 'CLICKHOUSE_EMBEDDED_SESSIONS', 2, 1, 16),
+      sessions: readInt(env, 'CLICKHOUSE_EMBEDDED_SESSIONS', 1, 1, 16),
     },
   };
 }

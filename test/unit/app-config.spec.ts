@@ -30,7 +30,7 @@ describe(loadConfig.name, () => {
         auth: { failedAttemptsPerMinute: 30 },
         flags: { maxBodyBytes: 65_536 },
         analytics: { queryTimeoutMs: 30_000, cacheTtlSeconds: 300, copyIntervalMs: 1_000, copyWaitMs: 5_000, copyTimeoutMs: 3_600_000, queryMaxThreads: 2, queryMaxMemoryMb: 1024, queryThreadPriority: 10 },
-        clickhouse: { url: null, database: 'hogbase', cluster: null, embedded: { enabled: true, path: resolve('./data/clickhouse'), sessions: 2 } },
+        clickhouse: { url: null, database: 'hogbase', cluster: null, embedded: { enabled: true, path: resolve('./data/clickhouse'), sessions: 1 } },
         management: { queryTimeoutMs: 10_000 },
         queue: { prefix: 'hogbase' },
         ingestion: { partitions: 2, coalesceMs: 5, enqueueTimeoutMs: 1500, maxDecompressedBytes: 5 * 20_971_520, maxWaitingPayloadBytes: 5 * 20_971_520, workerNice: 10 },

@@ -19,7 +19,7 @@ export interface ChdbEngineOptions {
   path: string;
   /** Always `single`: the embedded engine is one node. Its database is this app's own. */
   layout: SchemaLayout;
-  /** Sessions that per-actor reads stream on side by side. */
+  /** Per-actor reads that stream at once, a session each (`query` reads have a session of their own). */
   sessions: number;
   limits: QueryLimits;
 }
@@ -32,9 +32,12 @@ export interface ChdbEngineOptions {
  *   each other; on the event loop they cost nothing, which is what keeps capture's latency flat beside them
  *   (a bound stream parses and plans its query on the calling thread: 10–20 ms of event loop per query at
  *   10 M events, enough to triple capture's p99 beside two trend loops).
- * - `queryBatches` (a row per actor: funnels, paths) streams through `queryStreamBind` on the read sessions,
- *   side by side, a chunk at a time, since such results are too large to hold whole; its start is the one
- *   piece on the event loop.
+ * - `queryBatches` (a row per actor: funnels, paths) streams through `queryStreamBind`, a chunk at a time, since
+ *   such results are too large to hold whole, on sessions of their own (CLICKHOUSE_EMBEDDED_SESSIONS, one by
+ *   default): the process parses and evaluates every row, about 2 s of event loop per funnel over a million
+ *   actors, so two at once only take turns on the event loop and hold capture behind both (capture's p50 beside
+ *   two funnel loops: 160 ms, against 9 ms with one at a time and the same number of funnels answered). Its
+ *   start is the one piece on the event loop.
  * Statements and inserts run through chdb's async calls on a session of their own. Settings are set once per
  * session: limits on the read sessions, synchronous inserts on the write session.
  */
@@ -46,7 +49,10 @@ export class ChdbEngine implements AnalyticsEngine {
   private constructor(
     private readonly handle: ChdbHandle,
     private readonly writer: ChdbSession,
-    private readonly readers: ChdbLanes,
+    /** The session `query` reads run on (chdb runs them one at a time anyway). */
+    private readonly reader: ChdbLanes,
+    /** The sessions per-actor reads stream on. */
+    private readonly streams: ChdbLanes,
   ) {}
 
   static async open(options: ChdbEngineOptions): Promise<ChdbEngine> {
@@ -60,9 +66,9 @@ export class ChdbEngine implements AnalyticsEngine {
       const writer = session();
       await writer.queryAsync(createDatabaseStatement(options.layout));
       await prepare(writer, options.layout.database, setStatement(writeSettings(options.limits)));
-      const readers = Array.from({ length: options.sessions }, session);
+      const readers = Array.from({ length: 1 + options.sessions }, session);
       for (const reader of readers) await prepare(reader, options.layout.database, setStatement(readSettings(options.limits)));
-      return new ChdbEngine(handle, writer, new ChdbLanes(readers));
+      return new ChdbEngine(handle, writer, new ChdbLanes(readers.slice(0, 1)), new ChdbLanes(readers.slice(1)));
     } catch (error) {
       for (const opening of opened) opening.close();
       await handle.release();
@@ -72,7 +78,7 @@ export class ChdbEngine implements AnalyticsEngine {
 
   query<R = Record<string, unknown>>(sql: ChSql): Promise<R[]> {
     return this.work.run(() =>
-      this.readers.run(async (session) => {
+      this.reader.run(async (session) => {
         // Bound async calls share chdb's parameter state with bound streams: kept apart like bound statements.
         const result = await this.handle.exclusive(() => session.queryBindAsync(sql.text, sql.params, { format: 'JSONEachRow' }));
         const text = result.text();
@@ -83,7 +89,7 @@ export class ChdbEngine implements AnalyticsEngine {
 
   queryBatches<R = Record<string, unknown>>(sql: ChSql, visit: (rows: R[]) => Promise<void> | void): Promise<void> {
     return this.work.run(() =>
-      this.readers.run(async (session) => {
+      this.streams.run(async (session) => {
         await this.handle.outsideExclusive();
         // Chunks that are ready resolve without an event-loop turn: a large result would be parsed in one block.
         const slices = new EventLoopSlices(PARSE_SLICE_MS);
@@ -121,7 +127,7 @@ export class ChdbEngine implements AnalyticsEngine {
     this.closing ??= (async () => {
       await this.work.drain();
       this.writer.close();
-      for (const reader of this.readers.sessions()) reader.close();
+      for (const reader of [...this.reader.sessions(), ...this.streams.sessions()]) reader.close();
       await this.handle.release();
     })();
     return this.closing;

@@ -89,7 +89,7 @@ function describeChoice(choice: EngineChoice): string {
     case 'server':
       return `ClickHouse server at ${redactedUrl(choice.url)}`;
     case 'embedded':
-      return `embedded ClickHouse (chdb) at ${choice.path}, ${choice.sessions} read sessions`;
+      return `embedded ClickHouse (chdb) at ${choice.path}, per-actor reads ${choice.sessions} at a time`;
     case 'primary':
       return 'the embedded ClickHouse of the primary process';
     default:

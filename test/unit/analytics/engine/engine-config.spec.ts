@@ -15,7 +15,7 @@ function configError(env: Record<string, string>): string {
 describe('ClickHouse configuration', () => {
   it('runs the embedded engine under DATA_DIR in the hogbase database by default', () => {
     const config = loadConfig({ DATA_DIR: 'state' });
-    expect(config.clickhouse).toEqual({ url: null, database: 'hogbase', cluster: null, embedded: { enabled: true, path: resolve('state', 'clickhouse'), sessions: 2 } });
+    expect(config.clickhouse).toEqual({ url: null, database: 'hogbase', cluster: null, embedded: { enabled: true, path: resolve('state', 'clickhouse'), sessions: 1 } });
     expect(engineLimits(config)).toEqual({ timeoutMs: 30_000, maxThreads: 2, maxMemoryBytes: 1024 * 1024 * 1024, threadPriority: 10 });
   });
 
@@ -53,7 +53,7 @@ describe(chooseEngine.name, () => {
   it.each([
     ['a server URL, in any process', { CLICKHOUSE_URL: 'http://ch:8123' }, true, { kind: 'server', url: 'http://ch:8123' }],
     ['a cluster child without a URL', {}, true, { kind: 'primary' }],
-    ['a single process without a URL', { DATA_DIR: '/srv' }, false, { kind: 'embedded', path: '/srv/clickhouse', sessions: 2 }],
+    ['a single process without a URL', { DATA_DIR: '/srv' }, false, { kind: 'embedded', path: '/srv/clickhouse', sessions: 1 }],
     ['the embedded engine turned off', { CLICKHOUSE_EMBEDDED: 'off' }, false, { kind: 'unavailable', reason: 'it is turned off (CLICKHOUSE_EMBEDDED=off)' }],
   ])('chooses for %s', (_case, env, clusterChild, choice) => {
     expect(chooseEngine(loadConfig(env), clusterChild)).toEqual(choice);
