@@ -329,6 +329,11 @@ describe('Insights: trends, stickiness, lifecycle', () => {
       expect([res.status, res.body]).toEqual([400, { type: 'validation_error', code: 'invalid_input', detail: 'Actions are not supported by this server: use EventsNode series.', attr: 'series' }]);
       const kind = await t.http.post(`${base}/query/`, { query: { kind: 'HogQLQuery', query: 'select 1' } });
       expect([kind.status, kind.body.attr]).toEqual([400, 'kind']);
+      // A kind that is no string at all, even one whose text cannot be made (an own `toString` that is no function).
+      for (const odd of [{ toString: '' }, 'toString', 7]) {
+        const oddKind = await t.http.post(`${base}/query/`, { query: { kind: odd } });
+        expect([oddKind.status, oddKind.body.attr]).toEqual([400, 'kind']);
+      }
     });
 
     it('lists the actors of one point through ActorsQuery over InsightActorsQuery', async () => {

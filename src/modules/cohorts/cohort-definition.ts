@@ -73,7 +73,7 @@ function checkLeaf(leaf: Record<string, unknown>, attr: 'filters' | 'groups'): v
     }
     return;
   }
-  if (BEHAVIOURAL_LEAF_TYPES.has(String(leaf.type))) return;
+  if (typeof leaf.type === 'string' && BEHAVIOURAL_LEAF_TYPES.has(leaf.type)) return;
   if (leaf.type !== 'person') throw invalid(`Filters are not valid (cohorts can only use person, cohort and behavioral filters, not ${JSON.stringify(leaf.type ?? null)})`, attr);
   checkPersonLeaf(leaf, attr);
 }

@@ -21,7 +21,7 @@ export function cohortLeaves(filters: Record<string, unknown>): Array<Record<str
 /** A cohort defined by what people did (events, actions), directly on its own leaves. */
 export function hasBehaviouralFilters(filters: Record<string, unknown>): boolean {
   return cohortLeaves(filters).some(
-    (leaf) => BEHAVIOURAL_TYPES.has(String(leaf.type)) || leaf.action_id !== undefined || leaf.event_id !== undefined,
+    (leaf) => (typeof leaf.type === 'string' && BEHAVIOURAL_TYPES.has(leaf.type)) || leaf.action_id !== undefined || leaf.event_id !== undefined,
   );
 }
 

@@ -69,6 +69,10 @@ describe(checkDefinition.name, () => {
     expect(detailOf(() => checkDefinition({ groups: [{ properties: [{ key: 'plan', value: 'pro' }] }, { event_id: 3, days: 1 }, {}] }))).toBeNull();
   });
 
+  it('refuses a leaf whose type is no text, even one that cannot be made text (an own toString that is no function)', () => {
+    expect(detailOf(() => checkDefinition({ filters: tree({ key: 0, type: { toString: '' } }) }))).toMatch(/^Filters are not valid \(cohorts can only use person, cohort and behavioral filters, not \{"toString":""\}\)/);
+  });
+
   it('refuses trees nested deeper than ten groups', () => {
     let node: unknown = person('a', 1);
     for (let i = 0; i < 11; i++) node = { type: 'AND', values: [node] };

@@ -120,8 +120,9 @@ function pathsInput(node: Json): FilterInput {
 
 /** The legacy filter equivalent to an insight node. */
 export function nodeToFilter(node: Json): { kind: InsightKind; input: FilterInput } {
-  const kind = INSIGHT_NODES[String(node.kind)];
-  if (!kind) throw ApiError.validation(`Query kind "${String(node.kind)}" is not supported here: use TrendsQuery, StickinessQuery, LifecycleQuery, FunnelsQuery, RetentionQuery or PathsQuery.`, 'kind');
+  const named = typeof node.kind === 'string' ? node.kind : JSON.stringify(node.kind ?? null);
+  const kind = Object.hasOwn(INSIGHT_NODES, named) ? INSIGHT_NODES[named] : undefined;
+  if (!kind) throw ApiError.validation(`Query kind ${typeof node.kind === 'string' ? `"${named}"` : named} is not supported here: use TrendsQuery, StickinessQuery, LifecycleQuery, FunnelsQuery, RetentionQuery or PathsQuery.`, 'kind');
   if (kind === 'retention') return { kind, input: retentionInput(node) };
   if (kind === 'paths') return { kind, input: pathsInput(node) };
   if (!Array.isArray(node.series)) throw ApiError.validation('series must be a list of EventsNode.', 'series');
