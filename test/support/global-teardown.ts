@@ -6,7 +6,7 @@ import { Client } from 'pg';
 import { runId, TEST_POSTGRES_URL, TEST_REDIS_URL } from './test-env';
 
 /** Queue prefixes that process and fault tests give their services (`<name><runId>`). */
-const RUN_PREFIXES = ['hbproc', 'hbkill', 'hbpgdown', 'hbcluster', 'hbathread', 'hbbombs'];
+const RUN_PREFIXES = ['hbproc', 'hbkill', 'hbcopykill', 'hbpgdown', 'hbcluster', 'hbathread', 'hbbombs'];
 
 async function dropDatabases(): Promise<void> {
   const admin = new Client({ connectionString: TEST_POSTGRES_URL });
