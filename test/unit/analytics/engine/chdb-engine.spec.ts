@@ -1,7 +1,7 @@
 import { ChParams } from '../../../../src/modules/analytics/engine/ch-sql';
 import { ChdbEngine } from '../../../../src/modules/analytics/engine/chdb-engine';
 import { ClickHouseEngineError } from '../../../../src/modules/analytics/engine/clickhouse-error';
-import { engineDirectory, LIMITS, requireChdb } from './engine-test-support';
+import { engineDirectory, LIMITS, requireChdb, visitedBatches } from './engine-test-support';
 
 /** The embedded engine on a real chdb, several engines (databases) on one data directory as apps share it. */
 describe(ChdbEngine.name, () => {
@@ -33,17 +33,9 @@ describe(ChdbEngine.name, () => {
   });
 
   it('hands a large result over in batches, in order, each visited before the next is read', async () => {
-    const batches: number[][] = [];
-    let visiting = false;
-    await sut.queryBatches<{ n: number }>({ text: 'SELECT number AS n FROM numbers(200000) ORDER BY n SETTINGS max_block_size = 10000', params: {} }, async (rows) => {
-      expect(visiting).toBe(false);
-      visiting = true;
-      await new Promise((resolve) => setImmediate(resolve));
-      batches.push(rows.map((row) => row.n));
-      visiting = false;
-    });
-    expect(batches.length).toBeGreaterThan(1);
-    expect(batches.flat()).toEqual(Array.from({ length: 200000 }, (_, i) => i));
+    const { batches, values } = await visitedBatches(sut, 200_000);
+    expect(batches).toBeGreaterThan(1);
+    expect(values).toEqual(Array.from({ length: 200_000 }, (_, i) => i));
   });
 
   it("bounds the embedded server's caches instead of sizing them for a machine of its own", async () => {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { QueryLimits } from '../../../../src/modules/analytics/engine/analytics-engine';
+import type { AnalyticsEngine, QueryLimits } from '../../../../src/modules/analytics/engine/analytics-engine';
 import { ChdbModule, loadChdb } from '../../../../src/modules/analytics/engine/chdb-handle';
 
 /** Roomy limits: a test that wants a limit hit sets its own. */
@@ -21,4 +21,23 @@ export function requireChdb(): ChdbModule {
 export function engineDirectory(name: string): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), `hogbase-${name}-`));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/**
+ * The rows of a large result as `queryBatches` hands them over: every batch, in order, and how many there were;
+ * each batch's visit waits a turn of the event loop and checks that no other visit runs meanwhile.
+ */
+export async function visitedBatches(engine: AnalyticsEngine, rows: number): Promise<{ batches: number; values: number[] }> {
+  const values: number[] = [];
+  let batches = 0;
+  let visiting = false;
+  await engine.queryBatches<{ n: number }>({ text: `SELECT number AS n FROM numbers(${rows}) ORDER BY n SETTINGS max_block_size = 10000`, params: {} }, async (batch) => {
+    if (visiting) throw new Error('a batch was handed over while the one before was still being visited');
+    visiting = true;
+    await new Promise((resolve) => setImmediate(resolve));
+    values.push(...batch.map((row) => row.n));
+    batches++;
+    visiting = false;
+  });
+  return { batches, values };
 }

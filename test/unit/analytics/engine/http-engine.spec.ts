@@ -6,7 +6,7 @@ import { HttpEngine } from '../../../../src/modules/analytics/engine/http-engine
 import { migrateSchema } from '../../../../src/modules/analytics/engine/schema/migrate-schema';
 import { SCHEMA_MIGRATIONS } from '../../../../src/modules/analytics/engine/schema/schema-migrations';
 import { ClickHouseHttpFront } from '../../../support/clickhouse-http-front';
-import { engineDirectory, LIMITS, requireChdb } from './engine-test-support';
+import { engineDirectory, LIMITS, requireChdb, visitedBatches } from './engine-test-support';
 
 const CREDENTIALS = { user: 'reader', password: 'p@ss:word' };
 /** One data directory for the whole file: the engines and the front of both blocks share the process's chdb. */
@@ -61,17 +61,9 @@ describe(HttpEngine.name, () => {
   });
 
   it('hands a large result over in batches, in order, each visited before the next is read', async () => {
-    const batches: number[][] = [];
-    let visiting = false;
-    await sut.queryBatches<{ n: number }>({ text: 'SELECT number AS n FROM numbers(200000) ORDER BY n SETTINGS max_block_size = 10000', params: {} }, async (rows) => {
-      expect(visiting).toBe(false);
-      visiting = true;
-      await new Promise((resolve) => setImmediate(resolve));
-      batches.push(rows.map((row) => row.n));
-      visiting = false;
-    });
-    expect(batches.length).toBeGreaterThan(1);
-    expect(batches.flat()).toEqual(Array.from({ length: 200000 }, (_, i) => i));
+    const { batches, values } = await visitedBatches(sut, 200_000);
+    expect(batches).toBeGreaterThan(1);
+    expect(values).toEqual(Array.from({ length: 200_000 }, (_, i) => i));
   });
 
   it('binds a NULL and runs statements with bound values', async () => {
