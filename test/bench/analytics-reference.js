@@ -13,11 +13,12 @@ async function main() {
   let input = '';
   for await (const chunk of process.stdin) input += chunk;
   const session = new Session(path);
+  session.query(`USE \`${database}\``);
   const memory = Number(memoryMb) * 1048576;
   const settings = `SETTINGS max_threads = ${threads}, max_memory_usage = ${memory}, max_bytes_before_external_group_by = ${memory / 2}, max_bytes_before_external_sort = ${memory / 2}`;
   try {
     for (const { label, sql } of JSON.parse(input)) {
-      const run = () => session.query(`${sql.replace(/\bFROM (events|person)\b/g, `FROM ${database}.$1`)} ${settings}`, 'JSONCompactEachRow');
+      const run = () => session.query(`${sql} ${settings}`, 'JSONCompactEachRow');
       let last;
       try {
         last = run();

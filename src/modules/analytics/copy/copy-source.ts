@@ -1,4 +1,5 @@
 import { Client, ClientConfig } from 'pg';
+import { TurnTaking } from '../../../common/async/turn-taking';
 import { to as copyTo } from 'pg-copy-streams';
 import type { Readable } from 'node:stream';
 
@@ -17,8 +18,8 @@ const LOCK_TIMEOUT_MS = 5_000;
  */
 export class CopySource {
   private client: Client | null = null;
-  /** Settles when the last `locked` call queued here has finished. */
-  private tail: Promise<void> = Promise.resolve();
+  /** `locked` calls of this process, one after another. */
+  private readonly turns = new TurnTaking();
 
   constructor(
     private readonly options: ClientConfig,
@@ -31,12 +32,8 @@ export class CopySource {
    * re-entrant, so a rebuild asked for here (the CLI) and the timer's refresh would otherwise both hold it, and
    * interleave their statements on the one connection.
    */
-  async locked<T>(work: () => Promise<T>): Promise<T> {
-    const previous = this.tail;
-    let done!: () => void;
-    this.tail = new Promise<void>((resolve) => (done = resolve));
-    await previous;
-    try {
+  locked<T>(work: () => Promise<T>): Promise<T> {
+    return this.turns.run(async () => {
       const client = await this.connection();
       try {
         await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [this.lockKey]);
@@ -47,9 +44,7 @@ export class CopySource {
         await this.close();
         throw error;
       }
-    } finally {
-      done();
-    }
+    });
   }
 
   /** Starts the snapshot and answers its horizon: every transaction below it has ended. */

@@ -1,4 +1,3 @@
-import { EventLoopSlices } from '../../../common/async/event-loop-slices';
 import type { AnalyticsEngine, QueryLimits } from './analytics-engine';
 import type { ChSql } from './ch-sql';
 import { acquireChdb, ChdbHandle, ChdbModule, ChdbSession } from './chdb-handle';
@@ -9,9 +8,6 @@ import { InFlight } from './in-flight';
 import { checkedColumnName, checkedTableName, jsonEachRow } from './json-rows';
 import { createDatabaseStatement } from './schema/migrate-schema';
 import type { SchemaLayout } from './schema/schema-migrations';
-
-/** How long parsing a result's chunks holds the event loop before letting other requests in. */
-const PARSE_SLICE_MS = 5;
 
 export interface ChdbEngineOptions {
   chdb: ChdbModule;
@@ -80,9 +76,8 @@ export class ChdbEngine implements AnalyticsEngine {
     return this.work.run(() =>
       this.reader.run(async (session) => {
         // Bound async calls share chdb's parameter state with bound streams: kept apart like bound statements.
-        const result = await this.handle.exclusive(() => session.queryBindAsync(sql.text, sql.params, { format: 'JSONEachRow' }));
-        const text = result.text();
-        return text.length === 0 ? [] : text.replace(/\n$/, '').split('\n').map((line) => JSON.parse(line) as R);
+        const result = await this.handle.exclusive(() => session.queryBindAsync(sql.text, sql.params, { format: 'JSON' }));
+        return result.json<{ data: R[] }>().data;
       }),
     );
   }
@@ -91,12 +86,7 @@ export class ChdbEngine implements AnalyticsEngine {
     return this.work.run(() =>
       this.streams.run(async (session) => {
         await this.handle.outsideExclusive();
-        // Chunks that are ready resolve without an event-loop turn: a large result would be parsed in one block.
-        const slices = new EventLoopSlices(PARSE_SLICE_MS);
-        for await (const chunk of session.queryStreamBind(sql.text, sql.params, { format: 'JSONEachRow' })) {
-          await visit(chunk.rows<R>());
-          if (slices.due()) await slices.nextSlice();
-        }
+        for await (const chunk of session.queryStreamBind(sql.text, sql.params, { format: 'JSONEachRow' })) await visit(chunk.rows<R>());
       }),
     );
   }

@@ -50,12 +50,12 @@ export class ChdbHandle {
   }
 
   /**
-   * Runs a statement with bound values (chdb's `queryBindAsync`, executed on a libuv thread) alone.
-   * chdb's bound-parameter state is not isolated between connections: two bound statements at once can
-   * swap values or abort the engine, which is why chdb chains its own async bound calls. A bound stream
-   * starts synchronously on this thread and is outside that chain, so the two are kept apart here: reads
-   * start only while no bound statement runs. Bound statements are rare (the copy's deletes of a batch);
-   * a long one would hold back the start of reads, so long statements carry no bound values.
+   * Runs a bound call (chdb's `queryBindAsync`, executed on a libuv thread: the copy's deletes of a batch,
+   * analytic reads with small answers) alone. chdb's bound-parameter state is not isolated between
+   * connections: two bound calls at once can swap values or abort the engine, which is why chdb chains its own
+   * async bound calls. A bound stream starts synchronously on this thread and is outside that chain, so the
+   * two are kept apart here: streams start only while no bound call runs or waits. A long bound call holds
+   * back the start of streams, so long statements of the copy carry no bound values.
    */
   async exclusive<T>(run: () => Promise<T>): Promise<T> {
     const previous = this.exclusiveTail;

@@ -27,11 +27,14 @@ function periodIndexSql(interval: Interval, from: string, period: string): strin
 function retentionCte(query: InsightQuery, ctx: SqlContext, p: ChParams, onlyCohort: number | null = null): string {
   const options = query.retention!;
   const from = eventsFrom(joinNeeds(query, ctx, [options.target.properties, options.returning.properties], true), ctx, p);
-  // Rows without an actor are filtered out below, so the actor is read without its null map.
-  const actor = `assumeNotNull(${actorSql(query, ctx, p)})`;
+  const nullableActor = actorSql(query, ctx, p);
+  // Rows without an actor are filtered out (`common`), so the actor is read without its null map.
+  const actor = `assumeNotNull(${nullableActor})`;
+  const common = [...filtersWhere(query, ctx, p), `${nullableActor} IS NOT NULL`];
   const zone = p.add(query.timezone, 'String');
   const bucket = bucketSql(query.interval, query.weekStartDay, zone);
-  const index = (column: string) => periodIndexSql(query.interval, localTimestamp(query.range.from.toFormat("yyyy-MM-dd'T'HH:mm:ss"), zone, p), column);
+  const cohortZero = localTimestamp(query.range.from.toFormat("yyyy-MM-dd'T'HH:mm:ss"), zone, p);
+  const index = (column: string) => periodIndexSql(query.interval, cohortZero, column);
   const after = `e.timestamp >= ${instantSql(query.range.from, p)}`;
   const before = `e.timestamp <= ${instantSql(query.range.to, p)}`;
   const isTarget = `(${['1', ...entityWhere(options.target.event, options.target.properties, ctx, p)].join(' AND ')})`;
@@ -43,8 +46,8 @@ function retentionCte(query: InsightQuery, ctx: SqlContext, p: ChParams, onlyCoh
   const cohorts = firstTime
     ? `[(minIf(${bucket}, ${isTarget}), ${query.breakdown ? `argMinIf(${breakdown}, (e.timestamp, e.uuid), ${isTarget})` : breakdown})]`
     : `groupUniqArrayIf((${bucket}, ${breakdown}), ${isTarget} AND ${after})`;
-  const where = [...filtersWhere(query, ctx, p), `${actorSql(query, ctx, p)} IS NOT NULL`, before, firstTime ? `(${isTarget} OR ${isReturn})` : `${after} AND (${isTarget} OR ${isReturn})`];
-  if (onlyCohort !== null) where.push(`${actor} IN (${cohortCandidatesSql(query, onlyCohort, { from, actor, isTarget }, ctx, p)})`);
+  const where = [...common, before, firstTime ? `(${isTarget} OR ${isReturn})` : `${after} AND (${isTarget} OR ${isReturn})`];
+  if (onlyCohort !== null) where.push(`${actor} IN (${cohortCandidatesSql(query, onlyCohort, { from, actor, where: [...common, isTarget] }, p)})`);
   return `WITH target AS (
     SELECT actor, ${index('c.1')} AS cohort, c.2 AS breakdown_value, arrayMap((b) -> ${index('b')}, returns) AS periods FROM (
       SELECT ${actor} AS actor, ${cohorts} AS cohorts, groupUniqArrayIf(${bucket}, ${isReturn}) AS returns
@@ -56,11 +59,11 @@ function retentionCte(query: InsightQuery, ctx: SqlContext, p: ChParams, onlyCoh
  * The actors with a target event around one cohort's period (a day either side, whatever the zone): every member of
  * the cohort is among them, so a persons page groups these actors' events instead of every actor's.
  */
-function cohortCandidatesSql(query: InsightQuery, cohort: number, read: { from: string; actor: string; isTarget: string }, ctx: SqlContext, p: ChParams): string {
+function cohortCandidatesSql(query: InsightQuery, cohort: number, read: { from: string; actor: string; where: string[] }, p: ChParams): string {
   const unit = `${query.interval}s`;
   const start = query.range.from.plus({ [unit]: cohort }).minus({ days: 1 });
   const end = query.range.from.plus({ [unit]: cohort + 1 }).plus({ days: 1 });
-  const where = [...filtersWhere(query, ctx, p), `${actorSql(query, ctx, p)} IS NOT NULL`, read.isTarget, `e.timestamp >= ${instantSql(start, p)}`, `e.timestamp < ${instantSql(end, p)}`];
+  const where = [...read.where, `e.timestamp >= ${instantSql(start, p)}`, `e.timestamp < ${instantSql(end, p)}`];
   return `SELECT ${read.actor} FROM ${read.from} WHERE ${where.join(' AND ')}`;
 }
 

@@ -46,7 +46,7 @@ function lifecycleStatusesSql(query: InsightQuery, series: Series, ctx: SqlConte
   const step = STEP[query.interval];
   const team = p.add(ctx.projectId, 'Int64');
   // Active periods count for persons that exist (the join finds them); dormant ones whatever became of the person.
-  const active = `arrayMap((period, i) -> (period, multiIf(${bucketSql(query.interval, query.weekStartDay, zone, 'c.created_at')} = period, 'new',
+  const active = `arrayMap((period, i) -> (period, multiIf(${bucketSql(query.interval, query.weekStartDay, zone, 'created_at')} = period, 'new',
       i > 1 AND periods[i - 1] = period - ${step}, 'returning', 'resurrecting')), periods, arrayEnumerate(periods))`;
   const dormant = `arrayMap((period) -> (period + ${step}, 'dormant'),
       arrayFilter((period, i) -> i = length(periods) OR periods[i + 1] != period + ${step}, periods, arrayEnumerate(periods)))`;
@@ -57,7 +57,7 @@ function lifecycleStatusesSql(query: InsightQuery, series: Series, ctx: SqlConte
            WHERE ${[scope.where, `${PERSON_ACTOR} IS NOT NULL`, ...extraWhere].join(' AND ')} GROUP BY actor) AS a
         LEFT JOIN (SELECT id, argMax(created_at, version) AS created_at FROM person WHERE team_id = ${team} GROUP BY id HAVING argMax(is_deleted, version) = 0) AS c
           ON c.id = a.actor)
-      ARRAY JOIN arrayConcat(if(exists, ${active.replaceAll('c.created_at', 'created_at')}, []), ${dormant}) AS row)`;
+      ARRAY JOIN arrayConcat(if(exists, ${active}, []), ${dormant}) AS row)`;
 }
 
 /** Lifecycle: persons per (status, period) inside the range; each person holds one status a period, so rows are counted as they are. */
