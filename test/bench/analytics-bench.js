@@ -173,7 +173,10 @@ async function runAnalytics(row, run = Date.now().toString(36)) {
       await firstAnswer(baseUrl, performance.now());
     }
     await service.stop();
-    const cases = insightCases();
+    // BENCH_ANALYTICS_CASES (a regular expression on the labels) times only those cases and skips the capture and
+    // copy-lag phases: for work on one kind of insight; the reference table comes from a full run.
+    const only = process.env.BENCH_ANALYTICS_CASES ? new RegExp(process.env.BENCH_ANALYTICS_CASES, 'i') : null;
+    const cases = insightCases().filter(({ label }) => !only || only.test(label));
     const raw = references(dataDir, cases);
     row('analytics copy: disk', 'MB', Math.round(Number(execFileSync('du', ['-sb', join(dataDir, 'clickhouse')]).toString().split('\t')[0]) / 1048576), `the embedded ClickHouse's data directory at ${EVENTS.toLocaleString('en')} events (PostgreSQL holds the same in ${(await sql(url, 'SELECT pg_database_size(current_database()) / 1048576 AS mb'))[0].mb} MB)`);
 
@@ -202,8 +205,8 @@ async function runAnalytics(row, run = Date.now().toString(36)) {
     }
     row('analytics memory after the insights', 'RSS service (MB)', Math.round(rssOf(service.child.pid) / 1048576), `peak so far ${service.peakRssMb()} MB; ROLE=api, one process`);
 
-    await captureBesideInsights(row, baseUrl, service, cases);
-    await copyLag(row, baseUrl, env);
+    if (!only) await captureBesideInsights(row, baseUrl, service, cases);
+    if (!only) await copyLag(row, baseUrl, env);
     row('analytics memory', 'peak RSS service (MB)', service.peakRssMb(), 'ROLE=api, one process, sampled every 500 ms over the whole phase; target ≤ 500');
     if (failed.length > 0) throw new Error(`analytics: ${failed.join(', ')} answered other than 200 (replies above)`);
   } finally {

@@ -28,6 +28,15 @@ export interface GroupActor {
   createdAt: Date;
 }
 
+/** One line of a funnel: its breakdown value ('' without one), then per step (the first has no conversion times). */
+export interface FunnelStepLineRow {
+  line: string;
+  actors: number;
+  counts: number[];
+  averages: Array<number | null>;
+  medians: Array<number | null>;
+}
+
 /** How long a visit of per-actor rows holds the event loop before letting other requests in. */
 const VISIT_SLICE_MS = 5;
 
@@ -72,6 +81,12 @@ export class AnalyticsRepository {
   async counts<K extends string>(sql: ChSql, keys: K[]): Promise<Array<Record<K, string> & { value: number }>> {
     const rows = await this.engine.query<Record<string, unknown>>(sql);
     return rows.map((row) => ({ ...Object.fromEntries(keys.map((k) => [k, String(row[k])])), value: Number(row.value) }) as Record<K, string> & { value: number });
+  }
+
+  /** A funnel's lines as the engine tallies them: actors who entered, and per step the actors who reached it and their conversion seconds. */
+  async funnelStepLines(sql: ChSql): Promise<FunnelStepLineRow[]> {
+    const rows = await this.engine.query<{ line: string; actors: unknown; counts: unknown[]; averages: unknown[]; medians: unknown[] }>(sql);
+    return rows.map((row) => ({ line: row.line, actors: Number(row.actors), counts: row.counts.map(Number), averages: row.averages.map(numberOrNull), medians: row.medians.map(numberOrNull) }));
   }
 
   /**

@@ -1,15 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { DateTime } from 'luxon';
 import { ActorSequencesService } from './actor-sequences.service';
-import { AnalyticsRepository } from './analytics.repository';
+import { AnalyticsRepository, FunnelStepLineRow } from './analytics.repository';
 import { actorPage, byteOrder, sortActors } from './model/actor-page';
 import { ActorEventsWithValues, runsByBreakdown } from './model/funnel-breakdown';
 import { conversionHistogram, conversionSeconds, ConversionTrendTally, Histogram, stepsByEntrancePeriod, trendsActorSelected } from './model/funnel-conversion';
-import { ActorEvents, evaluateActor, FunnelSpec, funnelSpecOf, KeptRun, keptRuns, outcomeOf, StepSummary, StepTally, stepSelector } from './model/funnel-evaluation';
+import { ActorEvents, evaluateActor, FunnelSpec, funnelSpecOf, KeptRun, keptRuns, outcomeOf, StepSummary } from './model/funnel-evaluation';
 import { bucketKey, bucketStarts, intervalStart } from './model/insight-dates';
 import type { FunnelActorsSelection, InsightQuery } from './model/insight-query';
 import type { ActorPage, BreakdownValue } from './model/insight-result';
 import type { SqlContext } from './sql/event-scope.sql';
+import { funnelStepActorsSql, funnelStepLinesSql } from './sql/funnel.sql';
 
 type ActorEventsRow = ActorEvents & { actor: string; values?: string[] };
 
@@ -26,7 +27,6 @@ export type FunnelResult =
 
 interface LineTally {
   key: FunnelLineKey;
-  steps: StepTally;
   trend: ConversionTrendTally;
   actors: number;
 }
@@ -63,7 +63,15 @@ interface Pass {
   key: FunnelLineKey | null;
 }
 
-/** Funnels: every actor's events evaluated as they stream in, then tallied per line, or selected as persons. */
+/** A step line as the engine tallied it (or nobody, for a line that shows whether or not anyone entered it). */
+function stepSummaries(row: FunnelStepLineRow | undefined, stepCount: number): StepSummary[] {
+  return Array.from({ length: stepCount }, (_, step) => ({ count: row?.counts[step] ?? 0, averageConversionTime: row?.averages[step] ?? null, medianConversionTime: row?.medians[step] ?? null }));
+}
+
+/**
+ * Funnels. Step lines and their persons are evaluated in the engine (sql/funnel-outcome.sql.ts); funnel trends
+ * and time to convert visit every actor's events as they stream in, through model/funnel-evaluation.ts.
+ */
 @Injectable()
 export class FunnelsService {
   constructor(
@@ -82,51 +90,62 @@ export class FunnelsService {
       });
       return { vizType: 'time_to_convert', histogram: conversionHistogram(samples, options.binCount) };
     }
-    const trends = options.vizType === 'trends';
+    if (options.vizType === 'steps') return { vizType: 'steps', lines: await this.stepLines(query, ctx, cohortNames) };
     const periodOf = this.periodOf(query);
-    const tallies = new LineTallies((key) => ({ key, steps: new StepTally(spec.stepCount), trend: new ConversionTrendTally(options.fromStep, options.toStep), actors: 0 }));
+    const tallies = new LineTallies((key) => ({ key, trend: new ConversionTrendTally(options.fromStep, options.toStep), actors: 0 }));
     const passes = this.passes(query, cohortNames);
     for (const pass of passes) if (pass.key) tallies.keepPassLine(pass.key);
     for (const pass of passes) {
       await this.forEachActor(query, ctx, pass.cohort, (row) => {
         for (const { key, runs } of this.attributed(query, spec, row, pass)) {
-          const outcome = outcomeOf(runs);
-          if (outcome.steps === 0) continue;
+          if (outcomeOf(runs).steps === 0) continue;
           const tally = tallies.of(key);
           tally.actors++;
-          if (trends) tally.trend.add(stepsByEntrancePeriod(runs, periodOf));
-          else tally.steps.add(outcome);
+          tally.trend.add(stepsByEntrancePeriod(runs, periodOf));
         }
       });
     }
     const ranked = this.ranked(query, tallies.all());
-    if (!trends) return { vizType: 'steps', lines: ranked.map((t) => ({ ...t.key, steps: t.steps.steps() })) };
     const periods = bucketStarts(query.range, query.interval, query.weekStartDay).map(bucketKey);
     return { vizType: 'trends', periods, lines: ranked.map((t) => ({ ...t.key, data: t.trend.rates(periods) })) };
+  }
+
+  /** Step lines, evaluated in the engine: one row per line leaves it. A pass's own line shows even when nobody entered it. */
+  private async stepLines(query: InsightQuery, ctx: SqlContext, cohortNames: ReadonlyMap<number, string>): Promise<Array<FunnelLineKey & { steps: StepSummary[] }>> {
+    const stepCount = query.series.length;
+    const lines: Array<{ key: FunnelLineKey; actors: number; steps: StepSummary[] }> = [];
+    for (const pass of this.passes(query, cohortNames)) {
+      const rows = await this.repository.funnelStepLines(funnelStepLinesSql(query, ctx, pass.cohort));
+      if (pass.key) lines.push({ key: pass.key, actors: rows[0]?.actors ?? 0, steps: stepSummaries(rows[0], stepCount) });
+      else for (const row of rows) lines.push({ key: this.lineKey(query, row.line), actors: row.actors, steps: stepSummaries(row, stepCount) });
+    }
+    return this.ranked(query, lines).map((line) => ({ ...line.key, steps: line.steps }));
   }
 
   /** The actors a persons request selects, in actor order (persons by id, groups by key), one page. */
   async actors(query: InsightQuery, selection: FunnelActorsSelection, ctx: SqlContext): Promise<ActorPage> {
     const spec = funnelSpecOf(query);
     const options = query.funnel!;
-    const selected = stepSelector(selection);
     const periodOf = this.periodOf(query);
     const period = selection.entrancePeriod ? bucketKey(selection.entrancePeriod.start) : null;
     const wanted = selection.breakdownValue === undefined ? undefined : JSON.stringify(this.shown(query, selection.breakdownValue));
     const pass = this.personsPass(query, selection);
     let ids: string[] = [];
-    await this.forEachActor(query, ctx, pass.cohort, (row) => {
-      const matches = this.attributed(query, spec, row, pass).some(({ key, runs }) => {
-        if (wanted !== undefined && query.breakdown?.kind === 'property' && JSON.stringify(key.value) !== wanted) return false;
-        if (period !== null) {
+    const inLine = (shown: BreakdownValue | null) => wanted === undefined || query.breakdown?.kind !== 'property' || JSON.stringify(shown) === wanted;
+    if (period === null) {
+      await this.repository.forEachRow<{ actor: string; line: string }>(funnelStepActorsSql(query, ctx, pass.cohort, selection), (row) => {
+        if (inLine(this.shown(query, row.line))) ids.push(row.actor);
+      });
+    } else {
+      await this.forEachActor(query, ctx, pass.cohort, (row) => {
+        const matches = this.attributed(query, spec, row, pass).some(({ key, runs }) => {
+          if (!inLine(key.value)) return false;
           const steps = stepsByEntrancePeriod(runs, periodOf).get(period) ?? 0;
           return steps > 0 && trendsActorSelected(steps, options.fromStep, options.toStep, selection.entrancePeriod!.dropOff);
-        }
-        const { steps } = outcomeOf(runs);
-        return steps > 0 && selected(steps);
+        });
+        if (matches) ids.push(row.actor);
       });
-      if (matches) ids.push(row.actor);
-    });
+    }
     const groupTypeIndex = query.aggregationGroupTypeIndex;
     ids = sortActors(ids, groupTypeIndex);
     if (selection.search) {
@@ -152,10 +171,12 @@ export class FunnelsService {
   /** The runs an actor counts under each line: the pass's own line, or one per attributed breakdown value. */
   private attributed(query: InsightQuery, spec: FunnelSpec, row: ActorEventsRow, pass: Pass): Array<{ key: FunnelLineKey; runs: KeptRun[] }> {
     if (pass.key) return [{ key: pass.key, runs: keptRuns(row, spec) }];
-    return runsByBreakdown(row as ActorEventsWithValues, spec, query.funnel!.attribution).map(({ value, runs }) => {
-      const shown = this.shown(query, value);
-      return { key: { value: shown, label: Array.isArray(shown) ? shown.join('::') : String(shown) }, runs };
-    });
+    return runsByBreakdown(row as ActorEventsWithValues, spec, query.funnel!.attribution).map(({ value, runs }) => ({ key: this.lineKey(query, value), runs }));
+  }
+
+  private lineKey(query: InsightQuery, value: string | number | 'all'): FunnelLineKey {
+    const shown = this.shown(query, value);
+    return { value: shown, label: Array.isArray(shown) ? shown.join('::') : String(shown) };
   }
 
   /** Several breakdown properties come back as JSON text of a list and are shown as the list. */

@@ -6,6 +6,7 @@ const MINUTE = 60_000;
 const spec = (orderType: FunnelOrderType, overrides: Partial<FunnelSpec> = {}): FunnelSpec => ({
   stepCount: 3,
   orderType,
+  window: { interval: 60, unit: 'minute' },
   windowEnd: (start) => start + 60 * MINUTE,
   sameAsPrevious: [false, false, false],
   exclusions: [],

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { median as medianOfMany } from 'simple-statistics';
-import type { InsightQuery } from './insight-query';
+import type { FunnelOptions, InsightQuery } from './insight-query';
 
 /**
  * How far one actor got through a funnel, from their matching events in time order. Pure: the SQL
@@ -29,7 +29,8 @@ interface FunnelExclusionBits {
 export interface FunnelSpec {
   stepCount: number;
   orderType: FunnelOrderType;
-  /** The last instant (ms) a run that started at `start` (ms) may reach a step. */
+  /** The conversion window, and the last instant (ms) it lets a run that started at `start` (ms) reach a step. */
+  window: FunnelOptions['window'];
   windowEnd: (start: number) => number;
   /** sameAsPrevious[i]: step i is the same event and filters as step i-1. */
   sameAsPrevious: boolean[];
@@ -283,7 +284,7 @@ export function stepSelector(selection: { step?: number; customSteps?: number[] 
   return step > 0 ? (steps) => steps >= step : (steps) => steps === -step - 1;
 }
 
-const UNIT_MS = { second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 604_800_000 } as const;
+export const UNIT_MS = { second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 604_800_000 } as const;
 
 /** The evaluation's view of a funnel query: steps, order, window, and which bits exclusions carry. */
 export function funnelSpecOf(query: InsightQuery): FunnelSpec {
@@ -297,5 +298,5 @@ export function funnelSpecOf(query: InsightQuery): FunnelSpec {
   const steps = query.series;
   const sameAsPrevious = steps.map((step, i) => i > 0 && step.event === steps[i - 1].event && JSON.stringify(step.rawProperties) === JSON.stringify(steps[i - 1].rawProperties));
   const exclusions = options.exclusions.map((e, j) => ({ bit: steps.length + j, fromStep: e.fromStep, toStep: e.toStep }));
-  return { stepCount: steps.length, orderType: options.orderType, windowEnd, sameAsPrevious, exclusions };
+  return { stepCount: steps.length, orderType: options.orderType, window: options.window, windowEnd, sameAsPrevious, exclusions };
 }

@@ -1,7 +1,9 @@
 import type { PropertyNode } from '../../events/property-filters';
 import { ChParams } from '../engine/ch-sql';
-import type { InsightQuery } from '../model/insight-query';
+import { funnelSpecOf } from '../model/funnel-evaluation';
+import type { FunnelActorsSelection, InsightQuery } from '../model/insight-query';
 import { actorSequencesSql, actorSql, BuiltSql, cohortMemberSql, entityWhere, eventsFrom, filterSql, joinNeeds, scopeWhere, SqlContext } from './event-scope.sql';
+import { FunnelOutcomeSpec, funnelSelectedActorsSql, funnelStepsSql } from './funnel-outcome.sql';
 import { breakdownValueSql } from './trends.sql';
 
 /**
@@ -39,6 +41,26 @@ export interface FunnelReadOptions {
 /** With a property breakdown each event also carries its breakdown value (`values`). */
 export function funnelEventsSql(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions = {}): BuiltSql {
   const p = new ChParams();
+  return p.sql(funnelSequencesSql(query, ctx, options, p));
+}
+
+/** The funnel's step lines (counts and conversion times per breakdown line), evaluated in the engine. */
+export function funnelStepLinesSql(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null): BuiltSql {
+  const p = new ChParams();
+  return p.sql(funnelStepsSql(funnelOutcomeSpecOf(query), funnelSequencesSql(query, ctx, { cohort }, p), p));
+}
+
+/** The actors (with their line) a persons request selects by step, evaluated in the engine. */
+export function funnelStepActorsSql(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null, selection: FunnelActorsSelection): BuiltSql {
+  const p = new ChParams();
+  return p.sql(funnelSelectedActorsSql(funnelOutcomeSpecOf(query), funnelSequencesSql(query, ctx, { cohort }, p), selection, p));
+}
+
+function funnelOutcomeSpecOf(query: InsightQuery): FunnelOutcomeSpec {
+  return { ...funnelSpecOf(query), attribution: query.breakdown?.kind === 'property' ? query.funnel!.attribution : null };
+}
+
+function funnelSequencesSql(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions, p: ChParams): string {
   const steps = entities(query);
   const conditions = steps.map((entity) => entitySql(entity.event, entity.properties, ctx, p));
   const mask = conditions.map((condition, bit) => `if(${condition}, ${2 ** bit}, 0)`).join(' + ');
@@ -55,5 +77,5 @@ export function funnelEventsSql(query: InsightQuery, ctx: SqlContext, options: F
   if (marked) columns.push(['marks', `toBool(${marked})`]);
   if (options.propertiesOf) columns.push(['properties', `if(e.event IN ${p.add(options.propertiesOf, 'Array(String)')}, e.properties, NULL)`]);
   const actor = actorSql(query, ctx, p);
-  return p.sql(actorSequencesSql(actor, columns, eventsFrom(needs, ctx, p), where));
+  return actorSequencesSql(actor, columns, eventsFrom(needs, ctx, p), where);
 }
