@@ -7,6 +7,7 @@ import { likePattern } from '../../database/like-pattern';
 import type { CohortDefinition } from '../events/property-filter-sql';
 import { ANALYTICS_ENGINE, AnalyticsEngine } from './engine/analytics-engine';
 import { ChParams, ChSql } from './engine/ch-sql';
+import type { SecondGroup } from './model/funnel-conversion';
 
 /** A data point row: breakdown value (or null), bucket key (or null for the whole range), value. */
 export interface PointRow {
@@ -35,6 +36,13 @@ export interface FunnelStepLineRow {
   counts: number[];
   averages: Array<number | null>;
   medians: Array<number | null>;
+}
+
+export interface FunnelTrendLineRow {
+  line: string;
+  actors: number;
+  entered: Map<string, number>;
+  converted: Map<string, number>;
 }
 
 /** How long a visit of per-actor rows holds the event loop before letting other requests in. */
@@ -87,6 +95,20 @@ export class AnalyticsRepository {
   async funnelStepLines(sql: ChSql): Promise<FunnelStepLineRow[]> {
     const rows = await this.engine.query<{ line: string; actors: unknown; counts: unknown[]; averages: unknown[]; medians: unknown[] }>(sql);
     return rows.map((row) => ({ line: row.line, actors: Number(row.actors), counts: row.counts.map(Number), averages: row.averages.map(numberOrNull), medians: row.medians.map(numberOrNull) }));
+  }
+
+  /** A funnel's trend lines: actors who entered, and per entrance period how many reached the `from` and the `to` step. */
+  async funnelTrendLines(sql: ChSql): Promise<FunnelTrendLineRow[]> {
+    type Sums = [string[], unknown[]];
+    const asMap = ([keys, counts]: Sums) => new Map(keys.map((key, i) => [key, Number(counts[i])]));
+    const rows = await this.engine.query<{ line: string; actors: unknown; entered: Sums; converted: Sums }>(sql);
+    return rows.map((row) => ({ line: row.line, actors: Number(row.actors), entered: asMap(row.entered), converted: asMap(row.converted) }));
+  }
+
+  /** Conversion times grouped by whole second. */
+  async secondGroups(sql: ChSql): Promise<SecondGroup[]> {
+    const rows = await this.engine.query<Record<keyof SecondGroup, unknown>>(sql);
+    return rows.map((row) => ({ second: Number(row.second), actors: Number(row.actors), least: Number(row.least), greatest: Number(row.greatest), total: Number(row.total) }));
   }
 
   /**

@@ -1,5 +1,6 @@
 import { CorrelationTally, eventsInSpan, funnelSpan, oddsRatio, propertyText } from '../../../src/modules/analytics/model/funnel-correlation';
-import { conversionHistogram, conversionSeconds, ConversionTrendTally, stepsByEntrancePeriod, trendsActorSelected } from '../../../src/modules/analytics/model/funnel-conversion';
+import { conversionHistogram, conversionRates, SecondGroup } from '../../../src/modules/analytics/model/funnel-conversion';
+import { conversionSeconds, stepsByEntrancePeriod, trendsActorSelected } from './support/funnel-conversion.oracle';
 
 describe('funnel correlation', () => {
   it('computes the odds ratio with a prior of 1 in every cell', () => {
@@ -54,20 +55,31 @@ describe('funnel time to convert and trends', () => {
     expect(conversionSeconds({ ...outcome, steps: 2 }, 0, 2)).toBeNull();
   });
 
+  /** Times grouped by whole second, as the engine gives them. */
+  const bySecond = (samples: number[]): SecondGroup[] => {
+    const groups = new Map<number, SecondGroup>();
+    for (const s of samples) {
+      const g = groups.get(Math.floor(s)) ?? { second: Math.floor(s), actors: 0, least: s, greatest: s, total: 0 };
+      groups.set(g.second, { ...g, actors: g.actors + 1, least: Math.min(g.least, s), greatest: Math.max(g.greatest, s), total: g.total + s });
+    }
+    return [...groups.values()];
+  };
+
   it('bins like PostHog: whole-second bins from the fastest, a closing bin, 60 s when all are equal', () => {
-    expect(conversionHistogram([1500, 3900, 4800], null)).toEqual({ bins: [[1500, 1], [2600, 0], [3700, 1], [4800, 1]], averageConversionTime: 3400 });
-    expect(conversionHistogram([10, 10], 2)).toEqual({ bins: [[10, 2], [70, 0], [130, 0]], averageConversionTime: 10 });
+    expect(conversionHistogram(bySecond([1500, 3900, 4800]), null)).toEqual({ bins: [[1500, 1], [2600, 0], [3700, 1], [4800, 1]], averageConversionTime: 3400 });
+    expect(conversionHistogram(bySecond([10, 10]), 2)).toEqual({ bins: [[10, 2], [70, 0], [130, 0]], averageConversionTime: 10 });
     expect(conversionHistogram([], null)).toEqual({ bins: [], averageConversionTime: null });
+  });
+
+  it('puts a fractional time in the bin of its whole second', () => {
+    // From 1 to 9 (ceil of 8.6) in 3 bins of 3 s: 3.9 and 4.2 fall on either side of the bin edge at 4.
+    expect(conversionHistogram(bySecond([1.5, 3.9, 4.2, 8.6]), 3)).toEqual({ bins: [[1, 2], [4, 1], [7, 1], [10, 0]], averageConversionTime: 4.55 });
   });
 
   it('takes each actor\'s best run per entrance period and rates conversion per period', () => {
     const periods = stepsByEntrancePeriod([{ reached: [1] }, { reached: [2, 3] }, { reached: [100] }], (at) => (at < 50 ? 'p1' : 'p2'));
     expect([...periods]).toEqual([['p1', 2], ['p2', 1]]);
-    const sut = new ConversionTrendTally(0, 1);
-    sut.add(periods);
-    sut.add(new Map([['p1', 1]]));
-    sut.add(new Map([['p1', 2]]));
-    expect(sut.rates(['p1', 'p2', 'p3'])).toEqual([66.67, 0, 0]);
+    expect(conversionRates(['p1', 'p2', 'p3'], new Map([['p1', 3], ['p2', 1]]), new Map([['p1', 2]]))).toEqual([66.67, 0, 0]);
     expect([trendsActorSelected(2, 0, 1, false), trendsActorSelected(1, 0, 1, true), trendsActorSelected(2, 0, 1, true)]).toEqual([true, true, false]);
   });
 });

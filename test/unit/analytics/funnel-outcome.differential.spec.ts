@@ -3,8 +3,11 @@ import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { ChParams } from '../../../src/modules/analytics/engine/ch-sql';
 import { ActorEventsWithValues, Attribution, runsByBreakdown } from '../../../src/modules/analytics/model/funnel-breakdown';
-import { FunnelOrderType, keptRuns, outcomeOf, StepSummary, StepTally, stepSelector, UNIT_MS } from '../../../src/modules/analytics/model/funnel-evaluation';
-import { FunnelOutcomeSpec, funnelSelectedActorsSql, funnelStepsSql } from '../../../src/modules/analytics/sql/funnel-outcome.sql';
+import { bucketKey, intervalStart } from '../../../src/modules/analytics/model/insight-dates';
+import { bucketSql, bucketTextSql } from '../../../src/modules/analytics/sql/event-scope.sql';
+import { conversionSeconds, stepsByEntrancePeriod, trendsActorSelected } from './support/funnel-conversion.oracle';
+import { FunnelOrderType, KeptRun, keptRuns, outcomeOf, StepSummary, StepTally, stepSelector, UNIT_MS } from '../../../src/modules/analytics/model/funnel-evaluation';
+import { conversionSecondsSql, FunnelEventsInput, FunnelOutcomeSpec, stepActorsSql, stepLinesSql, trendActorsSql, trendLinesSql } from '../../../src/modules/analytics/sql/funnel-outcome.sql';
 
 /**
  * The funnel as ClickHouse evaluates it (array functions per actor) against the TypeScript statement of the same
@@ -14,6 +17,11 @@ import { FunnelOutcomeSpec, funnelSelectedActorsSql, funnelStepsSql } from '../.
  */
 
 const RUNS = Number(process.env.FUNNEL_RUNS ?? 150);
+/** The funnel's events as the engine reads them: each one's actor, bits and breakdown value. */
+const EVENTS: FunnelEventsInput = {
+  actor: 'e.actor', mask: 'e.mask', value: 'e.value', where: ['1'],
+  from: `(SELECT actor, uuid, fromUnixTimestamp64Micro(micros, 'UTC') AS timestamp, mask, value FROM events) AS e`,
+};
 const VALUES = ['a', 'b', 'c'];
 
 interface Journey {
@@ -21,13 +29,14 @@ interface Journey {
   times: number[];
   masks: number[];
   values: string[];
+  uuids: string[];
 }
 
 const specs = fc.integer({ min: 2, max: 4 }).chain((stepCount) =>
   fc.record({
     stepCount: fc.constant(stepCount),
     orderType: fc.constantFrom<FunnelOrderType>('ordered', 'strict', 'unordered'),
-    window: fc.record({ interval: fc.integer({ min: 1, max: 20 }), unit: fc.constantFrom('second' as const, 'minute' as const, 'month' as const) }),
+    window: fc.record({ interval: fc.integer({ min: 1, max: 20 }), unit: fc.constantFrom('second' as const, 'minute' as const, 'hour' as const, 'month' as const) }),
     sameAsPrevious: fc.array(fc.boolean(), { minLength: stepCount, maxLength: stepCount }).map((same) => same.map((s, i) => i > 0 && s)),
     exclusions: fc.array(fc.tuple(fc.integer({ min: 0, max: stepCount - 1 }), fc.integer({ min: 0, max: stepCount - 1 })), { maxLength: 2 })
       .map((pairs) => pairs.filter(([a, b]) => a < b).map(([fromStep, toStep], j) => ({ bit: stepCount + j, fromStep, toStep }))),
@@ -44,15 +53,20 @@ const specs = fc.integer({ min: 2, max: 4 }).chain((stepCount) =>
 /** Month windows as funnelSpecOf adds them. */
 const monthLater = (start: number, months: number) => DateTime.fromMillis(start, { zone: 'utc' }).plus({ months }).toMillis();
 
-/** Events a few seconds apart, often at the same instant (ties), some at fractions of a ms as stored; bits for 4 steps and 2 exclusions. */
-const journey = (actor: string) =>
-  fc.array(fc.record({ at: fc.integer({ min: 0, max: 40 }), fraction: fc.constantFrom(0, 0.25), mask: fc.integer({ min: 0, max: 63 }), value: fc.constantFrom(...VALUES) }), { maxLength: 12 })
+/**
+ * Events `unit` ms apart (a second, or ten minutes so that runs start in different hours), often at the same instant
+ * (ties, ordered by UUID text), some at fractions of a ms as stored; bits for 4 steps and 2 exclusions.
+ */
+const journey = (actor: string, unit: number) =>
+  fc.array(fc.record({ at: fc.integer({ min: 0, max: 40 }), fraction: fc.constantFrom(0, 0.25), mask: fc.integer({ min: 0, max: 63 }), value: fc.constantFrom(...VALUES), uuid: fc.uuid() }), { maxLength: 12 })
     .map((events): Journey => {
-      const sorted = [...events].sort((a, b) => a.at - b.at || a.fraction - b.fraction);
-      const base = Date.UTC(2024, 0, 31);
-      return { actor, times: sorted.map((e) => base + e.at * 1000 + e.fraction), masks: sorted.map((e) => e.mask), values: sorted.map((e) => e.value) };
+      const base = Date.UTC(2024, 0, 31, 22);
+      const timed = events.map((e) => ({ ...e, time: base + e.at * unit + e.fraction }));
+      const sorted = timed.sort((a, b) => a.time - b.time || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
+      return { actor, times: sorted.map((e) => e.time), masks: sorted.map((e) => e.mask), values: sorted.map((e) => e.value), uuids: sorted.map((e) => e.uuid) };
     });
-const journeys = fc.integer({ min: 1, max: 8 }).chain((count) => fc.tuple(...Array.from({ length: count }, (_, i) => journey(`actor-${i}`))));
+const journeys = fc.tuple(fc.integer({ min: 1, max: 8 }), fc.constantFrom(1000, 600_000))
+  .chain(([count, unit]) => fc.tuple(...Array.from({ length: count }, (_, i) => journey(`actor-${i}`, unit))));
 
 interface Line {
   actors: number;
@@ -74,8 +88,39 @@ function expectedLines(spec: FunnelOutcomeSpec, data: Journey[]): Map<string, Li
 
 function actorLines(spec: FunnelOutcomeSpec, actor: Journey) {
   const events: ActorEventsWithValues = { times: actor.times, masks: actor.masks, values: actor.values };
-  if (spec.attribution === null) return [{ line: '', steps: outcomeOf(keptRuns(events, spec)) }];
-  return runsByBreakdown(events, spec, spec.attribution).map(({ value, runs }) => ({ line: value, steps: outcomeOf(runs) }));
+  if (spec.attribution === null) return [withOutcome('', keptRuns(events, spec))];
+  return runsByBreakdown(events, spec, spec.attribution).map(({ value, runs }) => withOutcome(value, runs));
+}
+
+function withOutcome(line: string, runs: KeptRun[]) {
+  return { line, runs, steps: outcomeOf(runs) };
+}
+
+/** Funnel trends by hour or day in a zone with a half-hour offset, so that buckets are local. */
+const periodings = fc.record({ interval: fc.constantFrom<'hour' | 'day'>('hour', 'day'), zone: fc.constantFrom('UTC', 'Asia/Kolkata') });
+
+function periodSql(periods: { interval: 'hour' | 'day'; zone: string }, p: ChParams): (ms: string) => string {
+  const zone = p.add(periods.zone, 'String');
+  return (ms) => bucketTextSql(bucketSql(periods.interval, 0, zone, `fromUnixTimestamp64Milli(toInt64(floor(${ms})))`));
+}
+
+const periodOf = (periods: { interval: 'hour' | 'day'; zone: string }) => (at: number) => bucketKey(intervalStart(DateTime.fromMillis(at, { zone: periods.zone }), periods.interval, 0));
+
+/** Per line, per entrance period: how many actors reached `from`, and `to` (periods where none did left out, as sumMap leaves them). */
+function expectedTrends(spec: FunnelOutcomeSpec, data: Journey[], between: { fromStep: number; toStep: number }, periods: (at: number) => string) {
+  const lines = new Map<string, { actors: number; entered: Map<string, number>; converted: Map<string, number> }>();
+  const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
+  for (const actor of data) for (const { line, runs, steps } of actorLines(spec, actor)) {
+    if (steps.steps === 0) continue;
+    const tally = lines.get(line) ?? { actors: 0, entered: new Map(), converted: new Map() };
+    tally.actors++;
+    for (const [period, reached] of stepsByEntrancePeriod(runs, periods)) {
+      if (reached > between.fromStep) bump(tally.entered, period);
+      if (reached > between.toStep) bump(tally.converted, period);
+    }
+    lines.set(line, tally);
+  }
+  return lines;
 }
 
 const close = (a: number | null, b: number | null) => (a === null || b === null ? a === b : Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a)));
@@ -85,14 +130,16 @@ describe('funnel evaluation in ClickHouse, differential against the TypeScript e
 
   beforeAll(async () => {
     session = new Session();
-    await session.queryAsync('CREATE TABLE sequences (actor String, times Array(Float64), masks Array(Int64), values Array(String)) ENGINE = Memory');
+    await session.queryAsync('CREATE TABLE events (actor String, uuid UUID, micros Int64, mask Int64, value String) ENGINE = Memory');
   }, 60_000);
 
   afterAll(() => session?.cleanup());
 
   async function load(data: Journey[]): Promise<void> {
-    await session.queryAsync('TRUNCATE TABLE sequences');
-    await session.queryAsync(`INSERT INTO sequences FORMAT JSONEachRow ${data.map((row) => JSON.stringify(row)).join('\n')}`);
+    await session.queryAsync('TRUNCATE TABLE events');
+    // Stored newest first, so an order the engine does not impose (ties by UUID) is not there by chance.
+    const events = data.flatMap((j) => j.times.map((time, i) => JSON.stringify({ actor: j.actor, uuid: j.uuids[i], micros: time * 1000, mask: j.masks[i], value: j.values[i] }))).reverse();
+    if (events.length > 0) await session.queryAsync(`INSERT INTO events FORMAT JSONEachRow ${events.join('\n')}`);
   }
 
   async function rows<T>(build: (p: ChParams) => string): Promise<T[]> {
@@ -105,7 +152,7 @@ describe('funnel evaluation in ClickHouse, differential against the TypeScript e
     await fc.assert(
       fc.asyncProperty(specs, journeys, async (spec, data) => {
         await load(data);
-        const found = await rows<{ line: string; actors: string; counts: string[]; averages: Array<number | null>; medians: Array<number | null> }>((p) => funnelStepsSql(spec, 'SELECT * FROM sequences', p));
+        const found = await rows<{ line: string; actors: string; counts: string[]; averages: Array<number | null>; medians: Array<number | null> }>((p) => stepLinesSql(spec, EVENTS, p));
         const expected = expectedLines(spec, data);
         expect(found.map((r) => r.line).sort()).toEqual([...expected.keys()].sort());
         for (const row of found) {
@@ -130,10 +177,61 @@ describe('funnel evaluation in ClickHouse, differential against the TypeScript e
     await fc.assert(
       fc.asyncProperty(specs, journeys, selections, async (spec, data, selection) => {
         await load(data);
-        const found = await rows<{ actor: string; line: string }>((p) => funnelSelectedActorsSql(spec, 'SELECT * FROM sequences', { ...selection, limit: 100, offset: 0 }, p));
+        const found = await rows<{ actor: string; line: string }>((p) => stepActorsSql(spec, EVENTS, { ...selection, limit: 100, offset: 0 }, p));
         const selected = stepSelector(selection);
         const expected = data.flatMap((actor) => actorLines(spec, actor).filter(({ steps }) => steps.steps > 0 && selected(steps.steps)).map(({ line }) => `${actor.actor} ${line}`));
         expect(found.map((r) => `${r.actor} ${r.line}`).sort()).toEqual(expected.sort());
+      }),
+      { numRuns: RUNS },
+    );
+  }, 120_000);
+
+  const betweens = (spec: FunnelOutcomeSpec) => fc.tuple(fc.nat(spec.stepCount - 1), fc.nat(spec.stepCount - 1)).map(([a, b]) => ({ fromStep: Math.min(a, b), toStep: Math.max(a, b) }));
+
+  it('gives funnel trends the same entrance periods and conversions per line', async () => {
+    await fc.assert(
+      fc.asyncProperty(specs.chain((spec) => fc.tuple(fc.constant(spec), betweens(spec))), journeys, periodings, async ([spec, between], data, periods) => {
+        await load(data);
+        type Sums = [string[], string[]];
+        const found = await rows<{ line: string; actors: string; entered: Sums; converted: Sums }>((p) => trendLinesSql(spec, EVENTS, periodSql(periods, p), between, p));
+        const asMap = ([keys, counts]: Sums) => new Map(keys.map((key, i) => [key, Number(counts[i])]));
+        const got = new Map(found.map((r) => [r.line, { actors: Number(r.actors), entered: asMap(r.entered), converted: asMap(r.converted) }]));
+        expect(got).toEqual(expectedTrends(spec, data, between, periodOf(periods)));
+      }),
+      { numRuns: RUNS },
+    );
+  }, 120_000);
+
+  it('selects the same persons for a funnel trends point, converted or dropped off', async () => {
+    await fc.assert(
+      fc.asyncProperty(specs.chain((spec) => fc.tuple(fc.constant(spec), betweens(spec))), journeys, periodings, fc.boolean(), fc.nat(), async ([spec, between], data, periods, dropOff, pick) => {
+        await load(data);
+        const byActor = data.flatMap((actor) => actorLines(spec, actor).filter((l) => l.steps.steps > 0).map((l) => ({ actor: actor.actor, line: l.line, periods: stepsByEntrancePeriod(l.runs, periodOf(periods)) })));
+        const seen = [...new Set(byActor.flatMap((a) => [...a.periods.keys()]))].sort();
+        const period = seen.length > 0 ? seen[pick % seen.length] : '2024-01-31T22:00:00';
+        const found = await rows<{ actor: string; line: string }>((p) => trendActorsSql(spec, EVENTS, periodSql(periods, p), { ...between, period, dropOff }, p));
+        const expected = byActor.filter((a) => (a.periods.get(period) ?? 0) > 0 && trendsActorSelected(a.periods.get(period)!, between.fromStep, between.toStep, dropOff));
+        expect(found.map((r) => `${r.actor} ${r.line}`).sort()).toEqual(expected.map((a) => `${a.actor} ${a.line}`).sort());
+      }),
+      { numRuns: RUNS },
+    );
+  }, 120_000);
+
+  it('gives time to convert the same conversion times, grouped by whole second', async () => {
+    const noBreakdown = specs.map((spec) => ({ ...spec, attribution: null }));
+    await fc.assert(
+      fc.asyncProperty(noBreakdown.chain((spec) => fc.tuple(fc.constant(spec), betweens(spec))), journeys, async ([spec, between], data) => {
+        await load(data);
+        const found = await rows<Record<string, number>>((p) => conversionSecondsSql(spec, EVENTS, between, p));
+        const samples = data.map((actor) => conversionSeconds(actorLines(spec, actor)[0].steps, between.fromStep, between.toStep)).filter((s): s is number => s !== null);
+        const seconds = [...new Set(samples.map(Math.floor))].sort((a, b) => a - b);
+        const expected = seconds.map((second) => {
+          const inIt = samples.filter((s) => Math.floor(s) === second);
+          return { second, actors: inIt.length, least: Math.min(...inIt), greatest: Math.max(...inIt), total: inIt.reduce((a, b) => a + b, 0) };
+        });
+        const got = found.map((r) => ({ second: Number(r.second), actors: Number(r.actors), least: Number(r.least), greatest: Number(r.greatest), total: Number(r.total) })).sort((a, b) => a.second - b.second);
+        expect(got.map(({ total, ...rest }) => rest)).toEqual(expected.map(({ total, ...rest }) => rest));
+        got.forEach((group, i) => expect(close(group.total, expected[i].total)).toBe(true));
       }),
       { numRuns: RUNS },
     );

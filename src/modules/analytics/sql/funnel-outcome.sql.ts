@@ -3,22 +3,26 @@ import { FunnelSpec, UNIT_MS } from '../model/funnel-evaluation';
 import type { FunnelActorsSelection } from '../model/insight-query';
 import { BREAKDOWN_NULL } from '../model/insight-query';
 import type { ChParams } from '../engine/ch-sql';
+import { actorSequencesSql, SequenceColumn } from './event-scope.sql';
 
 /**
  * A funnel evaluated inside ClickHouse, per actor, with array functions: the same meaning as
  * model/funnel-evaluation.ts (which states it, and against which a differential test holds this SQL), so
  * only one row per breakdown line (or per selected actor) leaves the engine instead of every actor's events.
  *
- * Input: a subquery with one row per actor, `actor`, `times` (ms, ascending) and `masks` (bit i for step i,
- * bit `stepCount + j` for exclusion j), and `values` (each event's breakdown value) when there is a property
- * breakdown. A run is an array `[windowEnd, reached0, reached1, …]`: the window's end first, so exclusions
- * and later steps read it without computing it again.
+ * Input: each event's actor, step and exclusion bits (bit i for step i, bit `stepCount + j` for exclusion j) and
+ * breakdown value, gathered per actor in time order (funnelSequencesSql). An actor's runs are held column-wise, one array per step: `reached_k[r]` is the instant run r
+ * reached step k (NULL when it did not), `ends[r]` its window's end. Column-wise, each step is one pass over the
+ * runs; a run as an array of its own would be an allocation per run and step.
  */
 
 /** What the SQL needs of a funnel: its evaluation spec and, with a property breakdown, the attribution. */
 export interface FunnelOutcomeSpec extends FunnelSpec {
   attribution: Attribution | null;
 }
+
+const steps = (spec: FunnelSpec) => Array.from({ length: spec.stepCount }, (_, step) => step);
+const reached = (step: number) => `reached_${step}`;
 
 /** The instant a run starting at `start` (ms) may last reach a step; months as Luxon adds them (whole ms, UTC). */
 function windowEndSql(spec: FunnelSpec, start: string): string {
@@ -27,54 +31,60 @@ function windowEndSql(spec: FunnelSpec, start: string): string {
   return `(${start} + ${interval * UNIT_MS[unit]})`;
 }
 
+/** Runs start at each first-step event: their first instants and window ends. */
+function startsSql(spec: FunnelSpec): string[] {
+  return [`arrayFilter((i) -> bitTest(ms[i], 0), arrayEnumerate(ms)) AS starts`, `arrayMap((i) -> ts[i], starts) AS ${reached(0)}`, `arrayMap((t) -> ${windowEndSql(spec, 't')}, ${reached(0)}) AS ends`];
+}
+
 /** Ordered: step k is the first step-k event at or after step k-1 (strictly after when it repeats that step), in the window. */
-function orderedRunSql(spec: FunnelSpec, start: string): string {
-  const same = `[${spec.sameAsPrevious.map((s) => (s ? 1 : 0)).join(', ')}]`;
-  const last = 'assumeNotNull(acc[-1])';
-  const next = `arrayFirstOrNull((t, m) -> bitTest(m, k) AND (t > ${last} OR (t = ${last} AND ${same}[k + 1] = 0)) AND t <= assumeNotNull(acc[1]), ts, ms)`;
-  return foldSteps(spec, start, next);
+function orderedStepsSql(spec: FunnelSpec): string[] {
+  return steps(spec).slice(1).map((k) => {
+    const after = spec.sameAsPrevious[k] ? 't > assumeNotNull(prev)' : 't >= assumeNotNull(prev)';
+    const next = `arrayFirstOrNull((t, m) -> bitTest(m, ${k}) AND ${after} AND t <= end, ts, ms)`;
+    return `arrayMap((prev, end) -> if(prev IS NULL, NULL, ${next}), ${reached(k - 1)}, ends) AS ${reached(k)}`;
+  });
 }
 
 /** Strict: step k is the event exactly k places after the start. */
-function strictRunSql(spec: FunnelSpec, start: string): string {
-  const next = `if(bitTest(ms[${start} + k], k) AND ts[${start} + k] <= assumeNotNull(acc[1]), toNullable(ts[${start} + k]), NULL)`;
-  return foldSteps(spec, start, next);
-}
-
-/** Steps 1… in turn, each found from the run so far (`acc`, ending in NULL once a step is missed), then the NULL cut off. */
-function foldSteps(spec: FunnelSpec, start: string, next: string): string {
-  const first = `[toNullable(${windowEndSql(spec, `ts[${start}]`)}), toNullable(ts[${start}])]`;
-  const fold = `arrayFold((acc, k) -> if(acc[-1] IS NULL, acc, arrayPushBack(acc, ${next})), range(1, ${spec.stepCount}), ${first})`;
-  return `arrayMap((x) -> assumeNotNull(x), arrayFilter((x) -> x IS NOT NULL, ${fold}))`;
-}
-
-/** Unordered: the run starts at step `first`'s event; every other step counts if it happened inside the window. */
-function unorderedRunSql(spec: FunnelSpec, first: string, start: string): string {
-  const t0 = `ts[${start}]`;
-  const end = windowEndSql(spec, t0);
-  const others = `arrayMap((s) -> if(s = ${first}, NULL, arrayFirstOrNull((t, m) -> bitTest(m, s) AND t >= ${t0} AND t <= ${end}, ts, ms)), range(${spec.stepCount}))`;
-  return `arrayConcat([${end}, ${t0}], arraySort(arrayMap((x) -> assumeNotNull(x), arrayFilter((x) -> x IS NOT NULL, ${others}))))`;
-}
-
-/** Every run of the actor: one per first-step event (per event of any step for unordered funnels). */
-function runsSql(spec: FunnelSpec): string {
-  const startsOf = (bit: string) => `arrayFilter((i) -> bitTest(ms[i], ${bit}), arrayEnumerate(ms))`;
-  if (spec.orderType === 'unordered') {
-    const pairs = `arrayFlatten(arrayMap((f) -> arrayMap((i) -> (f, i), ${startsOf('f')}), range(${spec.stepCount})))`;
-    return `arrayMap((fi) -> ${unorderedRunSql(spec, 'fi.1', 'fi.2')}, ${pairs})`;
-  }
-  const run = spec.orderType === 'strict' ? strictRunSql(spec, 'i') : orderedRunSql(spec, 'i');
-  return `arrayMap((i) -> ${run}, ${startsOf('0')})`;
-}
-
-/** A run is dropped when an exclusion event falls strictly between its `from` step and its `to` step (or the window's end). */
-function keptRunsSql(spec: FunnelSpec): string {
-  if (spec.exclusions.length === 0) return 'runs';
-  const excluded = spec.exclusions.map(({ bit, fromStep, toStep }) => {
-    const before = `if(length(r) - 1 > ${toStep}, r[${toStep + 2}], r[1])`;
-    return `(length(r) - 1 > ${fromStep} AND arrayExists((t, m) -> bitTest(m, ${bit}) AND t > r[${fromStep + 2}] AND t < ${before}, ts, ms))`;
+function strictStepsSql(spec: FunnelSpec): string[] {
+  return steps(spec).slice(1).map((k) => {
+    const next = `if(bitTest(ms[i + ${k}], ${k}) AND ts[i + ${k}] <= end, toNullable(ts[i + ${k}]), NULL)`;
+    return `arrayMap((i, prev, end) -> if(prev IS NULL, NULL, ${next}), starts, ${reached(k - 1)}, ends) AS ${reached(k)}`;
   });
-  return `arrayFilter((r) -> NOT (${excluded.join(' OR ')}), runs)`;
+}
+
+/**
+ * Unordered: a run starts at each event of each step (`firsts`); every other step counts if it happened inside
+ * the window, and step k of the run is the k-th earliest of those.
+ */
+function unorderedRunsSql(spec: FunnelSpec): string[] {
+  const n = spec.stepCount;
+  const pairs = `arrayFlatten(arrayMap((f) -> arrayMap((i) -> (f, i), arrayFilter((i) -> bitTest(ms[i], f), arrayEnumerate(ms))), range(${n})))`;
+  const found = steps(spec).map((s) => `arrayMap((f, t0, end) -> if(f = ${s}, NULL, arrayFirstOrNull((t, m) -> bitTest(m, ${s}) AND t >= t0 AND t <= end, ts, ms)), firsts, ${reached(0)}, ends) AS found_${s}`);
+  const args = steps(spec).map((s) => `x${s}`);
+  const others = `arrayMap((${args.join(', ')}) -> arraySort(arrayFilter((x) -> x IS NOT NULL, [${args.join(', ')}])), ${steps(spec).map((s) => `found_${s}`).join(', ')}) AS others`;
+  const later = steps(spec).slice(1).map((k) => `arrayMap((o) -> if(length(o) >= ${k}, o[${k}], NULL), others) AS ${reached(k)}`);
+  return [`${pairs} AS pairs`, 'arrayMap((x) -> x.1, pairs) AS firsts', `arrayMap((x) -> ts[x.2], pairs) AS ${reached(0)}`, `arrayMap((t) -> ${windowEndSql(spec, 't')}, ${reached(0)}) AS ends`, ...found, others, ...later];
+}
+
+/** Every run's instants step by step, and how many steps it reached (`run_steps`). */
+function runsSql(spec: FunnelSpec): string[] {
+  const columns = spec.orderType === 'unordered' ? unorderedRunsSql(spec) : [...startsSql(spec), ...(spec.orderType === 'strict' ? strictStepsSql(spec) : orderedStepsSql(spec))];
+  const later = steps(spec).slice(1);
+  const count = later.length === 0 ? `arrayMap((t) -> toUInt64(1), ${reached(0)})` : `arrayMap((${later.map((k) => `r${k}`).join(', ')}) -> toUInt64(1)${later.map((k) => ` + (r${k} IS NOT NULL)`).join('')}, ${later.map(reached).join(', ')})`;
+  return [...columns, `${count} AS run_steps`];
+}
+
+/** A run is kept unless an exclusion event falls strictly between its `from` step and its `to` step (or the window's end). */
+function keptSql(spec: FunnelSpec): string {
+  if (spec.exclusions.length === 0) return 'arrayMap((s) -> true, run_steps) AS kept';
+  const excluded = spec.exclusions.map(({ bit, fromStep, toStep }) => {
+    const before = `if(s > ${toStep}, assumeNotNull(rt), end)`;
+    const inside = `arrayExists((t, m) -> bitTest(m, ${bit}) AND t > assumeNotNull(rf) AND t < ${before}, ts, ms)`;
+    return `arrayMap((s, rf, rt, end) -> s > ${fromStep} AND ${inside}, run_steps, ${reached(fromStep)}, ${reached(toStep)}, ends)`;
+  });
+  const flags = excluded.map((_, j) => `x${j}`);
+  return `arrayMap((${flags.join(', ')}) -> NOT (${flags.join(' OR ')}), ${excluded.join(', ')}) AS kept`;
 }
 
 /** The exact median of an array, the mean of the two middle values when their number is even. */
@@ -83,53 +93,87 @@ function arrayMedianSql(values: string): string {
 }
 
 /**
- * Each actor's outcome (`steps`: how far their best run got; `averages[k]`, `medians[k]`: step k's conversion
- * seconds over the best runs) under each breakdown line (`line`: '' without a property breakdown).
+ * Each actor's outcome under each breakdown line (`line`: '' without a property breakdown): `steps`, how far
+ * their best kept run got; `averages[k]` and `medians[k]`, step k's conversion seconds over the best runs.
  */
-export function funnelOutcomesSql(spec: FunnelOutcomeSpec, sequences: string, p: ChParams): string {
-  const seconds = 'arrayMap((r) -> (r[k + 2] - r[k + 1]) / 1000, best)';
-  const perStep = (of: string) => `arrayMap((k) -> if(steps > k, ${of}, NULL), range(1, ${spec.stepCount}))`;
-  return `SELECT actor, line, ${runsSql(spec)} AS runs, ${keptRunsSql(spec)} AS kept,
-      arrayMax(arrayPushBack(arrayMap((r) -> length(r) - 1, kept), 0)) AS steps,
-      arrayFilter((r) -> length(r) - 1 = steps, kept) AS best,
-      ${perStep(`arrayAvg(${seconds})`)} AS averages, ${perStep(arrayMedianSql(seconds))} AS medians
-    FROM (${linesSql(spec, sequences, p)})`;
+export function funnelOutcomesSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, p: ChParams): string {
+  const seconds = (k: number) => `arrayFilter((d, b) -> b, arrayMap((a, c) -> (assumeNotNull(c) - assumeNotNull(a)) / 1000, ${reached(k - 1)}, ${reached(k)}), best)`;
+  const perStep = (of: (k: number) => string) => `[${steps(spec).slice(1).map((k) => `if(steps > ${k}, ${of(k)}, NULL)`).join(', ')}]`;
+  return `SELECT actor, line, ${runsSql(spec).join(', ')}, ${keptSql(spec)},
+      arrayMap((s, k) -> if(k, s, 0), run_steps, kept) AS kept_steps, arrayMax(arrayPushBack(kept_steps, 0)) AS steps,
+      arrayMap((s) -> s = steps AND steps > 0, kept_steps) AS best,
+      ${perStep((k) => `arrayAvg(${seconds(k)})`)} AS averages, ${perStep((k) => arrayMedianSql(seconds(k)))} AS medians
+    FROM (${linesSql(spec, input, p)})`;
+}
+
+/** Where a funnel's events come from: SQL over `e` for the actor, each event's step and exclusion bits and breakdown value. */
+export interface FunnelEventsInput {
+  actor: string;
+  mask: string;
+  value: string | null;
+  from: string;
+  where: string[];
+}
+
+/** The narrowest unsigned integer type that holds the step and exclusion bits: less to gather per event. */
+function maskType(spec: FunnelSpec): string {
+  const bits = spec.stepCount + spec.exclusions.length;
+  return bits <= 8 ? 'UInt8' : bits <= 16 ? 'UInt16' : bits <= 32 ? 'UInt32' : 'UInt64';
+}
+
+/**
+ * Each actor's events in time order (`times`, `masks`) and, with a property breakdown, the line they count for:
+ * the value of the attributed event (`line`; first_touch: the first first-step event, of any step when unordered;
+ * last_touch: the last step event; step: the first event of that step; PostHog's null marker when there is none),
+ * read by an aggregate keyed on (time, UUID), or for all_events each event's value (`values`). Ties in time are
+ * ordered by UUID only in a strict funnel, which counts events by position: everywhere else a step is found by its
+ * instant, and the first of several events at one instant gives the same instant.
+ */
+export function funnelSequencesSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, p: ChParams): string {
+  const { attribution } = spec;
+  const columns: SequenceColumn[] = [{ name: 'masks', sql: `to${maskType(spec)}(${input.mask})` }];
+  const perActor: Array<{ name: string; sql: string }> = [];
+  if (attribution?.type === 'all_events') columns.push({ name: 'values', sql: input.value! });
+  else if (attribution) {
+    columns.push({ name: 'value', sql: input.value!, perEventOnly: true });
+    const allSteps = 2 ** spec.stepCount - 1;
+    const condition = attribution.type === 'step' ? `bitTest(column_masks, ${attribution.step ?? 0})`
+      : spec.orderType === 'unordered' || attribution.type === 'last_touch' ? `bitAnd(column_masks, ${allSteps}) != 0` : 'bitTest(column_masks, 0)';
+    const pick = attribution.type === 'last_touch' ? 'argMaxIf' : 'argMinIf';
+    perActor.push({ name: 'line', sql: `if(countIf(${condition}) = 0, ${p.add(BREAKDOWN_NULL, 'String')}, ${pick}(column_value, event_order, ${condition}))` });
+  }
+  return actorSequencesSql(input.actor, columns, input.from, input.where, { byUuid: spec.orderType === 'strict', perActor });
 }
 
 /** Each actor's events under each line they count for: their attributed value's, or (all_events) each value's own events. */
-function linesSql(spec: FunnelOutcomeSpec, sequences: string, p: ChParams): string {
+function linesSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, p: ChParams): string {
+  const sequences = funnelSequencesSql(spec, input, p);
   const { attribution } = spec;
   if (attribution === null) return `SELECT actor, '' AS line, times AS ts, masks AS ms FROM (${sequences})`;
-  const allSteps = 2 ** spec.stepCount - 1;
-  if (attribution.type === 'all_events') {
-    const values = `arrayDistinct(arrayFilter((v, m) -> bitAnd(m, ${allSteps}) != 0, values, masks))`;
-    return `SELECT actor, line, arrayFilter((t, v) -> v = line, times, values) AS ts, arrayFilter((m, v) -> v = line, masks, values) AS ms
-      FROM (${sequences}) ARRAY JOIN ${values} AS line`;
-  }
-  const wanted = attribution.type === 'step' ? 2 ** (attribution.step ?? 0) : spec.orderType === 'unordered' || attribution.type === 'last_touch' ? allSteps : 1;
-  const index = `${attribution.type === 'last_touch' ? 'arrayLastIndex' : 'arrayFirstIndex'}((m) -> bitAnd(m, ${wanted}) != 0, masks)`;
-  return `SELECT actor, if(${index} = 0, ${p.add(BREAKDOWN_NULL, 'String')}, values[${index}]) AS line, times AS ts, masks AS ms FROM (${sequences})`;
+  if (attribution.type !== 'all_events') return `SELECT actor, line, times AS ts, masks AS ms FROM (${sequences})`;
+  const values = `arrayDistinct(arrayFilter((v, m) -> bitAnd(m, ${2 ** spec.stepCount - 1}) != 0, values, masks))`;
+  return `SELECT actor, line, arrayFilter((t, v) -> v = line, times, values) AS ts, arrayFilter((m, v) -> v = line, masks, values) AS ms
+    FROM (${sequences}) ARRAY JOIN ${values} AS line`;
 }
 
 /**
  * Per line: actors who entered, then per step how many reached at least it, the mean of their average
  * conversion times and the median of their medians (the first step has none).
  */
-export function funnelStepsSql(spec: FunnelOutcomeSpec, sequences: string, p: ChParams): string {
-  const steps = Array.from({ length: spec.stepCount }, (_, step) => step);
-  const counts = steps.map((step) => `countIf(steps > ${step})`);
-  const later = steps.slice(1);
+export function stepLinesSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, p: ChParams): string {
+  const counts = steps(spec).map((step) => `countIf(steps > ${step})`);
+  const later = steps(spec).slice(1);
   const reached = (step: number, aggregate: string) => `if(countIf(steps > ${step}) = 0, NULL, ${aggregate})`;
   const averages = later.map((step) => reached(step, `avgIf(averages[${step}], steps > ${step})`));
   const medians = later.map((step) => reached(step, `(quantileExactLowIf(0.5)(medians[${step}], steps > ${step}) + quantileExactHighIf(0.5)(medians[${step}], steps > ${step})) / 2`));
   return `SELECT line, count() AS actors, [${counts.join(', ')}] AS counts,
-      [NULL, ${averages.join(', ')}] AS averages, [NULL, ${medians.join(', ')}] AS medians
-    FROM (${funnelOutcomesSql(spec, sequences, p)}) WHERE steps > 0 GROUP BY line`;
+      [NULL${averages.map((a) => `, ${a}`).join('')}] AS averages, [NULL${medians.map((m) => `, ${m}`).join('')}] AS medians
+    FROM (${funnelOutcomesSql(spec, input, p)}) WHERE steps > 0 GROUP BY line`;
 }
 
 /** The actors a persons request selects by step (reached at least a step, dropped right before it, or custom counts), with their line. */
-export function funnelSelectedActorsSql(spec: FunnelOutcomeSpec, sequences: string, selection: FunnelActorsSelection, p: ChParams): string {
-  return `SELECT actor, line FROM (${funnelOutcomesSql(spec, sequences, p)}) WHERE steps > 0 AND ${stepSelectionSql(selection, p)}`;
+export function stepActorsSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, selection: FunnelActorsSelection, p: ChParams): string {
+  return `SELECT actor, line FROM (${funnelOutcomesSql(spec, input, p)}) WHERE steps > 0 AND ${stepSelectionSql(selection, p)}`;
 }
 
 /** The SQL twin of `stepSelector`. */
@@ -137,4 +181,47 @@ function stepSelectionSql(selection: { step?: number; customSteps?: number[] }, 
   if (selection.customSteps && selection.customSteps.length > 0) return `steps IN ${p.add(selection.customSteps, 'Array(Int64)')}`;
   const step = selection.step ?? 1;
   return step > 0 ? `steps >= ${p.add(step, 'Int64')}` : `steps = ${p.add(-step - 1, 'Int64')}`;
+}
+
+/**
+ * Funnel trends, per actor: the entrance period of each kept run (the period holding its first step, `period`
+ * turns an instant in ms into its bucket's text) and, per period, the most steps a run that started in it reached.
+ */
+function entrancePeriodsSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, period: (ms: string) => string, p: ChParams): string {
+  const stepsOfPeriod = 'arrayMax(arrayFilter((s, rp) -> rp = q, kept_run_steps, run_periods))';
+  return `SELECT actor, line, steps, arrayFilter((q, k) -> k, arrayMap((t) -> ${period('t')}, ${reached(0)}), kept) AS run_periods,
+      arrayFilter((s, k) -> k, run_steps, kept) AS kept_run_steps, arrayDistinct(run_periods) AS periods,
+      arrayMap((q) -> ${stepsOfPeriod}, periods) AS period_steps
+    FROM (${funnelOutcomesSql(spec, input, p)}) WHERE steps > 0`;
+}
+
+/** The 0-based steps between which funnel trends and time to convert measure conversion. */
+export interface ConversionSteps {
+  fromStep: number;
+  toStep: number;
+}
+
+/** Per line: actors who entered, and per entrance period (`[periods, counts]`) how many reached `from`, and `to`. */
+export function trendLinesSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, period: (ms: string) => string, between: ConversionSteps, p: ChParams): string {
+  const reached = (step: number) => `sumMap(periods, arrayMap((s) -> toUInt64(s > ${step}), period_steps))`;
+  return `SELECT line, count() AS actors, ${reached(between.fromStep)} AS entered, ${reached(between.toStep)} AS converted
+    FROM (${entrancePeriodsSql(spec, input, period, p)}) GROUP BY line`;
+}
+
+/** The actors of one funnel trends point: who converted from `from` to `to` in the period's runs, or who dropped off between. */
+export function trendActorsSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, period: (ms: string) => string, point: ConversionSteps & { period: string; dropOff: boolean }, p: ChParams): string {
+  const steps = `period_steps[indexOf(periods, ${p.add(point.period, 'String')})]`;
+  const selected = point.dropOff ? `${steps} > ${point.fromStep} AND ${steps} <= ${point.toStep}` : `${steps} > ${point.toStep}`;
+  return `SELECT actor, line FROM (${entrancePeriodsSql(spec, input, period, p)}) WHERE ${selected}`;
+}
+
+/**
+ * Time to convert, grouped by whole second: each actor who reached `to` counts the sum of their average step
+ * times from `from` to `to`; a group holds how many, their least and greatest, and their sum.
+ */
+export function conversionSecondsSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, between: ConversionSteps, p: ChParams): string {
+  const seconds = `arraySum((x) -> assumeNotNull(x), arraySlice(averages, ${between.fromStep + 1}, ${between.toStep - between.fromStep}))`;
+  return `SELECT floor(seconds) AS second, count() AS actors, min(seconds) AS least, max(seconds) AS greatest, sum(seconds) AS total FROM (
+      SELECT ${seconds} AS seconds FROM (${funnelOutcomesSql(spec, input, p)}) WHERE steps > ${between.toStep})
+    GROUP BY second`;
 }

@@ -2,8 +2,8 @@ import type { PropertyNode } from '../../events/property-filters';
 import { ChParams } from '../engine/ch-sql';
 import { funnelSpecOf } from '../model/funnel-evaluation';
 import type { FunnelActorsSelection, InsightQuery } from '../model/insight-query';
-import { actorSequencesSql, actorSql, BuiltSql, cohortMemberSql, entityWhere, eventsFrom, filterSql, joinNeeds, scopeWhere, SqlContext } from './event-scope.sql';
-import { FunnelOutcomeSpec, funnelSelectedActorsSql, funnelStepsSql } from './funnel-outcome.sql';
+import { actorSequencesSql, actorSql, bucketSql, bucketTextSql, BuiltSql, cohortMemberSql, entityWhere, eventsFrom, filterSql, joinNeeds, scopeWhere, SequenceColumn, SqlContext } from './event-scope.sql';
+import { conversionSecondsSql, FunnelEventsInput, FunnelOutcomeSpec, stepActorsSql, stepLinesSql, trendActorsSql, trendLinesSql } from './funnel-outcome.sql';
 import { breakdownValueSql } from './trends.sql';
 
 /**
@@ -44,23 +44,48 @@ export function funnelEventsSql(query: InsightQuery, ctx: SqlContext, options: F
   return p.sql(funnelSequencesSql(query, ctx, options, p));
 }
 
-/** The funnel's step lines (counts and conversion times per breakdown line), evaluated in the engine. */
+/** A funnel evaluated in the engine (sql/funnel-outcome.sql.ts) over its events, one cohort's for a cohort line. */
+function inEngine(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null, build: (spec: FunnelOutcomeSpec, input: FunnelEventsInput, p: ChParams) => string): BuiltSql {
+  const p = new ChParams();
+  const spec: FunnelOutcomeSpec = { ...funnelSpecOf(query), attribution: query.breakdown?.kind === 'property' ? query.funnel!.attribution : null };
+  const read = funnelRead(query, ctx, { cohort }, p);
+  const value = query.breakdown?.kind === 'property' ? breakdownValueSql(query, ctx, p) : null;
+  return p.sql(build(spec, { actor: read.actor, mask: read.mask, value, from: read.from, where: read.where }, p));
+}
+
+/** The funnel's step lines: per breakdown line, actors who entered, per step how many reached it and their conversion times. */
 export function funnelStepLinesSql(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null): BuiltSql {
-  const p = new ChParams();
-  return p.sql(funnelStepsSql(funnelOutcomeSpecOf(query), funnelSequencesSql(query, ctx, { cohort }, p), p));
+  return inEngine(query, ctx, cohort, stepLinesSql);
 }
 
-/** The actors (with their line) a persons request selects by step, evaluated in the engine. */
+/** The actors (with their line) a persons request selects by step. */
 export function funnelStepActorsSql(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null, selection: FunnelActorsSelection): BuiltSql {
-  const p = new ChParams();
-  return p.sql(funnelSelectedActorsSql(funnelOutcomeSpecOf(query), funnelSequencesSql(query, ctx, { cohort }, p), selection, p));
+  return inEngine(query, ctx, cohort, (spec, sequences, p) => stepActorsSql(spec, sequences, selection, p));
 }
 
-function funnelOutcomeSpecOf(query: InsightQuery): FunnelOutcomeSpec {
-  return { ...funnelSpecOf(query), attribution: query.breakdown?.kind === 'property' ? query.funnel!.attribution : null };
+/** Funnel trends: per line, per entrance period, how many actors reached the `from` step and the `to` step. */
+export function funnelTrendLinesSql(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null): BuiltSql {
+  return inEngine(query, ctx, cohort, (spec, sequences, p) => trendLinesSql(spec, sequences, entrancePeriod(query, p), query.funnel!, p));
 }
 
-function funnelSequencesSql(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions, p: ChParams): string {
+/** The actors (with their line) of one funnel trends point. */
+export function funnelTrendActorsSql(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null, point: { period: string; dropOff: boolean }): BuiltSql {
+  return inEngine(query, ctx, cohort, (spec, sequences, p) => trendActorsSql(spec, sequences, entrancePeriod(query, p), { ...query.funnel!, ...point }, p));
+}
+
+/** Time to convert: the conversion times of the actors who reached the `to` step, grouped by whole second. */
+export function funnelConversionSecondsSql(query: InsightQuery, ctx: SqlContext): BuiltSql {
+  return inEngine(query, ctx, null, (spec, sequences, p) => conversionSecondsSql(spec, sequences, query.funnel!, p));
+}
+
+/** The bucket (as the presenters key it) holding an instant in ms, in the project's zone. */
+function entrancePeriod(query: InsightQuery, p: ChParams): (ms: string) => string {
+  const zone = p.add(query.timezone, 'String');
+  return (ms) => bucketTextSql(bucketSql(query.interval, query.weekStartDay, zone, `fromUnixTimestamp64Milli(toInt64(floor(${ms})))`));
+}
+
+/** What every funnel read shares: the actor, each event's step and exclusion bits, FROM and WHERE. */
+function funnelRead(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions, p: ChParams) {
   const steps = entities(query);
   const conditions = steps.map((entity) => entitySql(entity.event, entity.properties, ctx, p));
   const mask = conditions.map((condition, bit) => `if(${condition}, ${2 ** bit}, 0)`).join(' + ');
@@ -71,11 +96,16 @@ function funnelSequencesSql(query: InsightQuery, ctx: SqlContext, options: Funne
   if (typeof options.cohort === 'number') where.push(cohortMemberSql(options.cohort, ctx, p));
   const needs = joinNeeds(query, ctx, [...steps.map((e) => e.properties), options.extraFilter ?? null], true);
   if (typeof options.cohort === 'number') needs.actor = true;
-  const columns: Array<[string, string]> = [['masks', `toInt64(${mask})`]];
-  if (query.breakdown?.kind === 'property') columns.push(['values', breakdownValueSql(query, ctx, p)]);
-  if (options.withNames) columns.push(['names', 'e.event']);
-  if (marked) columns.push(['marks', `toBool(${marked})`]);
-  if (options.propertiesOf) columns.push(['properties', `if(e.event IN ${p.add(options.propertiesOf, 'Array(String)')}, e.properties, NULL)`]);
-  const actor = actorSql(query, ctx, p);
-  return actorSequencesSql(actor, columns, eventsFrom(needs, ctx, p), where);
+  return { actor: actorSql(query, ctx, p), mask, marked, from: eventsFrom(needs, ctx, p), where };
+}
+
+/** The sequences correlation visits: every actor's events with their bits and what the read asked for beside them. */
+function funnelSequencesSql(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions, p: ChParams): string {
+  const read = funnelRead(query, ctx, options, p);
+  const columns: SequenceColumn[] = [{ name: 'masks', sql: `toInt64(${read.mask})` }];
+  if (query.breakdown?.kind === 'property') columns.push({ name: 'values', sql: breakdownValueSql(query, ctx, p) });
+  if (options.withNames) columns.push({ name: 'names', sql: 'e.event' });
+  if (read.marked) columns.push({ name: 'marks', sql: `toBool(${read.marked})`, nullable: true });
+  if (options.propertiesOf) columns.push({ name: 'properties', sql: `if(e.event IN ${p.add(options.propertiesOf, 'Array(String)')}, e.properties, NULL)`, nullable: true });
+  return actorSequencesSql(read.actor, columns, read.from, read.where);
 }

@@ -21,5 +21,5 @@ export function pathEventsSql(query: InsightQuery, ctx: SqlContext): BuiltSql {
   const url = `e.${HOT_EVENT_PROPERTIES.get('$current_url')}`;
   const screen = `e.${HOT_EVENT_PROPERTIES.get('$screen_name')}`;
   const item = `multiIf(e.event = '$pageview', replaceRegexpOne(${url}, '(.)/$', '\\\\1'), e.event = '$screen', ${screen}, e.event)`;
-  return p.sql(actorSequencesSql(actorSql(query, ctx, p), [['items', item]], from, where));
+  return p.sql(actorSequencesSql(actorSql(query, ctx, p), [{ name: 'items', sql: item, nullable: true }], from, where));
 }
