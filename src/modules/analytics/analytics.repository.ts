@@ -105,6 +105,12 @@ export class AnalyticsRepository {
     return rows.map((row) => ({ line: row.line, actors: Number(row.actors), entered: asMap(row.entered), converted: asMap(row.converted) }));
   }
 
+  /** Correlation's counts: the totals of who converted and who did not (`kind` 0), then per candidate (`kind` 1). */
+  async correlationCounts(sql: ChSql): Promise<Array<{ kind: number; name: string; success: number; failure: number }>> {
+    const rows = await this.engine.query<Record<string, unknown>>(sql);
+    return rows.map((row) => ({ kind: Number(row.kind), name: String(row.name), success: Number(row.success), failure: Number(row.failure) }));
+  }
+
   /** Conversion times grouped by whole second. */
   async secondGroups(sql: ChSql): Promise<SecondGroup[]> {
     const rows = await this.engine.query<Record<keyof SecondGroup, unknown>>(sql);

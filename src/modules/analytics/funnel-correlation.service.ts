@@ -8,7 +8,7 @@ import type { InsightQuery } from './model/insight-query';
 import type { ActorPage } from './model/insight-result';
 import type { CorrelationActorsSelection, CorrelationOptions } from './parsers/funnel-correlation.parser';
 import type { SqlContext } from './sql/event-scope.sql';
-import type { FunnelReadOptions } from './sql/funnel.sql';
+import { funnelCorrelationActorsSql, funnelCorrelationEventsSql, FunnelReadOptions } from './sql/funnel.sql';
 
 /** Actors whose properties are read at once (property correlation). */
 const PROPERTY_BATCH = 5000;
@@ -16,9 +16,10 @@ const PROPERTY_BATCH = 5000;
 type CorrelationRow = ActorEvents & { actor: string; names?: string[]; properties?: Array<Record<string, unknown> | null>; marks?: boolean[] };
 
 /**
- * Funnel correlation and the persons behind one of its rows. Every actor who entered the funnel is read
- * with all their events of the range, so the events inside their funnel span (after the first step,
- * before the last step or the window's end) can be counted as candidates.
+ * Funnel correlation and the persons behind one of its rows. Each actor who entered the funnel has a span
+ * (after the first step, before the last step or the window's end) whose events are the candidates. Events
+ * and persons are counted in the engine (sql/funnel-outcome.sql.ts); event property values are counted here,
+ * over every actor's events streamed with their properties.
  */
 @Injectable()
 export class FunnelCorrelationService {
@@ -29,9 +30,14 @@ export class FunnelCorrelationService {
 
   async correlate(query: InsightQuery, options: CorrelationOptions, ctx: SqlContext): Promise<CorrelationResult> {
     const tally = new CorrelationTally();
+    if (options.type === 'events') {
+      const skipped = [...query.series.flatMap((s) => (s.event === null ? [] : [s.event])), ...options.excludeEventNames];
+      const rows = await this.repository.correlationCounts(funnelCorrelationEventsSql(query, ctx, skipped));
+      return CorrelationTally.fromCounts(rows).result();
+    }
     if (options.type === 'properties') {
       const actors: Array<{ actor: string; converted: boolean }> = [];
-      await this.forEachSpan(query, ctx, {}, (row, span) => actors.push({ actor: row.actor, converted: span.converted }));
+      await this.repository.forEachRow<{ actor: string; converted: unknown }>(funnelCorrelationActorsSql(query, ctx, {}, null), (row) => actors.push({ actor: row.actor, converted: Boolean(Number(row.converted)) }));
       for (let i = 0; i < actors.length; i += PROPERTY_BATCH) {
         const batch = actors.slice(i, i + PROPERTY_BATCH);
         const properties = await this.repository.actorProperties(ctx.projectId, query.aggregationGroupTypeIndex, batch.map((a) => a.actor));
@@ -39,16 +45,13 @@ export class FunnelCorrelationService {
       }
       return tally.result();
     }
-    const withProperties = options.type === 'event_with_properties';
     const stepNames = new Set(query.series.map((s) => s.event));
     const excluded = new Set(options.excludeEventNames);
-    const read: FunnelReadOptions = { withNames: true, ...(withProperties ? { propertiesOf: options.eventNames } : {}) };
+    const read: FunnelReadOptions = { withNames: true, propertiesOf: options.eventNames };
     await this.forEachSpan(query, ctx, read, (row, span) => {
       const candidates = eventsInSpan(row.times, span, (i) => {
         const name = row.names?.[i] ?? '';
-        if (stepNames.has(name) || excluded.has(name)) return null;
-        if (!withProperties) return [name];
-        if (!options.eventNames.includes(name)) return null;
+        if (stepNames.has(name) || excluded.has(name) || !options.eventNames.includes(name)) return null;
         return Object.entries(row.properties?.[i] ?? {})
           .filter(([key]) => !options.excludeEventPropertyNames.includes(key))
           .map(([key, value]) => `${name}::${key}::${propertyText(value)}`);
@@ -56,22 +59,18 @@ export class FunnelCorrelationService {
       tally.add(candidates.flat(), span.converted);
     });
     // Event properties are many and thin: a value needs more than two actors to be shown.
-    return tally.result(withProperties ? 2 : 0);
+    return tally.result(2);
   }
 
   /** One page of a row's actors, in actor order. */
   async actors(query: InsightQuery, selection: CorrelationActorsSelection, ctx: SqlContext): Promise<ActorPage> {
     const ids: string[] = [];
-    const read: FunnelReadOptions = selection.entity ? { marked: selection.entity } : { extraFilter: selection.propertyValues };
-    await this.forEachSpan(query, ctx, read, (row, span) => {
-      if (selection.converted !== null && span.converted !== selection.converted) return;
-      if (selection.entity && eventsInSpan(row.times, span, (i) => (row.marks?.[i] ? true : null)).length === 0) return;
-      ids.push(row.actor);
-    });
+    const read = selection.entity ? { marked: selection.entity } : { extraFilter: selection.propertyValues };
+    await this.repository.forEachRow<{ actor: string }>(funnelCorrelationActorsSql(query, ctx, read, selection.converted), (row) => ids.push(row.actor));
     return actorPage(sortActors(ids, query.aggregationGroupTypeIndex), query.aggregationGroupTypeIndex, selection);
   }
 
-  /** Each actor who entered the funnel, with the span of their funnel. */
+  /** Each actor who entered the funnel, with the span of their funnel (event property correlation, evaluated here). */
   private forEachSpan(query: InsightQuery, ctx: SqlContext, read: FunnelReadOptions, visit: (row: CorrelationRow, span: ActorFunnelSpan) => void): Promise<void> {
     const spec: FunnelSpec = funnelSpecOf(query);
     const rangeEnd = query.range.to.toMillis();

@@ -3,11 +3,12 @@ import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { ChParams } from '../../../src/modules/analytics/engine/ch-sql';
 import { ActorEventsWithValues, Attribution, runsByBreakdown } from '../../../src/modules/analytics/model/funnel-breakdown';
+import { eventsInSpan, funnelSpan } from '../../../src/modules/analytics/model/funnel-correlation';
 import { bucketKey, intervalStart } from '../../../src/modules/analytics/model/insight-dates';
 import { bucketSql, bucketTextSql } from '../../../src/modules/analytics/sql/event-scope.sql';
 import { conversionSeconds, stepsByEntrancePeriod, trendsActorSelected } from './support/funnel-conversion.oracle';
 import { FunnelOrderType, KeptRun, keptRuns, outcomeOf, StepSummary, StepTally, stepSelector, UNIT_MS } from '../../../src/modules/analytics/model/funnel-evaluation';
-import { conversionSecondsSql, FunnelEventsInput, FunnelOutcomeSpec, stepActorsSql, stepLinesSql, trendActorsSql, trendLinesSql } from '../../../src/modules/analytics/sql/funnel-outcome.sql';
+import { conversionSecondsSql, correlationActorsSql, correlationEventsSql, FunnelEventsInput, FunnelOutcomeSpec, stepActorsSql, stepLinesSql, trendActorsSql, trendLinesSql } from '../../../src/modules/analytics/sql/funnel-outcome.sql';
 
 /**
  * The funnel as ClickHouse evaluates it (array functions per actor) against the TypeScript statement of the same
@@ -20,15 +21,19 @@ const RUNS = Number(process.env.FUNNEL_RUNS ?? 150);
 /** The funnel's events as the engine reads them: each one's actor, bits and breakdown value. */
 const EVENTS: FunnelEventsInput = {
   actor: 'e.actor', mask: 'e.mask', value: 'e.value', where: ['1'],
-  from: `(SELECT actor, uuid, fromUnixTimestamp64Micro(micros, 'UTC') AS timestamp, mask, value FROM events) AS e`,
+  from: `(SELECT actor, uuid, fromUnixTimestamp64Micro(micros, 'UTC') AS timestamp, mask, value, name FROM events) AS e`,
 };
 const VALUES = ['a', 'b', 'c'];
+const NAMES = ['x', 'y', 'z'];
+/** Where the query's range ends: inside the journeys, so that some spans are cut by it. */
+const RANGE_END = Date.UTC(2024, 0, 31, 22) + 20 * 600_000;
 
 interface Journey {
   actor: string;
   times: number[];
   masks: number[];
   values: string[];
+  names: string[];
   uuids: string[];
 }
 
@@ -58,12 +63,12 @@ const monthLater = (start: number, months: number) => DateTime.fromMillis(start,
  * (ties, ordered by UUID text), some at fractions of a ms as stored; bits for 4 steps and 2 exclusions.
  */
 const journey = (actor: string, unit: number) =>
-  fc.array(fc.record({ at: fc.integer({ min: 0, max: 40 }), fraction: fc.constantFrom(0, 0.25), mask: fc.integer({ min: 0, max: 63 }), value: fc.constantFrom(...VALUES), uuid: fc.uuid() }), { maxLength: 12 })
+  fc.array(fc.record({ at: fc.integer({ min: 0, max: 40 }), fraction: fc.constantFrom(0, 0.25), mask: fc.integer({ min: 0, max: 63 }), value: fc.constantFrom(...VALUES), name: fc.constantFrom(...NAMES), uuid: fc.uuid() }), { maxLength: 12 })
     .map((events): Journey => {
       const base = Date.UTC(2024, 0, 31, 22);
       const timed = events.map((e) => ({ ...e, time: base + e.at * unit + e.fraction }));
       const sorted = timed.sort((a, b) => a.time - b.time || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
-      return { actor, times: sorted.map((e) => e.time), masks: sorted.map((e) => e.mask), values: sorted.map((e) => e.value), uuids: sorted.map((e) => e.uuid) };
+      return { actor, times: sorted.map((e) => e.time), masks: sorted.map((e) => e.mask), values: sorted.map((e) => e.value), names: sorted.map((e) => e.name), uuids: sorted.map((e) => e.uuid) };
     });
 const journeys = fc.tuple(fc.integer({ min: 1, max: 8 }), fc.constantFrom(1000, 600_000))
   .chain(([count, unit]) => fc.tuple(...Array.from({ length: count }, (_, i) => journey(`actor-${i}`, unit))));
@@ -130,7 +135,7 @@ describe('funnel evaluation in ClickHouse, differential against the TypeScript e
 
   beforeAll(async () => {
     session = new Session();
-    await session.queryAsync('CREATE TABLE events (actor String, uuid UUID, micros Int64, mask Int64, value String) ENGINE = Memory');
+    await session.queryAsync('CREATE TABLE events (actor String, uuid UUID, micros Int64, mask Int64, value String, name String) ENGINE = Memory');
   }, 60_000);
 
   afterAll(() => session?.cleanup());
@@ -138,7 +143,7 @@ describe('funnel evaluation in ClickHouse, differential against the TypeScript e
   async function load(data: Journey[]): Promise<void> {
     await session.queryAsync('TRUNCATE TABLE events');
     // Stored newest first, so an order the engine does not impose (ties by UUID) is not there by chance.
-    const events = data.flatMap((j) => j.times.map((time, i) => JSON.stringify({ actor: j.actor, uuid: j.uuids[i], micros: time * 1000, mask: j.masks[i], value: j.values[i] }))).reverse();
+    const events = data.flatMap((j) => j.times.map((time, i) => JSON.stringify({ actor: j.actor, uuid: j.uuids[i], micros: time * 1000, mask: j.masks[i], value: j.values[i], name: j.names[i] }))).reverse();
     if (events.length > 0) await session.queryAsync(`INSERT INTO events FORMAT JSONEachRow ${events.join('\n')}`);
   }
 
@@ -186,6 +191,7 @@ describe('funnel evaluation in ClickHouse, differential against the TypeScript e
     );
   }, 120_000);
 
+  const noBreakdown = specs.map((spec): FunnelOutcomeSpec => ({ ...spec, attribution: null }));
   const betweens = (spec: FunnelOutcomeSpec) => fc.tuple(fc.nat(spec.stepCount - 1), fc.nat(spec.stepCount - 1)).map(([a, b]) => ({ fromStep: Math.min(a, b), toStep: Math.max(a, b) }));
 
   it('gives funnel trends the same entrance periods and conversions per line', async () => {
@@ -218,7 +224,6 @@ describe('funnel evaluation in ClickHouse, differential against the TypeScript e
   }, 120_000);
 
   it('gives time to convert the same conversion times, grouped by whole second', async () => {
-    const noBreakdown = specs.map((spec) => ({ ...spec, attribution: null }));
     await fc.assert(
       fc.asyncProperty(noBreakdown.chain((spec) => fc.tuple(fc.constant(spec), betweens(spec))), journeys, async ([spec, between], data) => {
         await load(data);
@@ -232,6 +237,45 @@ describe('funnel evaluation in ClickHouse, differential against the TypeScript e
         const got = found.map((r) => ({ second: Number(r.second), actors: Number(r.actors), least: Number(r.least), greatest: Number(r.greatest), total: Number(r.total) })).sort((a, b) => a.second - b.second);
         expect(got.map(({ total, ...rest }) => rest)).toEqual(expected.map(({ total, ...rest }) => rest));
         got.forEach((group, i) => expect(close(group.total, expected[i].total)).toBe(true));
+      }),
+      { numRuns: RUNS },
+    );
+  }, 120_000);
+
+  /** Each actor's funnel span and the names of their events inside it, as the TypeScript evaluation finds them. */
+  const spans = (spec: FunnelOutcomeSpec, data: Journey[]) => data.flatMap((actor) => {
+    const span = funnelSpan(keptRuns({ times: actor.times, masks: actor.masks }, spec), spec.stepCount, spec.windowEnd, RANGE_END);
+    return span ? [{ actor: actor.actor, converted: span.converted, names: eventsInSpan(actor.times, span, (i) => actor.names[i]) }] : [];
+  });
+
+  it('counts event correlation the same: who converted and who did not, per event name inside their span', async () => {
+    await fc.assert(
+      fc.asyncProperty(noBreakdown, journeys, fc.subarray(NAMES), async (spec, data, skipped) => {
+        await load(data);
+        const found = await rows<Record<string, unknown>>((p) => correlationEventsSql(spec, { ...EVENTS, name: 'e.name' }, RANGE_END, skipped, p));
+        const expected = new Map<string, { success: number; failure: number }>([['0 ', { success: 0, failure: 0 }]]);
+        for (const { converted, names } of spans(spec, data)) {
+          for (const key of ['0 ', ...new Set(names.filter((n) => !skipped.includes(n)).map((n) => `1 ${n}`))]) {
+            const count = expected.get(key) ?? { success: 0, failure: 0 };
+            expected.set(key, converted ? { ...count, success: count.success + 1 } : { ...count, failure: count.failure + 1 });
+          }
+        }
+        const got = new Map(found.map((r) => [`${r.kind} ${r.name}`, { success: Number(r.success), failure: Number(r.failure) }]));
+        if (!got.has('0 ')) got.set('0 ', { success: 0, failure: 0 });
+        expect(got).toEqual(expected);
+      }),
+      { numRuns: RUNS },
+    );
+  }, 120_000);
+
+  it('selects the same persons for a correlation row: converted or not, with the row\'s event inside their span', async () => {
+    await fc.assert(
+      fc.asyncProperty(noBreakdown, journeys, fc.constantFrom(true, false, null), fc.constantFrom(...NAMES), async (spec, data, converted, marked) => {
+        await load(data);
+        const found = await rows<{ actor: string }>((p) => correlationActorsSql(spec, { ...EVENTS, marked: `e.name = '${marked}'` }, RANGE_END, converted, p));
+        // The engine reads the marked events beside the steps; unmarked events that are no step change no span.
+        const expected = spans(spec, data).filter((a) => (converted === null || a.converted === converted) && a.names.includes(marked)).map((a) => a.actor);
+        expect(found.map((r) => r.actor).sort()).toEqual(expected.sort());
       }),
       { numRuns: RUNS },
     );

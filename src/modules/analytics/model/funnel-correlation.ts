@@ -57,6 +57,16 @@ export class CorrelationTally {
   private failureTotal = 0;
   private readonly counts = new Map<string, { success: number; failure: number }>();
 
+  /** A tally counted elsewhere (by the engine): the totals (`kind` 0) and each candidate's counts (`kind` 1). */
+  static fromCounts(rows: Array<{ kind: number; name: string; success: number; failure: number }>): CorrelationTally {
+    const tally = new CorrelationTally();
+    for (const row of rows) {
+      if (row.kind === 0) [tally.successTotal, tally.failureTotal] = [row.success, row.failure];
+      else tally.counts.set(row.name, { success: row.success, failure: row.failure });
+    }
+    return tally;
+  }
+
   add(candidates: Iterable<string>, converted: boolean): void {
     if (converted) this.successTotal++;
     else this.failureTotal++;

@@ -31,25 +31,36 @@ function windowEndSql(spec: FunnelSpec, start: string): string {
   return `(${start} + ${interval * UNIT_MS[unit]})`;
 }
 
+/**
+ * Columns computed in stages, each stage a subquery over the one before that reads only the columns before it: an
+ * alias used in the same SELECT is expanded where it is used, and a chain of them (each step from the one before,
+ * `steps` in every later column) grows the query ClickHouse analyses exponentially with the number of steps.
+ */
+type Stage = string[];
+
+function staged(stages: Stage[], from: string): string {
+  return stages.reduce((inner, columns) => `SELECT *, ${columns.join(', ')} FROM (${inner})`, from);
+}
+
 /** Runs start at each first-step event: their first instants and window ends. */
-function startsSql(spec: FunnelSpec): string[] {
-  return [`arrayFilter((i) -> bitTest(ms[i], 0), arrayEnumerate(ms)) AS starts`, `arrayMap((i) -> ts[i], starts) AS ${reached(0)}`, `arrayMap((t) -> ${windowEndSql(spec, 't')}, ${reached(0)}) AS ends`];
+function startsStages(spec: FunnelSpec): Stage[] {
+  return [['arrayFilter((i) -> bitTest(ms[i], 0), arrayEnumerate(ms)) AS starts'], [`arrayMap((i) -> ts[i], starts) AS ${reached(0)}`], [`arrayMap((t) -> ${windowEndSql(spec, 't')}, ${reached(0)}) AS ends`]];
 }
 
 /** Ordered: step k is the first step-k event at or after step k-1 (strictly after when it repeats that step), in the window. */
-function orderedStepsSql(spec: FunnelSpec): string[] {
+function orderedStages(spec: FunnelSpec): Stage[] {
   return steps(spec).slice(1).map((k) => {
     const after = spec.sameAsPrevious[k] ? 't > assumeNotNull(prev)' : 't >= assumeNotNull(prev)';
     const next = `arrayFirstOrNull((t, m) -> bitTest(m, ${k}) AND ${after} AND t <= end, ts, ms)`;
-    return `arrayMap((prev, end) -> if(prev IS NULL, NULL, ${next}), ${reached(k - 1)}, ends) AS ${reached(k)}`;
+    return [`arrayMap((prev, end) -> if(prev IS NULL, NULL, ${next}), ${reached(k - 1)}, ends) AS ${reached(k)}`];
   });
 }
 
 /** Strict: step k is the event exactly k places after the start. */
-function strictStepsSql(spec: FunnelSpec): string[] {
+function strictStages(spec: FunnelSpec): Stage[] {
   return steps(spec).slice(1).map((k) => {
     const next = `if(bitTest(ms[i + ${k}], ${k}) AND ts[i + ${k}] <= end, toNullable(ts[i + ${k}]), NULL)`;
-    return `arrayMap((i, prev, end) -> if(prev IS NULL, NULL, ${next}), starts, ${reached(k - 1)}, ends) AS ${reached(k)}`;
+    return [`arrayMap((i, prev, end) -> if(prev IS NULL, NULL, ${next}), starts, ${reached(k - 1)}, ends) AS ${reached(k)}`];
   });
 }
 
@@ -57,22 +68,22 @@ function strictStepsSql(spec: FunnelSpec): string[] {
  * Unordered: a run starts at each event of each step (`firsts`); every other step counts if it happened inside
  * the window, and step k of the run is the k-th earliest of those.
  */
-function unorderedRunsSql(spec: FunnelSpec): string[] {
+function unorderedStages(spec: FunnelSpec): Stage[] {
   const n = spec.stepCount;
   const pairs = `arrayFlatten(arrayMap((f) -> arrayMap((i) -> (f, i), arrayFilter((i) -> bitTest(ms[i], f), arrayEnumerate(ms))), range(${n})))`;
   const found = steps(spec).map((s) => `arrayMap((f, t0, end) -> if(f = ${s}, NULL, arrayFirstOrNull((t, m) -> bitTest(m, ${s}) AND t >= t0 AND t <= end, ts, ms)), firsts, ${reached(0)}, ends) AS found_${s}`);
   const args = steps(spec).map((s) => `x${s}`);
   const others = `arrayMap((${args.join(', ')}) -> arraySort(arrayFilter((x) -> x IS NOT NULL, [${args.join(', ')}])), ${steps(spec).map((s) => `found_${s}`).join(', ')}) AS others`;
   const later = steps(spec).slice(1).map((k) => `arrayMap((o) -> if(length(o) >= ${k}, o[${k}], NULL), others) AS ${reached(k)}`);
-  return [`${pairs} AS pairs`, 'arrayMap((x) -> x.1, pairs) AS firsts', `arrayMap((x) -> ts[x.2], pairs) AS ${reached(0)}`, `arrayMap((t) -> ${windowEndSql(spec, 't')}, ${reached(0)}) AS ends`, ...found, others, ...later];
+  return [[`${pairs} AS pairs`], ['arrayMap((x) -> x.1, pairs) AS firsts', `arrayMap((x) -> ts[x.2], pairs) AS ${reached(0)}`], [`arrayMap((t) -> ${windowEndSql(spec, 't')}, ${reached(0)}) AS ends`], found, [others], later];
 }
 
 /** Every run's instants step by step, and how many steps it reached (`run_steps`). */
-function runsSql(spec: FunnelSpec): string[] {
-  const columns = spec.orderType === 'unordered' ? unorderedRunsSql(spec) : [...startsSql(spec), ...(spec.orderType === 'strict' ? strictStepsSql(spec) : orderedStepsSql(spec))];
+function runsStages(spec: FunnelSpec): Stage[] {
+  const stages = spec.orderType === 'unordered' ? unorderedStages(spec) : [...startsStages(spec), ...(spec.orderType === 'strict' ? strictStages(spec) : orderedStages(spec))];
   const later = steps(spec).slice(1);
   const count = later.length === 0 ? `arrayMap((t) -> toUInt64(1), ${reached(0)})` : `arrayMap((${later.map((k) => `r${k}`).join(', ')}) -> toUInt64(1)${later.map((k) => ` + (r${k} IS NOT NULL)`).join('')}, ${later.map(reached).join(', ')})`;
-  return [...columns, `${count} AS run_steps`];
+  return [...stages.filter((stage) => stage.length > 0), [`${count} AS run_steps`]];
 }
 
 /** A run is kept unless an exclusion event falls strictly between its `from` step and its `to` step (or the window's end). */
@@ -99,11 +110,14 @@ function arrayMedianSql(values: string): string {
 export function funnelOutcomesSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, p: ChParams): string {
   const seconds = (k: number) => `arrayFilter((d, b) -> b, arrayMap((a, c) -> (assumeNotNull(c) - assumeNotNull(a)) / 1000, ${reached(k - 1)}, ${reached(k)}), best)`;
   const perStep = (of: (k: number) => string) => `[${steps(spec).slice(1).map((k) => `if(steps > ${k}, ${of(k)}, NULL)`).join(', ')}]`;
-  return `SELECT actor, line, ${runsSql(spec).join(', ')}, ${keptSql(spec)},
-      arrayMap((s, k) -> if(k, s, 0), run_steps, kept) AS kept_steps, arrayMax(arrayPushBack(kept_steps, 0)) AS steps,
-      arrayMap((s) -> s = steps AND steps > 0, kept_steps) AS best,
-      ${perStep((k) => `arrayAvg(${seconds(k)})`)} AS averages, ${perStep((k) => arrayMedianSql(seconds(k)))} AS medians
-    FROM (${linesSql(spec, input, p)})`;
+  return staged([
+    ...runsStages(spec),
+    [keptSql(spec)],
+    ['arrayMap((s, k) -> if(k, s, 0), run_steps, kept) AS kept_steps'],
+    ['arrayMax(arrayPushBack(kept_steps, 0)) AS steps'],
+    ['arrayMap((s) -> s = steps AND steps > 0, kept_steps) AS best'],
+    [`${perStep((k) => `arrayAvg(${seconds(k)})`)} AS averages`, `${perStep((k) => arrayMedianSql(seconds(k)))} AS medians`],
+  ], linesSql(spec, input, p));
 }
 
 /** Where a funnel's events come from: SQL over `e` for the actor, each event's step and exclusion bits and breakdown value. */
@@ -113,6 +127,9 @@ export interface FunnelEventsInput {
   value: string | null;
   from: string;
   where: string[];
+  /** Correlation: each event's name, gathered as `ns`, and whether it is the event a row's persons must have (`mks`). */
+  name?: string;
+  marked?: string | null;
 }
 
 /** The narrowest unsigned integer type that holds the step and exclusion bits: less to gather per event. */
@@ -133,6 +150,8 @@ export function funnelSequencesSql(spec: FunnelOutcomeSpec, input: FunnelEventsI
   const { attribution } = spec;
   const columns: SequenceColumn[] = [{ name: 'masks', sql: `to${maskType(spec)}(${input.mask})` }];
   const perActor: Array<{ name: string; sql: string }> = [];
+  if (input.name) columns.push({ name: 'names', sql: input.name });
+  if (input.marked) columns.push({ name: 'marks', sql: `toUInt8(ifNull(${input.marked}, 0))` });
   if (attribution?.type === 'all_events') columns.push({ name: 'values', sql: input.value! });
   else if (attribution) {
     columns.push({ name: 'value', sql: input.value!, perEventOnly: true });
@@ -149,7 +168,7 @@ export function funnelSequencesSql(spec: FunnelOutcomeSpec, input: FunnelEventsI
 function linesSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, p: ChParams): string {
   const sequences = funnelSequencesSql(spec, input, p);
   const { attribution } = spec;
-  if (attribution === null) return `SELECT actor, '' AS line, times AS ts, masks AS ms FROM (${sequences})`;
+  if (attribution === null) return `SELECT actor, '' AS line, times AS ts, masks AS ms${input.name ? ', names AS ns' : ''}${input.marked ? ', marks AS mks' : ''} FROM (${sequences})`;
   if (attribution.type !== 'all_events') return `SELECT actor, line, times AS ts, masks AS ms FROM (${sequences})`;
   const values = `arrayDistinct(arrayFilter((v, m) -> bitAnd(m, ${2 ** spec.stepCount - 1}) != 0, values, masks))`;
   return `SELECT actor, line, arrayFilter((t, v) -> v = line, times, values) AS ts, arrayFilter((m, v) -> v = line, masks, values) AS ms
@@ -189,10 +208,12 @@ function stepSelectionSql(selection: { step?: number; customSteps?: number[] }, 
  */
 function entrancePeriodsSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, period: (ms: string) => string, p: ChParams): string {
   const stepsOfPeriod = 'arrayMax(arrayFilter((s, rp) -> rp = q, kept_run_steps, run_periods))';
-  return `SELECT actor, line, steps, arrayFilter((q, k) -> k, arrayMap((t) -> ${period('t')}, ${reached(0)}), kept) AS run_periods,
-      arrayFilter((s, k) -> k, run_steps, kept) AS kept_run_steps, arrayDistinct(run_periods) AS periods,
-      arrayMap((q) -> ${stepsOfPeriod}, periods) AS period_steps
-    FROM (${funnelOutcomesSql(spec, input, p)}) WHERE steps > 0`;
+  const periods = staged([
+    [`arrayFilter((q, k) -> k, arrayMap((t) -> ${period('t')}, ${reached(0)}), kept) AS run_periods`, 'arrayFilter((s, k) -> k, run_steps, kept) AS kept_run_steps'],
+    ['arrayDistinct(run_periods) AS periods'],
+    [`arrayMap((q) -> ${stepsOfPeriod}, periods) AS period_steps`],
+  ], funnelOutcomesSql(spec, input, p));
+  return `SELECT actor, line, steps, periods, period_steps FROM (${periods}) WHERE steps > 0`;
 }
 
 /** The 0-based steps between which funnel trends and time to convert measure conversion. */
@@ -224,4 +245,36 @@ export function conversionSecondsSql(spec: FunnelOutcomeSpec, input: FunnelEvent
   return `SELECT floor(seconds) AS second, count() AS actors, min(seconds) AS least, max(seconds) AS greatest, sum(seconds) AS total FROM (
       SELECT ${seconds} AS seconds FROM (${funnelOutcomesSql(spec, input, p)}) WHERE steps > ${between.toStep})
     GROUP BY second`;
+}
+
+/**
+ * Funnel correlation, per actor who entered: converted (reached the last step) or not, and the span of their funnel
+ * (from the first step of their earliest best run, strictly, to its last step when they converted, or else to the
+ * end of its window, never past the query's range), which the events correlated must fall strictly inside.
+ */
+function correlationSpansSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, rangeEnd: number, p: ChParams): string {
+  const earliest = 'arrayFirstIndex((r, b) -> b AND r = span_first, reached_0, best)';
+  const windowEnd = `least(${windowEndSql(spec, 'span_first')}, ${p.add(rangeEnd, 'Float64')})`;
+  const spans = staged([
+    [`steps = ${spec.stepCount} AS converted`, 'arrayMin(arrayFilter((r, b) -> b, reached_0, best)) AS span_first'],
+    [`if(converted, assumeNotNull(${reached(spec.stepCount - 1)}[${earliest}]), ${windowEnd}) AS span_end`],
+  ], funnelOutcomesSql(spec, input, p));
+  return `SELECT * FROM (${spans}) WHERE steps > 0`;
+}
+
+/**
+ * Event correlation: per event name seen inside the span of some actor's funnel (`kind` 1, minus `skipped` names),
+ * how many actors who converted and who did not saw it at least once; and (`kind` 0) how many converted and not.
+ */
+export function correlationEventsSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, rangeEnd: number, skipped: string[], p: ChParams): string {
+  const candidates = `arrayDistinct(arrayFilter((n, t) -> t > span_first AND t < span_end AND NOT has(${p.add(skipped, 'Array(String)')}, n), ns, ts))`;
+  return `SELECT candidate.1 AS kind, candidate.2 AS name, countIf(converted) AS success, countIf(NOT converted) AS failure
+    FROM (${correlationSpansSql(spec, input, rangeEnd, p)}) ARRAY JOIN arrayPushBack(arrayMap((n) -> (1, n), ${candidates}), (0, '')) AS candidate
+    GROUP BY kind, name`;
+}
+
+/** The actors of a correlation row: converted or not (or both, null), with a marked event inside their span when marks are read. */
+export function correlationActorsSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, rangeEnd: number, converted: boolean | null, p: ChParams): string {
+  const where = [...(converted === null ? [] : [converted ? 'converted' : 'NOT converted']), ...(input.marked ? ['arrayExists((t, k) -> k AND t > span_first AND t < span_end, ts, mks)'] : [])];
+  return `SELECT actor, converted FROM (${correlationSpansSql(spec, input, rangeEnd, p)})${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
 }

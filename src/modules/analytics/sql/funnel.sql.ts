@@ -3,7 +3,7 @@ import { ChParams } from '../engine/ch-sql';
 import { funnelSpecOf } from '../model/funnel-evaluation';
 import type { FunnelActorsSelection, InsightQuery } from '../model/insight-query';
 import { actorSequencesSql, actorSql, bucketSql, bucketTextSql, BuiltSql, cohortMemberSql, entityWhere, eventsFrom, filterSql, joinNeeds, scopeWhere, SequenceColumn, SqlContext } from './event-scope.sql';
-import { conversionSecondsSql, FunnelEventsInput, FunnelOutcomeSpec, stepActorsSql, stepLinesSql, trendActorsSql, trendLinesSql } from './funnel-outcome.sql';
+import { conversionSecondsSql, correlationActorsSql, correlationEventsSql, FunnelEventsInput, FunnelOutcomeSpec, stepActorsSql, stepLinesSql, trendActorsSql, trendLinesSql } from './funnel-outcome.sql';
 import { breakdownValueSql } from './trends.sql';
 
 /**
@@ -51,6 +51,24 @@ function inEngine(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' |
   const read = funnelRead(query, ctx, { cohort }, p);
   const value = query.breakdown?.kind === 'property' ? breakdownValueSql(query, ctx, p) : null;
   return p.sql(build(spec, { actor: read.actor, mask: read.mask, value, from: read.from, where: read.where }, p));
+}
+
+/** Correlation in the engine: the funnel without its breakdown, with what the read asks for beside the steps. */
+function correlationInEngine(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions, build: (spec: FunnelOutcomeSpec, input: FunnelEventsInput, rangeEnd: number, p: ChParams) => string): BuiltSql {
+  const p = new ChParams();
+  const read = funnelRead(query, ctx, options, p);
+  const input: FunnelEventsInput = { actor: read.actor, mask: read.mask, value: null, from: read.from, where: read.where, name: options.withNames ? 'e.event' : undefined, marked: read.marked };
+  return p.sql(build({ ...funnelSpecOf(query), attribution: null }, input, query.range.to.toMillis(), p));
+}
+
+/** Event correlation: per event name in some actor's funnel span, how many who converted and who did not saw it. */
+export function funnelCorrelationEventsSql(query: InsightQuery, ctx: SqlContext, skipped: string[]): BuiltSql {
+  return correlationInEngine(query, ctx, { withNames: true }, (spec, input, rangeEnd, p) => correlationEventsSql(spec, input, rangeEnd, skipped, p));
+}
+
+/** Who entered the funnel (with whether they converted): of a row's event when `marked`, among events with `extraFilter`. */
+export function funnelCorrelationActorsSql(query: InsightQuery, ctx: SqlContext, options: Pick<FunnelReadOptions, 'marked' | 'extraFilter'>, converted: boolean | null): BuiltSql {
+  return correlationInEngine(query, ctx, options, (spec, input, rangeEnd, p) => correlationActorsSql(spec, input, rangeEnd, converted, p));
 }
 
 /** The funnel's step lines: per breakdown line, actors who entered, per step how many reached it and their conversion times. */
