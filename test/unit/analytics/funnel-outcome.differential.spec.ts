@@ -136,6 +136,7 @@ describe('funnel evaluation in ClickHouse, differential against the TypeScript e
   beforeAll(async () => {
     session = new Session();
     await session.queryAsync('CREATE TABLE events (actor String, uuid UUID, micros Int64, mask Int64, value String, name String) ENGINE = Memory');
+    await session.queryAsync('CREATE TABLE people (id String, properties String) ENGINE = Memory');
   }, 60_000);
 
   afterAll(() => session?.cleanup());
@@ -169,6 +170,26 @@ describe('funnel evaluation in ClickHouse, differential against the TypeScript e
             }
           });
         }
+      }),
+      { numRuns: RUNS },
+    );
+  }, 120_000);
+
+  it('reads a breakdown by the actor\'s own person property once per actor, as if every event carried the value', async () => {
+    const personSpecs = specs.filter((spec) => spec.attribution !== null && spec.attribution.type !== 'all_events');
+    await fc.assert(
+      fc.asyncProperty(personSpecs, journeys, async (spec, data) => {
+        // Each actor's events carry their person's value (the first event's value stands for it).
+        const people = new Map(data.map((j) => [j.actor, j.values[0] ?? 'a']));
+        const carried = data.map((j) => ({ ...j, values: j.values.map(() => people.get(j.actor)!) }));
+        await load(carried);
+        await session.queryAsync('TRUNCATE TABLE people');
+        await session.queryAsync(`INSERT INTO people FORMAT JSONEachRow ${[...people].map(([id, plan]) => JSON.stringify({ id, properties: JSON.stringify({ plan }) })).join('\n')}`);
+        const personLine = { persons: '(SELECT id, properties FROM people)', value: "JSONExtractString(pp.properties, 'plan')" };
+        const found = await rows<{ line: string; actors: string; counts: string[] }>((p) => stepLinesSql(spec, { ...EVENTS, value: null, personLine }, p));
+        const expected = expectedLines(spec, carried);
+        expect(new Map(found.map((r) => [r.line, { actors: Number(r.actors), counts: r.counts.map(Number) }])))
+          .toEqual(new Map([...expected].map(([line, l]) => [line, { actors: l.actors, counts: l.steps.map((st) => st.count) }])));
       }),
       { numRuns: RUNS },
     );

@@ -48,16 +48,18 @@ export function eventsFrom(needs: JoinNeeds, ctx: SqlContext, p: ChParams): stri
     from += ` LEFT JOIN (SELECT distinct_id, argMax(person_id, version) AS person_id FROM person_distinct_id_overrides
       WHERE team_id = ${team} GROUP BY distinct_id) AS o ON o.distinct_id = e.distinct_id`;
   }
-  if (needs.personProperties) {
-    from += ` LEFT JOIN (SELECT id, argMax(properties, version) AS properties FROM person WHERE team_id = ${team}
-      GROUP BY id HAVING argMax(is_deleted, version) = 0) AS pp ON pp.id = ${PERSON_ID}`;
-  }
+  if (needs.personProperties) from += ` LEFT JOIN ${currentPersonsSql(team)} AS pp ON pp.id = ${PERSON_ID}`;
   for (const index of needs.groups ?? []) {
     from += ` LEFT JOIN (SELECT group_key, argMax(properties, version) AS properties FROM groups
       WHERE team_id = ${team} AND group_type_index = ${p.add(index, 'UInt8')} GROUP BY group_key HAVING argMax(is_deleted, version) = 0)
       AS g${index} ON g${index}.group_key = ${groupKeySql(index, ctx, p)}`;
   }
   return from;
+}
+
+/** Each live person's current properties (`id`, `properties`), as a subquery; `team` is the bound project id. */
+export function currentPersonsSql(team: string): string {
+  return `(SELECT id, argMax(properties, version) AS properties FROM person WHERE team_id = ${team} GROUP BY id HAVING argMax(is_deleted, version) = 0)`;
 }
 
 /** The group key of an event for a group type index; NULL when the type is unknown here. */
@@ -185,7 +187,7 @@ export function seriesWhere(query: InsightQuery, series: Series, range: DateRang
  * path); where only instants count, sorting by time alone saves gathering the tiebreak's 16 bytes per event.
  */
 export function actorSequencesSql(actor: string, columns: SequenceColumn[], from: string, where: string[], options: SequenceOptions = {}): string {
-  const { byUuid = true, perActor = [] } = options;
+  const { byUuid = true, perActor = [], actorId = false } = options;
   const inner = columns.map(({ name, sql }) => `, ${sql} AS column_${name}`).join('');
   // Each column gathered as an array of its own: groupArray of a tuple takes a generic path, twice as slow at 10 M
   // events, but groupArray skips NULLs, so a column that may hold one goes in a tuple of one. The UUID's bytes in
@@ -197,11 +199,11 @@ export function actorSequencesSql(actor: string, columns: SequenceColumn[], from
   };
   const arrays = columns.filter((c) => !c.perEventOnly).map((column) => `, ${sorted(column)} AS ${column.name}`).join('');
   const aggregates = perActor.map(({ name, sql }) => `, ${sql} AS ${name}`).join('');
-  return `SELECT toString(actor) AS actor, arraySort(groupArray(at)) AS times${arrays}${aggregates} FROM (
-      SELECT ${actor} AS actor, reinterpretAsUInt128(reverse(UUIDToNum(e.uuid))) AS tiebreak, toUnixTimestamp64Micro(e.timestamp) / 1000 AS at,
+  return `SELECT toString(sequence_actor) AS actor${actorId ? ', sequence_actor AS actor_id' : ''}, arraySort(groupArray(at)) AS times${arrays}${aggregates} FROM (
+      SELECT ${actor} AS sequence_actor, reinterpretAsUInt128(reverse(UUIDToNum(e.uuid))) AS tiebreak, toUnixTimestamp64Micro(e.timestamp) / 1000 AS at,
           bitShiftLeft(toInt256(toUnixTimestamp64Micro(e.timestamp)), 128) + toInt256(tiebreak) AS event_order${inner}
         FROM ${from} WHERE ${where.join(' AND ')} AND ${actor} IS NOT NULL) sequence_events
-    GROUP BY actor`;
+    GROUP BY sequence_actor`;
 }
 
 /** A per-event column of actor sequences: its name in the row, its SQL over `e`, and whether it may be NULL. */
@@ -218,6 +220,8 @@ export interface SequenceOptions {
   byUuid?: boolean;
   /** Per-actor aggregates over the events, as `name` → SQL. */
   perActor?: Array<{ name: string; sql: string }>;
+  /** The actor as the events hold it (`actor_id`), beside its text, to join on. */
+  actorId?: boolean;
 }
 
 /** A breakdown property's value on an event, as text; a missing value reads as PostHog's null marker. */

@@ -110,7 +110,7 @@ function arrayMedianSql(values: string): string {
 export function funnelOutcomesSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, p: ChParams): string {
   const seconds = (k: number) => `arrayFilter((d, b) -> b, arrayMap((a, c) -> (assumeNotNull(c) - assumeNotNull(a)) / 1000, ${reached(k - 1)}, ${reached(k)}), best)`;
   const perStep = (of: (k: number) => string) => `[${steps(spec).slice(1).map((k) => `if(steps > ${k}, ${of(k)}, NULL)`).join(', ')}]`;
-  return staged([
+  const outcomes = staged([
     ...runsStages(spec),
     [keptSql(spec)],
     ['arrayMap((s, k) -> if(k, s, 0), run_steps, kept) AS kept_steps'],
@@ -118,6 +118,10 @@ export function funnelOutcomesSql(spec: FunnelOutcomeSpec, input: FunnelEventsIn
     ['arrayMap((s) -> s = steps AND steps > 0, kept_steps) AS best'],
     [`${perStep((k) => `arrayAvg(${seconds(k)})`)} AS averages`, `${perStep((k) => arrayMedianSql(seconds(k)))} AS medians`],
   ], linesSql(spec, input, p));
+  if (!input.personLine) return outcomes;
+  // Only actors who entered are joined to their person: the join carries no event arrays.
+  return `SELECT o.* EXCEPT (line), if(o.line = '', ${input.personLine.value}, o.line) AS line
+    FROM (SELECT * FROM (${outcomes}) WHERE steps > 0) AS o LEFT JOIN ${input.personLine.persons} AS pp ON pp.id = o.actor_id`;
 }
 
 /** Where a funnel's events come from: SQL over `e` for the actor, each event's step and exclusion bits and breakdown value. */
@@ -130,6 +134,11 @@ export interface FunnelEventsInput {
   /** Correlation: each event's name, gathered as `ns`, and whether it is the event a row's persons must have (`mks`). */
   name?: string;
   marked?: string | null;
+  /**
+   * A breakdown by the actor's own person properties: the same for all their events, so read once per actor after
+   * the funnel (SQL over `pp.properties` of the `persons` subquery) instead of joined to every event.
+   */
+  personLine?: { persons: string; value: string };
 }
 
 /** The narrowest unsigned integer type that holds the step and exclusion bits: less to gather per event. */
@@ -154,14 +163,16 @@ export function funnelSequencesSql(spec: FunnelOutcomeSpec, input: FunnelEventsI
   if (input.marked) columns.push({ name: 'marks', sql: `toUInt8(ifNull(${input.marked}, 0))` });
   if (attribution?.type === 'all_events') columns.push({ name: 'values', sql: input.value! });
   else if (attribution) {
-    columns.push({ name: 'value', sql: input.value!, perEventOnly: true });
+    if (!input.personLine) columns.push({ name: 'value', sql: input.value!, perEventOnly: true });
     const allSteps = 2 ** spec.stepCount - 1;
     const condition = attribution.type === 'step' ? `bitTest(column_masks, ${attribution.step ?? 0})`
       : spec.orderType === 'unordered' || attribution.type === 'last_touch' ? `bitAnd(column_masks, ${allSteps}) != 0` : 'bitTest(column_masks, 0)';
     const pick = attribution.type === 'last_touch' ? 'argMaxIf' : 'argMinIf';
-    perActor.push({ name: 'line', sql: `if(countIf(${condition}) = 0, ${p.add(BREAKDOWN_NULL, 'String')}, ${pick}(column_value, event_order, ${condition}))` });
+    // With the value read per actor later, the line is left '' here for actors who have an attributed event.
+    const value = input.personLine ? "''" : `${pick}(column_value, event_order, ${condition})`;
+    perActor.push({ name: 'line', sql: `if(countIf(${condition}) = 0, ${p.add(BREAKDOWN_NULL, 'String')}, ${value})` });
   }
-  return actorSequencesSql(input.actor, columns, input.from, input.where, { byUuid: spec.orderType === 'strict', perActor });
+  return actorSequencesSql(input.actor, columns, input.from, input.where, { byUuid: spec.orderType === 'strict', perActor, actorId: Boolean(input.personLine) });
 }
 
 /** Each actor's events under each line they count for: their attributed value's, or (all_events) each value's own events. */
@@ -169,7 +180,7 @@ function linesSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, p: ChParams
   const sequences = funnelSequencesSql(spec, input, p);
   const { attribution } = spec;
   if (attribution === null) return `SELECT actor, '' AS line, times AS ts, masks AS ms${input.name ? ', names AS ns' : ''}${input.marked ? ', marks AS mks' : ''} FROM (${sequences})`;
-  if (attribution.type !== 'all_events') return `SELECT actor, line, times AS ts, masks AS ms FROM (${sequences})`;
+  if (attribution.type !== 'all_events') return `SELECT actor, line, times AS ts, masks AS ms${input.personLine ? ', actor_id' : ''} FROM (${sequences})`;
   const values = `arrayDistinct(arrayFilter((v, m) -> bitAnd(m, ${2 ** spec.stepCount - 1}) != 0, values, masks))`;
   return `SELECT actor, line, arrayFilter((t, v) -> v = line, times, values) AS ts, arrayFilter((m, v) -> v = line, masks, values) AS ms
     FROM (${sequences}) ARRAY JOIN ${values} AS line`;

@@ -2,7 +2,7 @@ import type { PropertyNode } from '../../events/property-filters';
 import { ChParams } from '../engine/ch-sql';
 import { funnelSpecOf } from '../model/funnel-evaluation';
 import type { FunnelActorsSelection, InsightQuery } from '../model/insight-query';
-import { actorSequencesSql, actorSql, bucketSql, bucketTextSql, BuiltSql, cohortMemberSql, entityWhere, eventsFrom, filterSql, joinNeeds, scopeWhere, SequenceColumn, SqlContext } from './event-scope.sql';
+import { actorSequencesSql, actorSql, bucketSql, bucketTextSql, BuiltSql, cohortMemberSql, currentPersonsSql, entityWhere, eventsFrom, filterSql, joinNeeds, scopeWhere, SequenceColumn, SqlContext } from './event-scope.sql';
 import { conversionSecondsSql, correlationActorsSql, correlationEventsSql, FunnelEventsInput, FunnelOutcomeSpec, stepActorsSql, stepLinesSql, trendActorsSql, trendLinesSql } from './funnel-outcome.sql';
 import { breakdownValueSql } from './trends.sql';
 
@@ -48,9 +48,20 @@ export function funnelEventsSql(query: InsightQuery, ctx: SqlContext, options: F
 function inEngine(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null, build: (spec: FunnelOutcomeSpec, input: FunnelEventsInput, p: ChParams) => string): BuiltSql {
   const p = new ChParams();
   const spec: FunnelOutcomeSpec = { ...funnelSpecOf(query), attribution: query.breakdown?.kind === 'property' ? query.funnel!.attribution : null };
-  const read = funnelRead(query, ctx, { cohort }, p);
+  const perActor = personLineOf(query, spec);
+  const read = funnelRead(perActor ? { ...query, breakdown: null } : query, ctx, { cohort }, p);
   const value = query.breakdown?.kind === 'property' ? breakdownValueSql(query, ctx, p) : null;
-  return p.sql(build(spec, { actor: read.actor, mask: read.mask, value, from: read.from, where: read.where }, p));
+  const personLine = perActor && value ? { persons: currentPersonsSql(p.add(ctx.projectId, 'Int64')), value } : undefined;
+  return p.sql(build(spec, { actor: read.actor, mask: read.mask, value, from: read.from, where: read.where, personLine }, p));
+}
+
+/**
+ * Whether the breakdown is read once per actor: person properties of persons (their one value for all their events)
+ * attributed to one event (all_events filters each value's events, so it needs the value on every event).
+ */
+function personLineOf(query: InsightQuery, spec: FunnelOutcomeSpec): boolean {
+  const breakdown = query.breakdown;
+  return breakdown?.kind === 'property' && breakdown.properties.every((b) => b.type === 'person') && query.aggregationGroupTypeIndex === null && spec.attribution?.type !== 'all_events';
 }
 
 /** Correlation in the engine: the funnel without its breakdown, with what the read asks for beside the steps. */
