@@ -1,6 +1,6 @@
 import { CorrelationTally, eventsInSpan, funnelSpan, oddsRatio, propertyText } from '../../../src/modules/analytics/model/funnel-correlation';
 import { conversionHistogram, conversionRates, SecondGroup } from '../../../src/modules/analytics/model/funnel-conversion';
-import { conversionSeconds, stepsByEntrancePeriod, trendsActorSelected } from './support/funnel-conversion.oracle';
+import { conversionSeconds, stepsByEntrancePeriod, trendsActorSelected } from './support/funnel-oracle';
 
 describe('funnel correlation', () => {
   it('computes the odds ratio with a prior of 1 in every cell', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { Attribution, runsByBreakdown } from '../../../src/modules/analytics/model/funnel-breakdown';
-import { ActorEvents, evaluateActor, FunnelOrderType, FunnelSpec, median, StepTally, stepSelector } from '../../../src/modules/analytics/model/funnel-evaluation';
+import { ActorEvents, FunnelOrderType, FunnelSpec, stepSelector } from '../../../src/modules/analytics/model/funnel-evaluation';
+import { Attribution, evaluateActor, median, runsByBreakdown, StepTally } from './support/funnel-oracle';
 
 const MINUTE = 60_000;
 const spec = (orderType: FunnelOrderType, overrides: Partial<FunnelSpec> = {}): FunnelSpec => ({

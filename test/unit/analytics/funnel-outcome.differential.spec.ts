@@ -2,17 +2,18 @@ import { Session } from 'chdb';
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { ChParams } from '../../../src/modules/analytics/engine/ch-sql';
-import { ActorEventsWithValues, Attribution, runsByBreakdown } from '../../../src/modules/analytics/model/funnel-breakdown';
 import { eventsInSpan, funnelSpan } from '../../../src/modules/analytics/model/funnel-correlation';
 import { bucketKey, intervalStart } from '../../../src/modules/analytics/model/insight-dates';
 import { bucketSql, bucketTextSql } from '../../../src/modules/analytics/sql/event-scope.sql';
-import { conversionSeconds, stepsByEntrancePeriod, trendsActorSelected } from './support/funnel-conversion.oracle';
-import { FunnelOrderType, KeptRun, keptRuns, outcomeOf, StepSummary, StepTally, stepSelector, UNIT_MS } from '../../../src/modules/analytics/model/funnel-evaluation';
+import { FunnelOrderType, KeptRun, keptRuns, StepSummary, stepSelector, UNIT_MS } from '../../../src/modules/analytics/model/funnel-evaluation';
 import { conversionSecondsSql, correlationActorsSql, correlationEventsSql, FunnelEventsInput, FunnelOutcomeSpec, stepActorsSql, stepLinesSql, trendActorsSql, trendLinesSql } from '../../../src/modules/analytics/sql/funnel-outcome.sql';
+import {
+  ActorEventsWithValues, Attribution, conversionSeconds, outcomeOf, runsByBreakdown, stepsByEntrancePeriod, StepTally, trendsActorSelected,
+} from './support/funnel-oracle';
 
 /**
  * The funnel as ClickHouse evaluates it (array functions per actor) against the TypeScript statement of the same
- * meaning (model/funnel-evaluation.ts, funnel-breakdown.ts): random journeys, with ties, repeated steps, exclusions,
+ * meaning (the runs of model/funnel-evaluation.ts, outcomes and attribution in support/funnel-oracle.ts): random journeys, with ties, repeated steps, exclusions,
  * every order type and attribution, give the same lines (actors, step counts, conversion times) and select the same
  * persons. FUNNEL_RUNS scales the number of runs.
  */

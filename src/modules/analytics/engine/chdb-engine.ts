@@ -76,7 +76,7 @@ export class ChdbEngine implements AnalyticsEngine {
     return this.work.run(() =>
       this.reader.run(async (session) => {
         // Bound async calls share chdb's parameter state with bound streams: kept apart like bound statements.
-        const result = await this.handle.exclusive(() => session.queryBindAsync(sql.text, sql.params, { format: 'JSON' }));
+        const result = await this.handle.exclusive(() => withCleanOutput(session, () => session.queryBindAsync(sql.text, sql.params, { format: 'JSON' })));
         return result.json<{ data: R[] }>().data;
       }),
     );
@@ -127,4 +127,18 @@ export class ChdbEngine implements AnalyticsEngine {
 async function prepare(session: ChdbSession, database: string, settings: string): Promise<void> {
   await session.queryAsync(`USE \`${database}\``);
   await session.queryAsync(settings);
+}
+
+/**
+ * Runs a read and, when it fails, one trivial read on the same session before the error goes on: chdb keeps what an
+ * async read that failed midway had already written (a memory limit hit after the first blocks) and hands it to the
+ * session's next async read, whose answer then does not parse. (Streamed reads start clean.)
+ */
+async function withCleanOutput<T>(session: ChdbSession, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    await session.queryAsync('SELECT 1').catch(() => undefined);
+    throw error;
+  }
 }

@@ -1,11 +1,11 @@
 import { DateTime } from 'luxon';
-import { median as medianOfMany } from 'simple-statistics';
 import type { FunnelOptions, InsightQuery } from './insight-query';
 
 /**
- * How far one actor got through a funnel, from their matching events in time order. Pure: the SQL
- * only collects each actor's events with a bit mask of the steps (and exclusions) each event matches;
- * the funnel's meaning lives here, where it is tested directly.
+ * The runs of one actor through a funnel, from their matching events in time order (each with a bit mask
+ * of the steps and exclusions it matches). The engine evaluates funnels in SQL (sql/funnel-outcome.sql.ts);
+ * this is the same meaning stated plainly: what funnel paths and event-property correlation evaluate in the
+ * process, and the oracle the SQL is tested against.
  *
  * A run starts at an event of the first step. Ordered: step i is the earliest step-i event at or after
  * step i-1's time (strictly after when both steps name the same event with the same filters, so one
@@ -41,14 +41,6 @@ export interface FunnelSpec {
 export interface ActorEvents {
   times: number[];
   masks: number[];
-}
-
-export interface ActorOutcome {
-  /** Steps reached by the best run (0: no run counted, e.g. every run was excluded). */
-  steps: number;
-  /** Per step i ≥ 1 reached: mean and median seconds from step i-1 over the best runs; index 0 is unused. */
-  averageSeconds: Array<number | null>;
-  medianSeconds: Array<number | null>;
 }
 
 /** Reached instants of one run, step by step; `end` bounds exclusions when the run stopped early. */
@@ -168,32 +160,11 @@ function runs(events: ActorEvents, spec: FunnelSpec): Run[] {
   return found;
 }
 
-/** Scratch for the medians of few values (one actor's runs): sorted in place, no array per call. */
-const fewValues = new Float64Array(32);
-
-/**
- * The exact median. Many values (a step's medians over every actor, a million of them on a large funnel) go to a
- * selection in linear time: a full sort of them held the event loop for over 100 ms at the end of every funnel.
- */
-export function median(values: number[]): number | null {
-  const n = values.length;
-  if (n <= 2) return n === 0 ? null : n === 1 ? values[0] : (values[0] + values[1]) / 2;
-  if (n > fewValues.length) return medianOfMany(values);
-  const sorted = fewValues;
-  for (let i = 0; i < n; i++) {
-    let j = i;
-    for (; j > 0 && sorted[j - 1] > values[i]; j--) sorted[j] = sorted[j - 1];
-    sorted[j] = values[i];
-  }
-  const middle = n >> 1;
-  return n % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
-export function mean(values: number[]): number | null {
-  if (values.length === 0) return null;
-  let sum = 0;
-  for (const value of values) sum += value;
-  return sum / values.length;
+/** One step of the insight: actors who reached at least it, and their conversion times from the step before. */
+export interface StepSummary {
+  count: number;
+  averageConversionTime: number | null;
+  medianConversionTime: number | null;
 }
 
 /** A run that counts: the instants of the steps it reached, in step order. */
@@ -216,62 +187,6 @@ function bestRuns(kept: KeptRun[]): KeptRun[] {
 /** Of the best runs, the one that started first: the run funnel paths and correlation read an actor's span from. */
 export function earliestBestRun(kept: KeptRun[]): KeptRun | null {
   return bestRuns(kept).reduce<KeptRun | null>((first, run) => (first === null || run.reached[0] < first.reached[0] ? run : first), null);
-}
-
-/** The best of some runs: how many steps, and the conversion times of the runs that got that far. */
-export function outcomeOf(kept: KeptRun[]): ActorOutcome {
-  const best = bestRuns(kept);
-  const steps = best[0]?.reached.length ?? 0;
-  const averageSeconds: Array<number | null> = [null];
-  const medianSeconds: Array<number | null> = [null];
-  for (let step = 1; step < steps; step++) {
-    const seconds = best.map((run) => (run.reached[step] - run.reached[step - 1]) / 1000);
-    averageSeconds.push(mean(seconds));
-    medianSeconds.push(median(seconds));
-  }
-  return { steps, averageSeconds, medianSeconds };
-}
-
-export function evaluateActor(events: ActorEvents, spec: FunnelSpec): ActorOutcome {
-  return outcomeOf(keptRuns(events, spec));
-}
-
-/** One step of the insight: actors who reached at least it, and their conversion times from the step before. */
-export interface StepSummary {
-  count: number;
-  averageConversionTime: number | null;
-  medianConversionTime: number | null;
-}
-
-/**
- * The insight's steps, tallied one actor at a time. Counts are cumulative (an actor who reached step 3
- * counts at steps 1, 2 and 3); a step's average is the mean of its actors' own averages, its median
- * the median of their medians.
- */
-export class StepTally {
-  private readonly counts: number[];
-  private readonly averages: number[][];
-  private readonly medians: number[][];
-
-  constructor(private readonly stepCount: number) {
-    this.counts = new Array<number>(stepCount).fill(0);
-    this.averages = Array.from({ length: stepCount }, () => []);
-    this.medians = Array.from({ length: stepCount }, () => []);
-  }
-
-  add(outcome: ActorOutcome): void {
-    for (let step = 0; step < Math.min(outcome.steps, this.stepCount); step++) {
-      this.counts[step]++;
-      const average = outcome.averageSeconds[step];
-      const middle = outcome.medianSeconds[step];
-      if (average !== null && average !== undefined) this.averages[step].push(average);
-      if (middle !== null && middle !== undefined) this.medians[step].push(middle);
-    }
-  }
-
-  steps(): StepSummary[] {
-    return this.counts.map((count, step) => ({ count, averageConversionTime: mean(this.averages[step]), medianConversionTime: median(this.medians[step]) }));
-  }
 }
 
 /** Which actors a persons request lists: reached at least `step` (positive), or dropped right before it (negative), or one of `custom` step counts. */

@@ -1,13 +1,12 @@
-import type { Attribution } from '../model/funnel-breakdown';
 import { FunnelSpec, UNIT_MS } from '../model/funnel-evaluation';
-import type { FunnelActorsSelection } from '../model/insight-query';
+import type { FunnelActorsSelection, FunnelOptions } from '../model/insight-query';
 import { BREAKDOWN_NULL } from '../model/insight-query';
 import type { ChParams } from '../engine/ch-sql';
 import { actorSequencesSql, SequenceColumn } from './event-scope.sql';
 
 /**
- * A funnel evaluated inside ClickHouse, per actor, with array functions: the same meaning as
- * model/funnel-evaluation.ts (which states it, and against which a differential test holds this SQL), so
+ * A funnel evaluated inside ClickHouse, per actor, with array functions: the meaning stated in TypeScript by
+ * model/funnel-evaluation.ts and the differential test's oracle, which holds this SQL to it, so
  * only one row per breakdown line (or per selected actor) leaves the engine instead of every actor's events.
  *
  * Input: each event's actor, step and exclusion bits (bit i for step i, bit `stepCount + j` for exclusion j) and
@@ -18,7 +17,7 @@ import { actorSequencesSql, SequenceColumn } from './event-scope.sql';
 
 /** What the SQL needs of a funnel: its evaluation spec and, with a property breakdown, the attribution. */
 export interface FunnelOutcomeSpec extends FunnelSpec {
-  attribution: Attribution | null;
+  attribution: FunnelOptions['attribution'] | null;
 }
 
 const steps = (spec: FunnelSpec) => Array.from({ length: spec.stepCount }, (_, step) => step);

@@ -84,6 +84,17 @@ describe(ChdbEngine.name, () => {
     expect((failure as ClickHouseEngineError).code).toBe(code);
   });
 
+  it('answers the next read whole after a read that failed while it was answering', async () => {
+    // The failed read has written part of its answer (a block) before the error: none of it may reach the next one.
+    const failing = `SELECT throwIf(number = 200000, 'stopped midway') AS n FROM numbers(300000) SETTINGS max_block_size = 1000`;
+    await expect(sut.query({ text: failing, params: {} })).rejects.toBeInstanceOf(ClickHouseEngineError);
+    expect(await sut.query({ text: 'SELECT 1 AS one', params: {} })).toEqual([{ one: 1 }]);
+    await expect(sut.queryBatches({ text: failing, params: {} }, () => undefined)).rejects.toBeInstanceOf(ClickHouseEngineError);
+    const batches: unknown[] = [];
+    await sut.queryBatches({ text: 'SELECT 1 AS one', params: {} }, (rows) => void batches.push(rows));
+    expect(batches).toEqual([[{ one: 1 }]]);
+  });
+
   it('refuses a second data directory in the same process', async () => {
     const elsewhere = engineDirectory('chdb-elsewhere');
     const refused = ChdbEngine.open({ chdb, path: elsewhere.path, layout: { kind: 'single', database: 'x' }, sessions: 1, limits: LIMITS });
