@@ -41,25 +41,69 @@ function staged(stages: Stage[], from: string): string {
   return stages.reduce((inner, columns) => `SELECT *, ${columns.join(', ')} FROM (${inner})`, from);
 }
 
+/** The instants of an actor's events that match a bit (a step's, an exclusion's). */
+const matching = (bit: number) => `arrayFilter((t, m) -> bitTest(m, ${bit}), ts, ms)`;
+
+/** One `nextStages` search: into column `name`, for each instant of the array column `from`, the first of `candidates`. */
+interface NextSearch {
+  name: string;
+  from: string;
+  candidates: string;
+  strictly: boolean;
+}
+
+/**
+ * For each instant of the array column `from` (NULL as never), the first instant of `candidates` (ascending) at or
+ * after it, or strictly after it: +inf when there is none. Both are sorted together once and each `from` entry takes
+ * the next candidate to its right; a search per entry (`arrayFirst` over the actor's events in a lambda) copies the
+ * events for every entry, quadratic in an actor's events (an actor with 4,000 events took a gigabyte). Several
+ * searches share the stages, each in columns named after it.
+ */
+function nextStages(searches: NextSearch[]): Stage[] {
+  // At one instant a candidate sorts after the entry (at or after) or before it (strictly after).
+  const tagsOf = (search: NextSearch) => (search.strictly ? { entry: 1, candidate: 0 } : { entry: 0, candidate: 1 });
+  const column = (search: NextSearch, part: string) => `${search.name}_${part}`;
+  const each = (build: (search: NextSearch) => string) => searches.map(build);
+  const sorted = (search: NextSearch, part: string) => `arraySort((x, v, g, i) -> (v, g, i), ${column(search, part)}, ${column(search, 'v')}, ${column(search, 'g')}, ${column(search, 'i')}) AS ${column(search, `s${part}`)}`;
+  return [
+    each((search) => `${search.candidates} AS ${column(search, 'c')}`),
+    each((search) => {
+      const { entry, candidate } = tagsOf(search);
+      const c = column(search, 'c');
+      return [
+        `arrayConcat(arrayMap((x) -> ifNull(x, inf), ${search.from}), ${c}, [inf]) AS ${column(search, 'v')}`,
+        `arrayConcat(arrayMap((x) -> ${entry}, ${search.from}), arrayMap((x) -> ${candidate}, ${c}), [${candidate}]) AS ${column(search, 'g')}`,
+        `arrayConcat(arrayEnumerate(${search.from}), arrayMap((x) -> 0, ${c}), [0]) AS ${column(search, 'i')}`,
+      ].join(', ');
+    }),
+    each((search) => ['v', 'g', 'i'].map((part) => sorted(search, part)).join(', ')),
+    each((search) => `arrayReverseFill((v, g) -> g = ${tagsOf(search).candidate}, ${column(search, 'sv')}, ${column(search, 'sg')}) AS ${column(search, 'f')}`),
+    each((search) => {
+      const entries = (array: string) => `arrayFilter((x, g) -> g = ${tagsOf(search).entry}, ${array}, ${column(search, 'sg')})`;
+      return `arraySort((v, i) -> i, ${entries(column(search, 'f'))}, ${entries(column(search, 'si'))}) AS ${search.name}`;
+    }),
+  ];
+}
+
 /** Runs start at each first-step event: their first instants and window ends. */
 function startsStages(spec: FunnelSpec): Stage[] {
-  return [['arrayFilter((i) -> bitTest(ms[i], 0), arrayEnumerate(ms)) AS starts'], [`arrayMap((i) -> ts[i], starts) AS ${reached(0)}`], [`arrayMap((t) -> ${windowEndSql(spec, 't')}, ${reached(0)}) AS ends`]];
+  return [[`${matching(0)} AS ${reached(0)}`], [`arrayMap((t) -> ${windowEndSql(spec, 't')}, ${reached(0)}) AS ends`]];
 }
 
 /** Ordered: step k is the first step-k event at or after step k-1 (strictly after when it repeats that step), in the window. */
 function orderedStages(spec: FunnelSpec): Stage[] {
-  return steps(spec).slice(1).map((k) => {
-    const after = spec.sameAsPrevious[k] ? 't > assumeNotNull(prev)' : 't >= assumeNotNull(prev)';
-    const next = `arrayFirstOrNull((t, m) -> bitTest(m, ${k}) AND ${after} AND t <= end, ts, ms)`;
-    return [`arrayMap((prev, end) -> if(prev IS NULL, NULL, ${next}), ${reached(k - 1)}, ends) AS ${reached(k)}`];
-  });
+  return steps(spec).slice(1).flatMap((k) => [
+    ...nextStages([{ name: `next_${k}`, from: reached(k - 1), candidates: matching(k), strictly: spec.sameAsPrevious[k] }]),
+    [`arrayMap((n, prev, end) -> if(prev IS NULL OR n > end, NULL, toNullable(n)), next_${k}, ${reached(k - 1)}, ends) AS ${reached(k)}`],
+  ]);
 }
 
-/** Strict: step k is the event exactly k places after the start. */
+/** Strict: step k is the event exactly k places after the start (the events shifted by k, read at the starts). */
 function strictStages(spec: FunnelSpec): Stage[] {
+  const atStarts = (array: string) => `arrayFilter((x, m) -> bitTest(m, 0), ${array}, ms)`;
   return steps(spec).slice(1).map((k) => {
-    const next = `if(bitTest(ms[i + ${k}], ${k}) AND ts[i + ${k}] <= end, toNullable(ts[i + ${k}]), NULL)`;
-    return [`arrayMap((i, prev, end) -> if(prev IS NULL, NULL, ${next}), starts, ${reached(k - 1)}, ends) AS ${reached(k)}`];
+    const next = `if(prev IS NULL OR NOT bitTest(m, ${k}) OR t > end, NULL, toNullable(t))`;
+    return [`arrayMap((prev, t, m, end) -> ${next}, ${reached(k - 1)}, ${atStarts(`arrayShiftLeft(ts, ${k})`)}, ${atStarts(`arrayShiftLeft(ms, ${k})`)}, ends) AS ${reached(k)}`];
   });
 }
 
@@ -68,13 +112,14 @@ function strictStages(spec: FunnelSpec): Stage[] {
  * the window, and step k of the run is the k-th earliest of those.
  */
 function unorderedStages(spec: FunnelSpec): Stage[] {
-  const n = spec.stepCount;
-  const pairs = `arrayFlatten(arrayMap((f) -> arrayMap((i) -> (f, i), arrayFilter((i) -> bitTest(ms[i], f), arrayEnumerate(ms))), range(${n})))`;
-  const found = steps(spec).map((s) => `arrayMap((f, t0, end) -> if(f = ${s}, NULL, arrayFirstOrNull((t, m) -> bitTest(m, ${s}) AND t >= t0 AND t <= end, ts, ms)), firsts, ${reached(0)}, ends) AS found_${s}`);
+  const byFirst = steps(spec).map((f) => matching(f));
+  const firsts = `arrayConcat(${byFirst.map((times, f) => `arrayMap((x) -> ${f}, ${times})`).join(', ')})`;
+  const found = nextStages(steps(spec).map((s) => ({ name: `next_${s}`, from: reached(0), candidates: matching(s), strictly: false })));
+  const inWindow = steps(spec).map((s) => `arrayMap((n, f, end) -> if(f = ${s} OR n > end, NULL, toNullable(n)), next_${s}, firsts, ends) AS found_${s}`);
   const args = steps(spec).map((s) => `x${s}`);
   const others = `arrayMap((${args.join(', ')}) -> arraySort(arrayFilter((x) -> x IS NOT NULL, [${args.join(', ')}])), ${steps(spec).map((s) => `found_${s}`).join(', ')}) AS others`;
   const later = steps(spec).slice(1).map((k) => `arrayMap((o) -> if(length(o) >= ${k}, o[${k}], NULL), others) AS ${reached(k)}`);
-  return [[`${pairs} AS pairs`], ['arrayMap((x) -> x.1, pairs) AS firsts', `arrayMap((x) -> ts[x.2], pairs) AS ${reached(0)}`], [`arrayMap((t) -> ${windowEndSql(spec, 't')}, ${reached(0)}) AS ends`], found, [others], later];
+  return [[`arrayConcat(${byFirst.join(', ')}) AS ${reached(0)}`, `${firsts} AS firsts`], [`arrayMap((t) -> ${windowEndSql(spec, 't')}, ${reached(0)}) AS ends`], ...found, inWindow, [others], later];
 }
 
 /** Every run's instants step by step, and how many steps it reached (`run_steps`). */
@@ -85,16 +130,17 @@ function runsStages(spec: FunnelSpec): Stage[] {
   return [...stages.filter((stage) => stage.length > 0), [`${count} AS run_steps`]];
 }
 
-/** A run is kept unless an exclusion event falls strictly between its `from` step and its `to` step (or the window's end). */
-function keptSql(spec: FunnelSpec): string {
-  if (spec.exclusions.length === 0) return 'arrayMap((s) -> true, run_steps) AS kept';
-  const excluded = spec.exclusions.map(({ bit, fromStep, toStep }) => {
-    const before = `if(s > ${toStep}, assumeNotNull(rt), end)`;
-    const inside = `arrayExists((t, m) -> bitTest(m, ${bit}) AND t > assumeNotNull(rf) AND t < ${before}, ts, ms)`;
-    return `arrayMap((s, rf, rt, end) -> s > ${fromStep} AND ${inside}, run_steps, ${reached(fromStep)}, ${reached(toStep)}, ends)`;
-  });
+/**
+ * A run is kept unless an exclusion event falls strictly between its `from` step and its `to` step (or the window's
+ * end): the first exclusion event strictly after `from` comes before that bound.
+ */
+function keptStages(spec: FunnelSpec): Stage[] {
+  if (spec.exclusions.length === 0) return [['arrayMap((s) -> true, run_steps) AS kept']];
+  const next = nextStages(spec.exclusions.map(({ bit, fromStep }, j) => ({ name: `excluded_after_${j}`, from: reached(fromStep), candidates: matching(bit), strictly: true })));
+  const excluded = spec.exclusions.map(({ fromStep, toStep }, j) =>
+    `arrayMap((s, x, rt, end) -> s > ${fromStep} AND x < if(s > ${toStep}, assumeNotNull(rt), end), run_steps, excluded_after_${j}, ${reached(toStep)}, ends)`);
   const flags = excluded.map((_, j) => `x${j}`);
-  return `arrayMap((${flags.join(', ')}) -> NOT (${flags.join(' OR ')}), ${excluded.join(', ')}) AS kept`;
+  return [...next, [`arrayMap((${flags.join(', ')}) -> NOT (${flags.join(' OR ')}), ${excluded.join(', ')}) AS kept`]];
 }
 
 /** The exact median of an array, the mean of the two middle values when their number is even. */
@@ -111,7 +157,7 @@ export function funnelOutcomesSql(spec: FunnelOutcomeSpec, input: FunnelEventsIn
   const perStep = (of: (k: number) => string) => `[${steps(spec).slice(1).map((k) => `if(steps > ${k}, ${of(k)}, NULL)`).join(', ')}]`;
   const outcomes = staged([
     ...runsStages(spec),
-    [keptSql(spec)],
+    ...keptStages(spec),
     ['arrayMap((s, k) -> if(k, s, 0), run_steps, kept) AS kept_steps'],
     ['arrayMax(arrayPushBack(kept_steps, 0)) AS steps'],
     ['arrayMap((s) -> s = steps AND steps > 0, kept_steps) AS best'],
@@ -217,13 +263,12 @@ function stepSelectionSql(selection: { step?: number; customSteps?: number[] }, 
  * turns an instant in ms into its bucket's text) and, per period, the most steps a run that started in it reached.
  */
 function entrancePeriodsSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, period: (ms: string) => string, p: ChParams): string {
-  const stepsOfPeriod = 'arrayMax(arrayFilter((s, rp) -> rp = q, kept_run_steps, run_periods))';
+  // maxMap over the kept runs' (period, steps): the best per period in one pass, not a filter of every run per period.
   const periods = staged([
     [`arrayFilter((q, k) -> k, arrayMap((t) -> ${period('t')}, ${reached(0)}), kept) AS run_periods`, 'arrayFilter((s, k) -> k, run_steps, kept) AS kept_run_steps'],
-    ['arrayDistinct(run_periods) AS periods'],
-    [`arrayMap((q) -> ${stepsOfPeriod}, periods) AS period_steps`],
+    ["arrayReduce('maxMap', [run_periods], [kept_run_steps]) AS best_by_period"],
   ], funnelOutcomesSql(spec, input, p));
-  return `SELECT actor, line, steps, periods, period_steps FROM (${periods}) WHERE steps > 0`;
+  return `SELECT actor, line, steps, best_by_period.1 AS periods, best_by_period.2 AS period_steps FROM (${periods}) WHERE steps > 0`;
 }
 
 /** The 0-based steps between which funnel trends and time to convert measure conversion. */
