@@ -9,6 +9,16 @@ export interface ChangedOwner {
 
 const LOOKUP_CHUNK = 10_000;
 
+/** The person each of these distinct ids is overridden to now, for those that have an override. */
+async function currentOverrides(engine: AnalyticsEngine, team: number, chunk: ChangedOwner[]): Promise<Map<string, string>> {
+  const p = new ChParams();
+  const rows = await engine.query<{ distinct_id: string; owner: string }>(p.sql(
+    `SELECT distinct_id, toString(argMax(person_id, version)) AS owner FROM person_distinct_id_overrides
+      WHERE team_id = ${p.add(team, 'Int64')} AND distinct_id IN ${p.add(chunk.map((c) => c.distinct_id), 'Array(String)')} GROUP BY distinct_id`,
+  ));
+  return new Map(rows.map((row) => [row.distinct_id, row.owner]));
+}
+
 /**
  * Which changed distinct ids need an override: those whose events the copy already holds with another
  * owner. Events carry the owner their distinct id had when they were copied (so insights join no table of
@@ -26,8 +36,12 @@ export async function overridesNeeded(engine: AnalyticsEngine, team: number, cha
         WHERE team_id = ${p.add(team, 'Int64')} AND distinct_id IN ${p.add(chunk.map((c) => c.distinct_id), 'Array(String)')} GROUP BY distinct_id`,
     ));
     const owners = new Map(known.map((k) => [k.distinct_id, Number(k.deleted) === 1 ? null : k.owner]));
-    const unknown = chunk.filter((c) => !owners.has(c.distinct_id));
-    needed.push(...chunk.filter((c) => owners.has(c.distinct_id) && owners.get(c.distinct_id) !== c.person_id));
+    const overridden = await currentOverrides(engine, team, chunk);
+    // An override the copy holds for another owner (one written when the distinct id was deleted, say) would
+    // otherwise outlive the owner the distinct id has now: it is superseded whatever else is known.
+    const stale = (c: ChangedOwner) => overridden.has(c.distinct_id) && overridden.get(c.distinct_id) !== c.person_id;
+    const unknown = chunk.filter((c) => !owners.has(c.distinct_id) && !stale(c));
+    needed.push(...chunk.filter((c) => stale(c) || (owners.has(c.distinct_id) && owners.get(c.distinct_id) !== c.person_id)));
     if (unknown.length === 0) continue;
     const q = new ChParams();
     const copied = await engine.query<{ distinct_id: string; persons: string[] }>(q.sql(
