@@ -12,12 +12,10 @@ export interface FunnelSequence {
   actor: string;
   times: number[];
   masks: number[];
-  values?: string[];
   names?: string[];
-  marks?: boolean[];
 }
 
-/** Each actor's events in time order, one actor at a time, for funnels, correlation and paths. */
+/** Each actor's events in time order, one actor at a time, for what the process evaluates: paths, funnel paths, event-property correlation. */
 @Injectable()
 export class ActorSequencesService {
   constructor(private readonly repository: AnalyticsRepository) {}

@@ -13,7 +13,7 @@ import { funnelCorrelationActorsSql, funnelCorrelationEventsSql, FunnelReadOptio
 /** Actors whose properties are read at once (property correlation). */
 const PROPERTY_BATCH = 5000;
 
-type CorrelationRow = ActorEvents & { actor: string; names?: string[]; properties?: Array<Record<string, unknown> | null>; marks?: boolean[] };
+type CorrelationRow = ActorEvents & { actor: string; names?: string[]; properties?: Array<Record<string, unknown> | null> };
 
 /**
  * Funnel correlation and the persons behind one of its rows. Each actor who entered the funnel has a span

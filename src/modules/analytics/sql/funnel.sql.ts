@@ -7,10 +7,11 @@ import { conversionSecondsSql, correlationActorsSql, correlationEventsSql, Funne
 import { breakdownValueSql } from './trends.sql';
 
 /**
- * A funnel's events as SQL: one row per actor with their matching events in time order, each as an
- * instant (ms since the epoch) and a bit mask: bit i for step i, bit `stepCount + j` for exclusion j.
- * Which run counts is decided per actor in model/funnel-evaluation.ts. Strict funnels read every event
- * of the range (any other event breaks a strict sequence); the others read only step and exclusion events.
+ * A funnel's reads. Every one selects the funnel's events with a bit mask each (bit i for step i, bit
+ * `stepCount + j` for exclusion j): strict funnels every event of the range (any other event breaks a strict
+ * sequence), the others only step and exclusion events. Most are evaluated in the engine (sql/funnel-outcome.sql.ts);
+ * funnel paths and event-property correlation stream each actor's events in time order (`funnelEventsSql`) and
+ * evaluate them with model/funnel-evaluation.ts.
  */
 
 /** One step's or exclusion's events as one condition (`1` for "any event" without filters). */
@@ -38,7 +39,7 @@ export interface FunnelReadOptions {
   marked?: { event: string; properties: PropertyNode | null };
 }
 
-/** With a property breakdown each event also carries its breakdown value (`values`). */
+/** Each actor's funnel events in time order, one row per actor, for the reads evaluated in the process. */
 export function funnelEventsSql(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions = {}): BuiltSql {
   const p = new ChParams();
   return p.sql(funnelSequencesSql(query, ctx, options, p));
@@ -89,22 +90,22 @@ export function funnelStepLinesSql(query: InsightQuery, ctx: SqlContext, cohort:
 
 /** The actors (with their line) a persons request selects by step. */
 export function funnelStepActorsSql(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null, selection: FunnelActorsSelection): BuiltSql {
-  return inEngine(query, ctx, cohort, (spec, sequences, p) => stepActorsSql(spec, sequences, selection, p));
+  return inEngine(query, ctx, cohort, (spec, input, p) => stepActorsSql(spec, input, selection, p));
 }
 
 /** Funnel trends: per line, per entrance period, how many actors reached the `from` step and the `to` step. */
 export function funnelTrendLinesSql(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null): BuiltSql {
-  return inEngine(query, ctx, cohort, (spec, sequences, p) => trendLinesSql(spec, sequences, entrancePeriod(query, p), query.funnel!, p));
+  return inEngine(query, ctx, cohort, (spec, input, p) => trendLinesSql(spec, input, entrancePeriod(query, p), query.funnel!, p));
 }
 
 /** The actors (with their line) of one funnel trends point. */
 export function funnelTrendActorsSql(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null, point: { period: string; dropOff: boolean }): BuiltSql {
-  return inEngine(query, ctx, cohort, (spec, sequences, p) => trendActorsSql(spec, sequences, entrancePeriod(query, p), { ...query.funnel!, ...point }, p));
+  return inEngine(query, ctx, cohort, (spec, input, p) => trendActorsSql(spec, input, entrancePeriod(query, p), { ...query.funnel!, ...point }, p));
 }
 
 /** Time to convert: the conversion times of the actors who reached the `to` step, grouped by whole second. */
 export function funnelConversionSecondsSql(query: InsightQuery, ctx: SqlContext): BuiltSql {
-  return inEngine(query, ctx, null, (spec, sequences, p) => conversionSecondsSql(spec, sequences, query.funnel!, p));
+  return inEngine(query, ctx, null, (spec, input, p) => conversionSecondsSql(spec, input, query.funnel!, p));
 }
 
 /** The bucket (as the presenters key it) holding an instant in ms, in the project's zone. */
@@ -128,13 +129,11 @@ function funnelRead(query: InsightQuery, ctx: SqlContext, options: FunnelReadOpt
   return { actor: actorSql(query, ctx, p), mask, marked, from: eventsFrom(needs, ctx, p), where };
 }
 
-/** The sequences correlation visits: every actor's events with their bits and what the read asked for beside them. */
+/** The sequences funnel paths and event-property correlation visit: each actor's events with their bits, names and properties when asked. */
 function funnelSequencesSql(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions, p: ChParams): string {
   const read = funnelRead(query, ctx, options, p);
   const columns: SequenceColumn[] = [{ name: 'masks', sql: `toInt64(${read.mask})` }];
-  if (query.breakdown?.kind === 'property') columns.push({ name: 'values', sql: breakdownValueSql(query, ctx, p) });
   if (options.withNames) columns.push({ name: 'names', sql: 'e.event' });
-  if (read.marked) columns.push({ name: 'marks', sql: `toBool(${read.marked})`, nullable: true });
   if (options.propertiesOf) columns.push({ name: 'properties', sql: `if(e.event IN ${p.add(options.propertiesOf, 'Array(String)')}, e.properties, NULL)`, nullable: true });
   return actorSequencesSql(read.actor, columns, read.from, read.where);
 }
