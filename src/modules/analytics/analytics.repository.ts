@@ -118,12 +118,13 @@ export class AnalyticsRepository {
   }
 
   /**
-   * A result visited row by row (one actor's events each, for funnels and paths). Rows carrying event
-   * properties (`properties`, JSON text in the copy) are handed over parsed.
+   * A result visited row by row (one actor's events each for paths and event-property correlation; one selected
+   * actor each for persons pages). Rows carrying event properties (`properties`, JSON text in the copy) are
+   * handed over parsed.
    */
   async forEachRow<R>(sql: ChSql, visit: (row: R) => void): Promise<void> {
-    // A funnel over a million actors parses and visits a million rows (about two seconds), and batches that are
-    // ready arrive without an event-loop turn between them: in slices, so capture and flag requests that arrive
+    // A path read over a million actors parses and visits a million rows (seconds), and batches that are ready
+    // arrive without an event-loop turn between them: in slices, so capture and flag requests that arrive
     // meanwhile wait one slice (a batch's parse and some rows), not the whole insight.
     const slices = new EventLoopSlices(VISIT_SLICE_MS);
     await this.engine.queryBatches<Record<string, unknown>>(sql, async (rows) => {

@@ -6,13 +6,14 @@ import { actorSequencesSql, SequenceColumn } from './event-scope.sql';
 
 /**
  * A funnel evaluated inside ClickHouse, per actor, with array functions: the meaning stated in TypeScript by
- * model/funnel-evaluation.ts and the differential test's oracle, which holds this SQL to it, so
- * only one row per breakdown line (or per selected actor) leaves the engine instead of every actor's events.
+ * model/funnel-evaluation.ts and the differential test's oracle, which holds this SQL to it, so only one row per
+ * breakdown line (or per selected actor) leaves the engine instead of every actor's events.
  *
  * Input: each event's actor, step and exclusion bits (bit i for step i, bit `stepCount + j` for exclusion j) and
- * breakdown value, gathered per actor in time order (funnelSequencesSql). An actor's runs are held column-wise, one array per step: `reached_k[r]` is the instant run r
- * reached step k (NULL when it did not), `ends[r]` its window's end. Column-wise, each step is one pass over the
- * runs; a run as an array of its own would be an allocation per run and step.
+ * breakdown value, gathered per actor in time order (`sequencesSql`). An actor's runs are held column-wise, one
+ * array per step: `reached_k[r]` is the instant run r reached step k (NULL when it did not), `ends[r]` its window's
+ * end. Column-wise, each step is one pass over the runs; a run as an array of its own would be an allocation per
+ * run and step.
  */
 
 /** What the SQL needs of a funnel: its evaluation spec and, with a property breakdown, the attribution. */
@@ -85,9 +86,12 @@ function nextStages(searches: NextSearch[]): Stage[] {
   ];
 }
 
+/** Each run's window end, from the instant it started. */
+const endsStage = (spec: FunnelSpec): Stage => [`arrayMap((t) -> ${windowEndSql(spec, 't')}, ${reached(0)}) AS ends`];
+
 /** Runs start at each first-step event: their first instants and window ends. */
 function startsStages(spec: FunnelSpec): Stage[] {
-  return [[`${matching(0)} AS ${reached(0)}`], [`arrayMap((t) -> ${windowEndSql(spec, 't')}, ${reached(0)}) AS ends`]];
+  return [[`${matching(0)} AS ${reached(0)}`], endsStage(spec)];
 }
 
 /** Ordered: step k is the first step-k event at or after step k-1 (strictly after when it repeats that step), in the window. */
@@ -119,7 +123,7 @@ function unorderedStages(spec: FunnelSpec): Stage[] {
   const args = steps(spec).map((s) => `x${s}`);
   const others = `arrayMap((${args.join(', ')}) -> arraySort(arrayFilter((x) -> x IS NOT NULL, [${args.join(', ')}])), ${steps(spec).map((s) => `found_${s}`).join(', ')}) AS others`;
   const later = steps(spec).slice(1).map((k) => `arrayMap((o) -> if(length(o) >= ${k}, o[${k}], NULL), others) AS ${reached(k)}`);
-  return [[`arrayConcat(${byFirst.join(', ')}) AS ${reached(0)}`, `${firsts} AS firsts`], [`arrayMap((t) -> ${windowEndSql(spec, 't')}, ${reached(0)}) AS ends`], ...found, inWindow, [others], later];
+  return [[`arrayConcat(${byFirst.join(', ')}) AS ${reached(0)}`, `${firsts} AS firsts`], endsStage(spec), ...found, inWindow, [others], later];
 }
 
 /** Every run's instants step by step, and how many steps it reached (`run_steps`). */
@@ -200,7 +204,7 @@ function maskType(spec: FunnelSpec): string {
  * ordered by UUID only in a strict funnel, which counts events by position: everywhere else a step is found by its
  * instant, and the first of several events at one instant gives the same instant.
  */
-export function funnelSequencesSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, p: ChParams): string {
+function sequencesSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, p: ChParams): string {
   const { attribution } = spec;
   const columns: SequenceColumn[] = [{ name: 'masks', sql: `to${maskType(spec)}(${input.mask})` }];
   const perActor: Array<{ name: string; sql: string }> = [];
@@ -222,7 +226,7 @@ export function funnelSequencesSql(spec: FunnelOutcomeSpec, input: FunnelEventsI
 
 /** Each actor's events under each line they count for: their attributed value's, or (all_events) each value's own events. */
 function linesSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, p: ChParams): string {
-  const sequences = funnelSequencesSql(spec, input, p);
+  const sequences = sequencesSql(spec, input, p);
   const { attribution } = spec;
   if (attribution === null) return `SELECT actor, '' AS line, times AS ts, masks AS ms${input.name ? ', names AS ns' : ''}${input.marked ? ', marks AS mks' : ''} FROM (${sequences})`;
   if (attribution.type !== 'all_events') return `SELECT actor, line, times AS ts, masks AS ms${input.personLine ? ', actor_id' : ''} FROM (${sequences})`;

@@ -42,7 +42,7 @@ export interface FunnelReadOptions {
 /** Each actor's funnel events in time order, one row per actor, for the reads evaluated in the process. */
 export function funnelEventsSql(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions = {}): BuiltSql {
   const p = new ChParams();
-  return p.sql(funnelSequencesSql(query, ctx, options, p));
+  return p.sql(streamedSequencesSql(query, ctx, options, p));
 }
 
 /** A funnel evaluated in the engine (sql/funnel-outcome.sql.ts) over its events, one cohort's for a cohort line. */
@@ -53,7 +53,7 @@ function inEngine(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' |
   const read = funnelRead(perActor ? { ...query, breakdown: null } : query, ctx, { cohort }, p);
   const value = query.breakdown?.kind === 'property' ? breakdownValueSql(query, ctx, p) : null;
   const personLine = perActor && value ? { persons: currentPersonsSql(p.add(ctx.projectId, 'Int64')), value } : undefined;
-  return p.sql(build(spec, { actor: read.actor, mask: read.mask, value, from: read.from, where: read.where, personLine }, p));
+  return p.sql(build(spec, { ...read, value, personLine }, p));
 }
 
 /**
@@ -68,8 +68,7 @@ function personLineOf(query: InsightQuery, spec: FunnelOutcomeSpec): boolean {
 /** Correlation in the engine: the funnel without its breakdown, with what the read asks for beside the steps. */
 function correlationInEngine(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions, build: (spec: FunnelOutcomeSpec, input: FunnelEventsInput, rangeEnd: number, p: ChParams) => string): BuiltSql {
   const p = new ChParams();
-  const read = funnelRead(query, ctx, options, p);
-  const input: FunnelEventsInput = { actor: read.actor, mask: read.mask, value: null, from: read.from, where: read.where, name: options.withNames ? 'e.event' : undefined, marked: read.marked };
+  const input: FunnelEventsInput = { ...funnelRead(query, ctx, options, p), value: null, name: options.withNames ? 'e.event' : undefined };
   return p.sql(build({ ...funnelSpecOf(query), attribution: null }, input, query.range.to.toMillis(), p));
 }
 
@@ -114,8 +113,8 @@ function entrancePeriod(query: InsightQuery, p: ChParams): (ms: string) => strin
   return (ms) => bucketTextSql(bucketSql(query.interval, query.weekStartDay, zone, `fromUnixTimestamp64Milli(toInt64(floor(${ms})))`));
 }
 
-/** What every funnel read shares: the actor, each event's step and exclusion bits, FROM and WHERE. */
-function funnelRead(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions, p: ChParams) {
+/** What every funnel read shares: the actor, each event's step and exclusion bits (and marks, when asked), FROM and WHERE. */
+function funnelRead(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions, p: ChParams): Omit<FunnelEventsInput, 'value'> {
   const steps = entities(query);
   const conditions = steps.map((entity) => entitySql(entity.event, entity.properties, ctx, p));
   const mask = conditions.map((condition, bit) => `if(${condition}, ${2 ** bit}, 0)`).join(' + ');
@@ -130,7 +129,7 @@ function funnelRead(query: InsightQuery, ctx: SqlContext, options: FunnelReadOpt
 }
 
 /** The sequences funnel paths and event-property correlation visit: each actor's events with their bits, names and properties when asked. */
-function funnelSequencesSql(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions, p: ChParams): string {
+function streamedSequencesSql(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions, p: ChParams): string {
   const read = funnelRead(query, ctx, options, p);
   const columns: SequenceColumn[] = [{ name: 'masks', sql: `toInt64(${read.mask})` }];
   if (options.withNames) columns.push({ name: 'names', sql: 'e.event' });
