@@ -2,8 +2,9 @@ import { RE2JS } from 're2js';
 
 /**
  * Path cleaning rules (`[{"regex": "...", "alias": "..."}]`), PostHog's `path_cleaning_filters`: each
- * regex, in order, replaces what it matches in a path item by its alias (taken literally). Regexes are
- * compiled by RE2, whose matching time is linear in the input, so no rule can hold a request.
+ * regex, in order, replaces what it matches in a path item by its alias (taken literally). Insights apply them in
+ * ClickHouse, whose regexes are RE2's, as these are: a rule that compiles here runs there, in time linear in
+ * the input, so no rule can hold a request.
  */
 
 export interface PathCleaningRule {
@@ -30,10 +31,4 @@ export function parsePathCleaningRules(raw: unknown): PathCleaningRule[] {
       throw new PathCleaningError(`rule ${i}'s regex ${JSON.stringify(regex)} does not compile (${(error as Error).message})`);
     }
   });
-}
-
-export function cleanPathItem(item: string, rules: PathCleaningRule[]): string {
-  let cleaned = item;
-  for (const rule of rules) cleaned = rule.regex.matcher(cleaned).replaceAll(() => rule.alias);
-  return cleaned;
 }

@@ -3,9 +3,6 @@ import { AnalyticsRepository } from './analytics.repository';
 import type { InsightQuery } from './model/insight-query';
 import type { SqlContext } from './sql/event-scope.sql';
 import { FunnelReadOptions, funnelEventsSql } from './sql/funnel.sql';
-import { pathEventsSql } from './sql/paths.sql';
-
-export type PathSequence = { actor: string; times: number[]; items: Array<string | null> };
 
 /** One actor's funnel events in time order: step and exclusion bits, and what the read asked for beside them. */
 export interface FunnelSequence {
@@ -15,16 +12,12 @@ export interface FunnelSequence {
   names?: string[];
 }
 
-/** Each actor's events in time order, one actor at a time, for what the process evaluates: paths, funnel paths, event-property correlation. */
+/** Each actor's events in time order, one actor at a time, for what the process evaluates: event-property correlation. */
 @Injectable()
 export class ActorSequencesService {
   constructor(private readonly repository: AnalyticsRepository) {}
 
   async forEachFunnelActor<R extends FunnelSequence>(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions, visit: (row: R) => void): Promise<void> {
     await this.repository.forEachRow<R>(funnelEventsSql(query, ctx, options), visit);
-  }
-
-  async forEachPathActor(query: InsightQuery, ctx: SqlContext, visit: (row: PathSequence) => void): Promise<void> {
-    await this.repository.forEachRow<PathSequence>(pathEventsSql(query, ctx), visit);
   }
 }

@@ -117,6 +117,18 @@ export class AnalyticsRepository {
     return rows.map((row) => ({ second: Number(row.second), actors: Number(row.actors), least: Number(row.least), greatest: Number(row.greatest), total: Number(row.total) }));
   }
 
+  /** A paths insight's edges, heaviest first, with the sum of their ms. */
+  async pathEdges(sql: ChSql): Promise<Array<{ source: string; target: string; value: number; totalMs: number }>> {
+    const rows = await this.engine.query<{ source: string; target: string; value: unknown; total_ms: unknown }>(sql);
+    return rows.map((row) => ({ source: row.source, target: row.target, value: Number(row.value), totalMs: Number(row.total_ms) }));
+  }
+
+  /** One page of a paths persons request's actors, and which of its keys (bits: start, end, drop-off) some path holds. */
+  async pathActors(sql: ChSql): Promise<{ seen: number; actors: string[] }> {
+    const [row] = await this.engine.query<{ seen: unknown; actors: string[] }>(sql);
+    return { seen: Number(row.seen), actors: row.actors };
+  }
+
   /**
    * A result visited row by row (one actor's events each for paths and event-property correlation; one selected
    * actor each for persons pages). Rows carrying event properties (`properties`, JSON text in the copy) are

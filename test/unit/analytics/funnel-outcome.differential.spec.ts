@@ -5,8 +5,8 @@ import { ChParams } from '../../../src/modules/analytics/engine/ch-sql';
 import { eventsInSpan, funnelSpan } from '../../../src/modules/analytics/model/funnel-correlation';
 import { bucketKey, intervalStart } from '../../../src/modules/analytics/model/insight-dates';
 import { bucketSql, bucketTextSql } from '../../../src/modules/analytics/sql/event-scope.sql';
-import { FunnelOrderType, KeptRun, keptRuns, StepSummary, stepSelector, UNIT_MS } from '../../../src/modules/analytics/model/funnel-evaluation';
-import { conversionSecondsSql, correlationActorsSql, correlationEventsSql, FunnelEventsInput, FunnelOutcomeSpec, stepActorsSql, stepLinesSql, trendActorsSql, trendLinesSql } from '../../../src/modules/analytics/sql/funnel-outcome.sql';
+import { earliestBestRun, FunnelOrderType, KeptRun, keptRuns, StepSummary, stepSelector, UNIT_MS } from '../../../src/modules/analytics/model/funnel-evaluation';
+import { conversionSecondsSql, correlationActorsSql, correlationEventsSql, FunnelEventsInput, FunnelOutcomeSpec, FunnelPathSpan, funnelSpansSql, stepActorsSql, stepLinesSql, trendActorsSql, trendLinesSql } from '../../../src/modules/analytics/sql/funnel-outcome.sql';
 import {
   ActorEventsWithValues, Attribution, conversionSeconds, outcomeOf, runsByBreakdown, stepsByEntrancePeriod, StepTally, trendsActorSelected,
 } from './support/funnel-oracle';
@@ -241,6 +241,34 @@ describe('funnel evaluation in ClickHouse, differential against the TypeScript e
   }, 120_000);
 
   const noBreakdown = specs.map((spec): FunnelOutcomeSpec => ({ ...spec, attribution: null }));
+
+  it('gives funnel paths the same actors at a step and the same span of each one\'s events', async () => {
+    const spans = fc.record({
+      type: fc.constantFrom<FunnelPathSpan['type']>('funnel_path_after_step', 'funnel_path_before_step', 'funnel_path_between_steps'),
+      step: fc.integer({ min: -4, max: 4 }),
+    }).filter(({ type, step }) => step !== 0 && step !== -1 && (step > 0 || type === 'funnel_path_after_step') && (type !== 'funnel_path_between_steps' || step >= 2));
+    await fc.assert(
+      fc.asyncProperty(noBreakdown, journeys, spans, async (spec, data, span) => {
+        await load(data);
+        const found = await rows<{ actor: string; span_from: number; span_to: number }>((p) => `${funnelSpansSql(spec, EVENTS, span, p)} SETTINGS output_format_json_quote_denormals = 1`);
+        const chosen = stepSelector({ step: span.step });
+        const expected = data.flatMap((actor) => {
+          const best = earliestBestRun(keptRuns({ times: actor.times, masks: actor.masks }, spec));
+          const steps = best?.reached.length ?? 0;
+          if (!best || !chosen(steps)) return [];
+          const at = (step: number) => best.reached[step - 1];
+          const [from, to] = span.step < 0 ? [at(steps), Infinity]
+            : span.type === 'funnel_path_after_step' ? [at(span.step), Infinity]
+            : span.type === 'funnel_path_before_step' ? [-Infinity, at(span.step)] : [at(span.step - 1), at(span.step)];
+          return [{ actor: actor.actor, from, to }];
+        });
+        const asInfinity = (v: number | string) => (v === 'inf' ? Infinity : v === '-inf' ? -Infinity : Number(v));
+        expect(found.map((r) => ({ actor: r.actor, from: asInfinity(r.span_from), to: asInfinity(r.span_to) })).sort((a, b) => a.actor.localeCompare(b.actor)))
+          .toEqual(expected.sort((a, b) => a.actor.localeCompare(b.actor)));
+      }),
+      { numRuns: RUNS },
+    );
+  }, 120_000);
   const betweens = (spec: FunnelOutcomeSpec) => fc.tuple(fc.nat(spec.stepCount - 1), fc.nat(spec.stepCount - 1)).map(([a, b]) => ({ fromStep: Math.min(a, b), toStep: Math.max(a, b) }));
 
   it('gives funnel trends the same entrance periods and conversions per line', async () => {

@@ -4,8 +4,8 @@ import type { FunnelOptions, InsightQuery } from './insight-query';
 /**
  * The runs of one actor through a funnel, from their matching events in time order (each with a bit mask
  * of the steps and exclusions it matches). The engine evaluates funnels in SQL (sql/funnel-outcome.sql.ts);
- * this is the same meaning stated plainly: what funnel paths and event-property correlation evaluate in the
- * process, and the oracle the SQL is tested against.
+ * this is the same meaning stated plainly: what event-property correlation evaluates in the process, and the
+ * oracle the SQL is tested against.
  *
  * A run starts at an event of the first step. Ordered: step i is the earliest step-i event at or after
  * step i-1's time (strictly after when both steps name the same event with the same filters, so one
@@ -184,7 +184,7 @@ function bestRuns(kept: KeptRun[]): KeptRun[] {
   return kept.filter((run) => run.reached.length === steps && steps > 0);
 }
 
-/** Of the best runs, the one that started first: the run funnel paths and correlation read an actor's span from. */
+/** Of the best runs, the one that started first: the run correlation reads an actor's span from. */
 export function earliestBestRun(kept: KeptRun[]): KeptRun | null {
   return bestRuns(kept).reduce<KeptRun | null>((first, run) => (first === null || run.reached[0] < first.reached[0] ? run : first), null);
 }

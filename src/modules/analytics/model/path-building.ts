@@ -1,107 +1,4 @@
-import { cleanPathItem, parsePathCleaningRules, PathCleaningRule } from '../../../common/validation/path-cleaning';
-import { byteOrder } from './actor-page';
-import type { PathOptions } from './insight-query';
-
-/**
- * Paths, PostHog's way, from one actor's events in time order. Each event's path item (URL, screen or
- * event name) is cleaned by the rules, replaced by the first grouping pattern it matches, and dropped when
- * excluded. The events split into sessions at gaps of 30 minutes or more; repeats in a row collapse into
- * their last one. A start point cuts a session to begin at its first occurrence (sessions without it are
- * dropped); an end point cuts it to end at its first occurrence after that and keeps the last `stepLimit`
- * items; otherwise the first `stepLimit` items are kept. Item i of a path has the key `i_item`.
- */
-
-const SESSION_GAP_MS = 30 * 60 * 1000;
-
-export interface PathSpec {
-  cleaning: PathCleaningRule[];
-  /** Grouping patterns, each with the matcher its `*` wildcards compile to. */
-  groupings: Array<{ pattern: string; matches: (item: string) => boolean }>;
-  excluded: ReadonlySet<string>;
-  startPoint: string | null;
-  endPoint: string | null;
-  stepLimit: number;
-}
-
-/** One step of a path: its key, the key before it (null first), and ms since the step before. */
-export interface PathStep {
-  key: string;
-  previous: string | null;
-  msSincePrevious: number | null;
-}
-
-/** `*` matches anything (including nothing); everything else literally; the whole item must match. */
-export function wildcardMatcher(pattern: string): (item: string) => boolean {
-  const parts = pattern.split('*');
-  return (item) => {
-    if (parts.length === 1) return item === pattern;
-    if (!item.startsWith(parts[0]) || !item.endsWith(parts[parts.length - 1]) || item.length < parts[0].length + parts[parts.length - 1].length) return false;
-    let at = parts[0].length;
-    const end = item.length - parts[parts.length - 1].length;
-    for (const middle of parts.slice(1, -1)) {
-      const found = item.indexOf(middle, at);
-      if (found < 0 || found + middle.length > end) return false;
-      at = found + middle.length;
-    }
-    return true;
-  };
-}
-
-function itemOf(raw: string, spec: PathSpec): string | null {
-  const cleaned = cleanPathItem(raw, spec.cleaning);
-  const grouped = spec.groupings.find((g) => g.matches(cleaned))?.pattern ?? cleaned;
-  return spec.excluded.has(grouped) ? null : grouped;
-}
-
-/** The cut of one session's items (with their instants) that becomes its path, or null when dropped. */
-function cut(items: Array<{ item: string; at: number }>, spec: PathSpec): Array<{ item: string; at: number }> | null {
-  let path = items;
-  if (spec.startPoint !== null) {
-    const start = path.findIndex((step) => step.item === spec.startPoint);
-    if (start < 0) return null;
-    path = path.slice(start);
-  }
-  if (spec.endPoint !== null) {
-    const end = path.findIndex((step) => step.item === spec.endPoint);
-    if (end < 0) return null;
-    path = path.slice(0, end + 1);
-    return spec.startPoint !== null ? path.slice(0, spec.stepLimit) : path.slice(-spec.stepLimit);
-  }
-  return path.slice(0, spec.stepLimit);
-}
-
-/** Every path of one actor: a list of steps per session. */
-export function actorPaths(times: number[], rawItems: Array<string | null>, spec: PathSpec): PathStep[][] {
-  const sessions: Array<Array<{ item: string; at: number }>> = [];
-  let current: Array<{ item: string; at: number }> = [];
-  let lastAt = -Infinity;
-  for (let i = 0; i < times.length; i++) {
-    const raw = rawItems[i];
-    const item = raw === null ? null : itemOf(raw, spec);
-    if (item === null) continue;
-    if (times[i] - lastAt >= SESSION_GAP_MS && current.length > 0) {
-      sessions.push(current);
-      current = [];
-    }
-    lastAt = times[i];
-    // A repeat in a row collapses into its last occurrence.
-    if (current.length > 0 && current[current.length - 1].item === item) current[current.length - 1] = { item, at: times[i] };
-    else current.push({ item, at: times[i] });
-  }
-  if (current.length > 0) sessions.push(current);
-  const paths: PathStep[][] = [];
-  for (const session of sessions) {
-    const path = cut(session, spec);
-    if (!path || path.length === 0) continue;
-    paths.push(path.map((step, i) => ({
-      key: `${i + 1}_${step.item}`,
-      previous: i === 0 ? null : `${i}_${path[i - 1].item}`,
-      msSincePrevious: i === 0 ? null : step.at - path[i - 1].at,
-    })));
-  }
-  return paths;
-}
-
+/** One edge of a paths insight: how many paths took it, and their mean time across it (ms). */
 export interface PathEdge {
   source: string;
   target: string;
@@ -109,36 +6,11 @@ export interface PathEdge {
   averageConversionTime: number;
 }
 
-/** Edges counted over every path (an actor's several sessions each count), with their mean time in ms. */
-export class EdgeTally {
-  private readonly edges = new Map<string, { source: string; target: string; value: number; totalMs: number }>();
-
-  add(path: PathStep[]): void {
-    for (const step of path) {
-      if (step.previous === null) continue;
-      const id = `${step.previous}\u0000${step.key}`;
-      const edge = this.edges.get(id) ?? { source: step.previous, target: step.key, value: 0, totalMs: 0 };
-      edge.value++;
-      edge.totalMs += step.msSincePrevious ?? 0;
-      this.edges.set(id, edge);
-    }
-  }
-
-  /**
-   * The heaviest edges (ties by source, then target, in byte order) within the weight bounds, at most
-   * `limit`; without bounds, edges no longer reachable from a first step once cut are dropped, as PostHog does.
-   */
-  result(limit: number | null, minWeight: number | null, maxWeight: number | null): PathEdge[] {
-    let edges = [...this.edges.values()]
-      .filter((e) => (minWeight === null || e.value >= minWeight) && (maxWeight === null || e.value <= maxWeight))
-      .sort((a, b) => b.value - a.value || byteOrder(a.source, b.source) || byteOrder(a.target, b.target));
-    if (limit !== null) edges = edges.slice(0, limit);
-    if (minWeight === null && maxWeight === null) edges = reachable(edges);
-    return edges.map((e) => ({ source: e.source, target: e.target, value: e.value, averageConversionTime: e.totalMs / e.value }));
-  }
-}
-
-function reachable<T extends { source: string; target: string }>(edges: T[]): T[] {
+/**
+ * The edges still reachable from a first step (a key `1_…`) once the heaviest were kept: PostHog drops the others
+ * when no weight bounds are asked for, so that the chart has no floating pieces.
+ */
+export function reachableEdges<T extends { source: string; target: string }>(edges: T[]): T[] {
   const reached = new Set(edges.filter((e) => e.source.startsWith('1_')).map((e) => e.source));
   let grew = true;
   while (grew) {
@@ -151,27 +23,4 @@ function reachable<T extends { source: string; target: string }>(edges: T[]): T[
     }
   }
   return edges.filter((e) => reached.has(e.source));
-}
-
-/** Which of an actor's paths put them among a persons request's actors. */
-export function pathSelected(paths: PathStep[][], keys: { start: string | null; end: string | null; dropoff: string | null }): boolean {
-  return paths.some((path) => {
-    if (keys.dropoff !== null) return path[path.length - 1].key === keys.dropoff;
-    if (keys.start !== null && keys.end !== null) return path.some((step) => step.previous === keys.start && step.key === keys.end);
-    if (keys.start !== null) return path.some((step) => step.previous === keys.start);
-    if (keys.end !== null) return path.some((step) => step.key === keys.end);
-    return true;
-  });
-}
-
-/** The building rules of a paths query: its cleaning rules compiled, its groupings as matchers. */
-export function pathSpecOf(options: PathOptions): PathSpec {
-  return {
-    cleaning: parsePathCleaningRules(options.cleaningRules),
-    groupings: options.groupings.map((pattern) => ({ pattern, matches: wildcardMatcher(pattern) })),
-    excluded: new Set(options.excludeEvents),
-    startPoint: options.startPoint,
-    endPoint: options.endPoint,
-    stepLimit: options.stepLimit,
-  };
 }

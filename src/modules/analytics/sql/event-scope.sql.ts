@@ -206,6 +206,17 @@ export function actorSequencesSql(actor: string, columns: SequenceColumn[], from
     GROUP BY sequence_actor`;
 }
 
+/**
+ * Columns computed in stages, each stage a subquery over the one before that reads only the columns before it: an
+ * alias used in the same SELECT is expanded where it is used, and a chain of them (a funnel's each step from the one
+ * before, `steps` in every later column) grows the query ClickHouse analyses exponentially with its length.
+ */
+export type Stage = string[];
+
+export function staged(stages: Stage[], from: string): string {
+  return stages.reduce((inner, columns) => `SELECT *, ${columns.join(', ')} FROM (${inner})`, from);
+}
+
 /** A per-event column of actor sequences: its name in the row, its SQL over `e`, and whether it may be NULL. */
 export interface SequenceColumn {
   name: string;

@@ -2,7 +2,7 @@ import { FunnelSpec, UNIT_MS } from '../model/funnel-evaluation';
 import type { FunnelActorsSelection, FunnelOptions } from '../model/insight-query';
 import { BREAKDOWN_NULL } from '../model/insight-query';
 import type { ChParams } from '../engine/ch-sql';
-import { actorSequencesSql, SequenceColumn } from './event-scope.sql';
+import { actorSequencesSql, SequenceColumn, Stage, staged } from './event-scope.sql';
 
 /**
  * A funnel evaluated inside ClickHouse, per actor, with array functions: the meaning stated in TypeScript by
@@ -29,17 +29,6 @@ function windowEndSql(spec: FunnelSpec, start: string): string {
   const { interval, unit } = spec.window;
   if (unit === 'month') return `toFloat64(toUnixTimestamp64Milli(addMonths(fromUnixTimestamp64Milli(toInt64(floor(${start})), 'UTC'), ${interval})))`;
   return `(${start} + ${interval * UNIT_MS[unit]})`;
-}
-
-/**
- * Columns computed in stages, each stage a subquery over the one before that reads only the columns before it: an
- * alias used in the same SELECT is expanded where it is used, and a chain of them (each step from the one before,
- * `steps` in every later column) grows the query ClickHouse analyses exponentially with the number of steps.
- */
-type Stage = string[];
-
-function staged(stages: Stage[], from: string): string {
-  return stages.reduce((inner, columns) => `SELECT *, ${columns.join(', ')} FROM (${inner})`, from);
 }
 
 /** The instants of an actor's events that match a bit (a step's, an exclusion's). */
@@ -336,4 +325,29 @@ export function correlationEventsSql(spec: FunnelOutcomeSpec, input: FunnelEvent
 export function correlationActorsSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, rangeEnd: number, converted: boolean | null, p: ChParams): string {
   const where = [...(converted === null ? [] : [converted ? 'converted' : 'NOT converted']), ...(input.marked ? ['arrayExists((t, k) -> k AND t > span_first AND t < span_end, ts, mks)'] : [])];
   return `SELECT actor, converted FROM (${correlationSpansSql(spec, input, rangeEnd, p)})${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
+}
+
+/** Which of a funnel's actors funnel paths read, and the span of their events: see `funnelSpansSql`. */
+export interface FunnelPathSpan {
+  type: 'funnel_path_after_step' | 'funnel_path_before_step' | 'funnel_path_between_steps';
+  /** 1-based; negative: the actors who dropped off right before step -step. */
+  step: number;
+}
+
+/**
+ * Funnel paths: the actors at the funnel step (reached it, or dropped off right before it for a negative step), each
+ * with the span of instants (`span_from`, `span_to`, ms, inclusive) their path reads, taken from the earliest of their
+ * best runs: from the step on, up to it, or between it and the step before; a drop-off's from their last step on.
+ */
+export function funnelSpansSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, span: FunnelPathSpan, p: ChParams): string {
+  const at = (step: string) => `assumeNotNull([${steps(spec).map((k) => `${reached(k)}[best_run]`).join(', ')}][${step}])`;
+  const bounds = span.step < 0 ? [at('steps'), 'inf']
+    : span.type === 'funnel_path_after_step' ? [at(String(span.step)), 'inf']
+    : span.type === 'funnel_path_before_step' ? ['-inf', at(String(span.step))]
+    : [at(String(span.step - 1)), at(String(span.step))];
+  const spans = staged([
+    ['arrayMin(arrayFilter((r, b) -> b, reached_0, best)) AS first_best'],
+    ['arrayFirstIndex((r, b) -> b AND r = first_best, reached_0, best) AS best_run'],
+  ], `SELECT * FROM (${funnelOutcomesSql(spec, input, p)}) WHERE steps > 0 AND ${stepSelectionSql({ step: span.step }, p)}`);
+  return `SELECT actor, toFloat64(${bounds[0]}) AS span_from, toFloat64(${bounds[1]}) AS span_to FROM (${spans})`;
 }

@@ -3,15 +3,15 @@ import { ChParams } from '../engine/ch-sql';
 import { funnelSpecOf } from '../model/funnel-evaluation';
 import type { FunnelActorsSelection, InsightQuery } from '../model/insight-query';
 import { actorSequencesSql, actorSql, bucketSql, bucketTextSql, BuiltSql, cohortMemberSql, currentPersonsSql, entityWhere, eventsFrom, filterSql, joinNeeds, scopeWhere, SequenceColumn, SqlContext } from './event-scope.sql';
-import { conversionSecondsSql, correlationActorsSql, correlationEventsSql, FunnelEventsInput, FunnelOutcomeSpec, stepActorsSql, stepLinesSql, trendActorsSql, trendLinesSql } from './funnel-outcome.sql';
+import { conversionSecondsSql, correlationActorsSql, correlationEventsSql, FunnelEventsInput, FunnelOutcomeSpec, FunnelPathSpan, funnelSpansSql, stepActorsSql, stepLinesSql, trendActorsSql, trendLinesSql } from './funnel-outcome.sql';
 import { breakdownValueSql } from './trends.sql';
 
 /**
  * A funnel's reads. Every one selects the funnel's events with a bit mask each (bit i for step i, bit
  * `stepCount + j` for exclusion j): strict funnels every event of the range (any other event breaks a strict
- * sequence), the others only step and exclusion events. Most are evaluated in the engine (sql/funnel-outcome.sql.ts);
- * funnel paths and event-property correlation stream each actor's events in time order (`funnelEventsSql`) and
- * evaluate them with model/funnel-evaluation.ts.
+ * sequence), the others only step and exclusion events. All but one are evaluated in the engine
+ * (sql/funnel-outcome.sql.ts); event-property correlation streams each actor's events in time order
+ * (`funnelEventsSql`) and evaluates them with model/funnel-evaluation.ts.
  */
 
 /** One step's or exclusion's events as one condition (`1` for "any event" without filters). */
@@ -48,12 +48,21 @@ export function funnelEventsSql(query: InsightQuery, ctx: SqlContext, options: F
 /** A funnel evaluated in the engine (sql/funnel-outcome.sql.ts) over its events, one cohort's for a cohort line. */
 function inEngine(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null, build: (spec: FunnelOutcomeSpec, input: FunnelEventsInput, p: ChParams) => string): BuiltSql {
   const p = new ChParams();
+  return p.sql(evaluated(query, ctx, cohort, p, build));
+}
+
+function evaluated(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null, p: ChParams, build: (spec: FunnelOutcomeSpec, input: FunnelEventsInput, p: ChParams) => string): string {
   const spec: FunnelOutcomeSpec = { ...funnelSpecOf(query), attribution: query.breakdown?.kind === 'property' ? query.funnel!.attribution : null };
   const perActor = personLineOf(query, spec);
   const read = funnelRead(perActor ? { ...query, breakdown: null } : query, ctx, { cohort }, p);
   const value = query.breakdown?.kind === 'property' ? breakdownValueSql(query, ctx, p) : null;
   const personLine = perActor && value ? { persons: currentPersonsSql(p.add(ctx.projectId, 'Int64')), value } : undefined;
-  return p.sql(build(spec, { ...read, value, personLine }, p));
+  return build(spec, { ...read, value, personLine }, p);
+}
+
+/** Funnel paths' actors and the span of each one's events their paths read, as a subquery (`actor`, `span_from`, `span_to`). */
+export function funnelSpansSubquery(query: InsightQuery, span: FunnelPathSpan, ctx: SqlContext, p: ChParams): string {
+  return evaluated({ ...query, breakdown: null }, ctx, null, p, (spec, input) => funnelSpansSql(spec, input, span, p));
 }
 
 /**
@@ -128,7 +137,7 @@ function funnelRead(query: InsightQuery, ctx: SqlContext, options: FunnelReadOpt
   return { actor: actorSql(query, ctx, p), mask, marked, from: eventsFrom(needs, ctx, p), where };
 }
 
-/** The sequences funnel paths and event-property correlation visit: each actor's events with their bits, names and properties when asked. */
+/** The sequences event-property correlation visits: each actor's events with their bits, names and properties when asked. */
 function streamedSequencesSql(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions, p: ChParams): string {
   const read = funnelRead(query, ctx, options, p);
   const columns: SequenceColumn[] = [{ name: 'masks', sql: `toInt64(${read.mask})` }];

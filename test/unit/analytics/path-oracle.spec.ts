@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { actorPaths, EdgeTally, pathSelected, PathSpec, wildcardMatcher } from '../../../src/modules/analytics/model/path-building';
+import { actorPaths, EdgeTally, pathSelected, PathSpec, wildcardMatcher } from './support/path-oracle';
 import { parsePathCleaningRules } from '../../../src/common/validation/path-cleaning';
 
 const MINUTE = 60_000;
