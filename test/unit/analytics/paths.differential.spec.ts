@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { ChParams } from '../../../src/modules/analytics/engine/ch-sql';
 import type { PathActorsSelection } from '../../../src/modules/analytics/model/insight-query';
 import { reachableEdges } from '../../../src/modules/analytics/model/path-building';
-import { edgesSql, PathEventsInput, pathEventsSql, PathSpec, selectedActorsSql, sessionPathsSql } from '../../../src/modules/analytics/sql/paths.sql';
+import { edgesSql, keyItems, PathEventsInput, pathEventsSql, PathSpec, selectedActorsSql, sessionPathsSql } from '../../../src/modules/analytics/sql/paths.sql';
 import { byteOrder } from '../../../src/modules/analytics/model/actor-page';
 import { actorPaths, EdgeTally, pathSelected, pathSpecOf, PathStep } from './support/path-oracle';
 
@@ -122,7 +122,8 @@ describe('paths built in ClickHouse, differential against the TypeScript stateme
         const heldKeys = [...held].sort();
         const keyOf = (p: { held: number } | { key: string } | null) => (p === null ? null : 'key' in p ? p.key : heldKeys.length === 0 ? '1_/a' : heldKeys[p.held % heldKeys.length]);
         const selection: PathActorsSelection = { start: keyOf(picked.start), end: keyOf(picked.end), dropoff: keyOf(picked.dropoff), limit: picked.limit, offset: picked.offset };
-        const [found] = await rows<{ seen: number; actors: string[] }>((p) => selectedActorsSql(paths(spec, p), selection, p));
+        const holding = keyItems([selection.start, selection.end, selection.dropoff]);
+        const [found] = await rows<{ seen: number; actors: string[] }>((p) => selectedActorsSql(sessionPathsSql(spec, pathEventsSql(spec, EVENTS, p, holding), p), selection, p));
         const seen = (['start', 'end', 'dropoff'] as const).reduce((bits, name, bit) => bits + (selection[name] !== null && held.has(selection[name]!) ? 1 << bit : 0), 0);
         const selected = built.filter((a) => pathSelected(a.paths, selection)).map((a) => a.actor).sort(byteOrder);
         expect({ seen: Number(found.seen), actors: found.actors }).toEqual({ seen, actors: selected.slice(selection.offset, selection.offset + selection.limit) });

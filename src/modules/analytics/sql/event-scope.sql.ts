@@ -189,21 +189,37 @@ export function seriesWhere(query: InsightQuery, series: Series, range: DateRang
 export function actorSequencesSql(actor: string, columns: SequenceColumn[], from: string, where: string[], options: SequenceOptions = {}): string {
   const { byUuid = true, perActor = [], actorId = false } = options;
   const inner = columns.map(({ name, sql }) => `, ${sql} AS column_${name}`).join('');
-  // Each column gathered as an array of its own: groupArray of a tuple takes a generic path, twice as slow at 10 M
-  // events, but groupArray skips NULLs, so a column that may hold one goes in a tuple of one. The UUID's bytes in
-  // text order (UUIDToNum), read as one 128-bit number, sort as the text does.
-  const keys = byUuid ? ['at', 'tiebreak'] : ['at'];
-  const sorted = ({ name, nullable }: SequenceColumn) => {
-    const gathered = `arraySort((x, ${keys.join(', ')}) -> (${keys.join(', ')}), groupArray(${nullable ? `tuple(column_${name})` : `column_${name}`}), ${keys.map((k) => `groupArray(${k})`).join(', ')})`;
-    return nullable ? `arrayMap((x) -> x.1, ${gathered})` : gathered;
-  };
-  const arrays = columns.filter((c) => !c.perEventOnly).map((column) => `, ${sorted(column)} AS ${column.name}`).join('');
+  const gathered = columns.filter((c) => !c.perEventOnly);
+  const arrays = byUuid ? byTimeAndUuid(gathered) : byTime(gathered);
   const aggregates = perActor.map(({ name, sql }) => `, ${sql} AS ${name}`).join('');
-  return `SELECT toString(sequence_actor) AS actor${actorId ? ', sequence_actor AS actor_id' : ''}, arraySort(groupArray(at)) AS times${arrays}${aggregates} FROM (
+  return `SELECT toString(sequence_actor) AS actor${actorId ? ', sequence_actor AS actor_id' : ''}, ${arrays}${aggregates} FROM (
       SELECT ${actor} AS sequence_actor, reinterpretAsUInt128(reverse(UUIDToNum(e.uuid))) AS tiebreak, toUnixTimestamp64Micro(e.timestamp) / 1000 AS at,
           bitShiftLeft(toInt256(toUnixTimestamp64Micro(e.timestamp)), 128) + toInt256(tiebreak) AS event_order${inner}
         FROM ${from} WHERE ${where.join(' AND ')} AND ${actor} IS NOT NULL) sequence_events
     GROUP BY sequence_actor`;
+}
+
+/**
+ * Sorted by time alone, each column gathered as an array of its own and sorted by the instants: sorting a tuple
+ * takes a generic comparison, 40% slower for a funnel's steps at 10 M events than two sorts keyed on one number.
+ * groupArray skips NULLs, so a column that may hold one goes in a tuple of one.
+ */
+function byTime(columns: SequenceColumn[]): string {
+  const sorted = ({ name, nullable }: SequenceColumn) => {
+    const array = `arraySort((x, at) -> at, groupArray(${nullable ? `tuple(column_${name})` : `column_${name}`}), groupArray(at))`;
+    return `, ${nullable ? `arrayMap((x) -> x.1, ${array})` : array} AS ${name}`;
+  };
+  return `arraySort(groupArray(at)) AS times${columns.map(sorted).join('')}`;
+}
+
+/**
+ * Sorted by time and UUID (its bytes in text order, read as one 128-bit number, sort as the text does): the events
+ * gathered as one tuple each and sorted once, since a key of two columns takes the generic comparison anyway and
+ * sorting the times and every column apart did it once per array (paths at 10 M events: 2.2 s against 1.6 s).
+ */
+function byTimeAndUuid(columns: SequenceColumn[]): string {
+  const events = `arraySort(groupArray((at, tiebreak${columns.map(({ name }) => `, column_${name}`).join('')}))) AS sequence_sorted`;
+  return `arrayMap((x) -> x.1, ${events}) AS times${columns.map(({ name }, i) => `, arrayMap((x) -> x.${i + 3}, sequence_sorted) AS ${name}`).join('')}`;
 }
 
 /**

@@ -116,17 +116,29 @@ export interface PathEventsInput {
   where: string[];
 }
 
-/** Each actor's path items and their instants in time order (`actor`, `actor_id`, `times`, `items`). */
-export function pathEventsSql(spec: PathSpec, input: PathEventsInput, p: ChParams): string {
+/**
+ * Each actor's path items and their instants in time order (`actor`, `actor_id`, `times`, `items`); with `holding`,
+ * only actors with an event of one of those items. A persons request names keys, and a path can hold a key only if
+ * its actor has an event of that key's item: gathering only those actors' events spares gathering everyone's.
+ */
+export function pathEventsSql(spec: PathSpec, input: PathEventsInput, p: ChParams, holding: string[] = []): string {
   // Items without a value (a page view without a URL) and excluded ones are no path events at all.
-  const item = `assumeNotNull(${pathItemSql(input.raw, spec, p)} AS path_item)`;
+  const item = pathItemSql(input.raw, spec, p);
   const where = [...input.where, 'path_item IS NOT NULL'];
   if (spec.excludeEvents.length > 0) where.push(`path_item NOT IN ${p.add(spec.excludeEvents, 'Array(String)')}`);
-  return actorSequencesSql(input.actor, [{ name: 'items', sql: item }], input.from, where, { actorId: true });
+  if (holding.length > 0) {
+    where.push(`sequence_actor IN (SELECT ${input.actor} FROM ${input.from} WHERE ${input.where.join(' AND ')} AND ${item} IN ${p.add(holding, 'Array(String)')})`);
+  }
+  return actorSequencesSql(input.actor, [{ name: 'items', sql: `assumeNotNull(${item} AS path_item)` }], input.from, where, { actorId: true });
+}
+
+/** The items of path keys (`2_/pricing` holds `/pricing`). */
+export function keyItems(keys: Array<string | null>): string[] {
+  return keys.filter((key): key is string => key !== null).map((key) => key.slice(key.indexOf('_') + 1));
 }
 
 /** A paths query's actors with their items and instants in time order, cut to their funnel span for funnel paths. */
-function pathSequencesSql(query: InsightQuery, ctx: SqlContext, p: ChParams): string {
+function pathSequencesSql(query: InsightQuery, ctx: SqlContext, p: ChParams, holding: string[] = []): string {
   const options = query.paths!;
   const kinds: string[] = [];
   if (options.eventTypes.includes('$pageview')) kinds.push(`e.event = '$pageview'`);
@@ -140,7 +152,7 @@ function pathSequencesSql(query: InsightQuery, ctx: SqlContext, p: ChParams): st
     raw: `multiIf(e.event = '$pageview', replaceRegexpOne(${url}, '(.)/$', '\\\\1'), e.event = '$screen', ${screen}, e.event)`,
     from: eventsFrom(joinNeeds(query, ctx, [], true), ctx, p),
     where: [...scopeWhere(query, query.range, ctx, p), `(${kinds.join(' OR ')})`],
-  }, p);
+  }, p, holding);
   if (!options.funnel) return sequences;
   const within = (array: string) => `arrayFilter((x, t) -> t >= f.span_from AND t <= f.span_to, ${array}, s.times)`;
   return `SELECT s.actor AS actor, s.actor_id AS actor_id, ${within('s.times')} AS times, ${within('s.items')} AS items
@@ -157,5 +169,6 @@ export function pathEdgesSql(query: InsightQuery, ctx: SqlContext): BuiltSql {
 /** One page of the actors whose paths hold the selected keys, and which keys any path holds. */
 export function pathActorsSql(query: InsightQuery, ctx: SqlContext, selection: PathActorsSelection): BuiltSql {
   const p = new ChParams();
-  return p.sql(selectedActorsSql(sessionPathsSql(query.paths!, pathSequencesSql(query, ctx, p), p), selection, p));
+  const sequences = pathSequencesSql(query, ctx, p, keyItems([selection.start, selection.end, selection.dropoff]));
+  return p.sql(selectedActorsSql(sessionPathsSql(query.paths!, sequences, p), selection, p));
 }
