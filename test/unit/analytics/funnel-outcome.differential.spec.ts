@@ -8,7 +8,7 @@ import { bucketSql, bucketTextSql } from '../../../src/modules/analytics/sql/eve
 import { earliestBestRun, FunnelOrderType, KeptRun, keptRuns, StepSummary, stepSelector, UNIT_MS } from '../../../src/modules/analytics/model/funnel-evaluation';
 import { conversionSecondsSql, correlationActorsSql, correlationEventsSql, FunnelEventsInput, FunnelOutcomeSpec, FunnelPathSpan, funnelSpansSql, stepActorsSql, stepLinesSql, trendActorsSql, trendLinesSql } from '../../../src/modules/analytics/sql/funnel-outcome.sql';
 import {
-  ActorEventsWithValues, Attribution, conversionSeconds, outcomeOf, runsByBreakdown, stepsByEntrancePeriod, StepTally, trendsActorSelected,
+  ActorEventsWithValues, Attribution, conversionSeconds, inFunnelOrder, outcomeOf, runsByBreakdown, stepsByEntrancePeriod, StepTally, trendsActorSelected,
 } from './support/funnel-oracle';
 
 /**
@@ -94,7 +94,7 @@ function expectedLines(spec: FunnelOutcomeSpec, data: Journey[]): Map<string, Li
 
 function actorLines(spec: FunnelOutcomeSpec, actor: Journey) {
   const events: ActorEventsWithValues = { times: actor.times, masks: actor.masks, values: actor.values };
-  if (spec.attribution === null) return [withOutcome('', keptRuns(events, spec))];
+  if (spec.attribution === null) return [withOutcome('', keptRuns(inFunnelOrder(events), spec))];
   return runsByBreakdown(events, spec, spec.attribution).map(({ value, runs }) => withOutcome(value, runs));
 }
 
@@ -253,7 +253,7 @@ describe('funnel evaluation in ClickHouse, differential against the TypeScript e
         const found = await rows<{ actor: string; span_from: number; span_to: number }>((p) => `${funnelSpansSql(spec, EVENTS, span, p)} SETTINGS output_format_json_quote_denormals = 1`);
         const chosen = stepSelector({ step: span.step });
         const expected = data.flatMap((actor) => {
-          const best = earliestBestRun(keptRuns({ times: actor.times, masks: actor.masks }, spec));
+          const best = earliestBestRun(keptRuns(inFunnelOrder({ times: actor.times, masks: actor.masks }), spec));
           const steps = best?.reached.length ?? 0;
           if (!best || !chosen(steps)) return [];
           const at = (step: number) => best.reached[step - 1];
@@ -321,7 +321,7 @@ describe('funnel evaluation in ClickHouse, differential against the TypeScript e
 
   /** Each actor's funnel span and the names of their events inside it, as the TypeScript evaluation finds them. */
   const spans = (spec: FunnelOutcomeSpec, data: Journey[]) => data.flatMap((actor) => {
-    const span = funnelSpan(keptRuns({ times: actor.times, masks: actor.masks }, spec), spec.stepCount, spec.windowEnd, RANGE_END);
+    const span = funnelSpan(keptRuns(inFunnelOrder({ times: actor.times, masks: actor.masks }), spec), spec.stepCount, spec.windowEnd, RANGE_END);
     return span ? [{ actor: actor.actor, converted: span.converted, names: eventsInSpan(actor.times, span, (i) => actor.names[i]) }] : [];
   });
 

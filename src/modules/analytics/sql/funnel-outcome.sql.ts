@@ -189,13 +189,14 @@ function maskType(spec: FunnelSpec): string {
  * Each actor's events in time order (`times`, `masks`) and, with a property breakdown, the line they count for:
  * the value of the attributed event (`line`; first_touch: the first first-step event, of any step when unordered;
  * last_touch: the last step event; step: the first event of that step; PostHog's null marker when there is none),
- * read by an aggregate keyed on (time, UUID), or for all_events each event's value (`values`). Ties in time are
- * ordered by UUID only in a strict funnel, which counts events by position: everywhere else a step is found by its
- * instant, and the first of several events at one instant gives the same instant.
+ * read by an aggregate keyed on (time, UUID), or for all_events each event's value (`values`). Events at one instant
+ * are ordered by their bits only in a strict funnel, which counts events by position (so the steps they match come
+ * in the funnel's order, and two events alike in time and bits are alike to it): everywhere else a step is found by
+ * its instant, and the first of several events at one instant gives the same instant.
  */
 function sequencesSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, p: ChParams): string {
   const { attribution } = spec;
-  const columns: SequenceColumn[] = [{ name: 'masks', sql: `to${maskType(spec)}(${input.mask})` }];
+  const columns: SequenceColumn[] = [{ name: 'masks', sql: `to${maskType(spec)}(${input.mask})`, bits: spec.stepCount + spec.exclusions.length }];
   const perActor: Array<{ name: string; sql: string }> = [];
   if (input.name) columns.push({ name: 'names', sql: input.name });
   if (input.marked) columns.push({ name: 'marks', sql: `toUInt8(ifNull(${input.marked}, 0))` });
@@ -210,7 +211,7 @@ function sequencesSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, p: ChPa
     const value = input.personLine ? "''" : `${pick}(column_value, event_order, ${condition})`;
     perActor.push({ name: 'line', sql: `if(countIf(${condition}) = 0, ${p.add(BREAKDOWN_NULL, 'String')}, ${value})` });
   }
-  return actorSequencesSql(input.actor, columns, input.from, input.where, { byUuid: spec.orderType === 'strict', perActor, actorId: Boolean(input.personLine) });
+  return actorSequencesSql(input.actor, columns, input.from, input.where, { ties: spec.orderType === 'strict' ? { column: 'masks' } : 'any', perActor, actorId: Boolean(input.personLine) });
 }
 
 /** Each actor's events under each line they count for: their attributed value's, or (all_events) each value's own events. */

@@ -143,5 +143,5 @@ function streamedSequencesSql(query: InsightQuery, ctx: SqlContext, options: Fun
   const columns: SequenceColumn[] = [{ name: 'masks', sql: `toInt64(${read.mask})` }];
   if (options.withNames) columns.push({ name: 'names', sql: 'e.event' });
   if (options.propertiesOf) columns.push({ name: 'properties', sql: `if(e.event IN ${p.add(options.propertiesOf, 'Array(String)')}, e.properties, NULL)`, nullable: true });
-  return actorSequencesSql(read.actor, columns, read.from, read.where);
+  return actorSequencesSql(read.actor, columns, read.from, read.where, { ties: query.funnel?.orderType === 'strict' ? { column: 'masks' } : 'any' });
 }

@@ -52,7 +52,19 @@ export function outcomeOf(kept: KeptRun[]): ActorOutcome {
 }
 
 export function evaluateActor(events: ActorEvents, spec: FunnelSpec): ActorOutcome {
-  return outcomeOf(keptRuns(events, spec));
+  return outcomeOf(keptRuns(inFunnelOrder(events), spec));
+}
+
+/**
+ * Events in the order the engine reads them for a funnel: by time, then by their bits, so events at one instant
+ * come in the order of the steps they match (only a strict funnel, which counts places, can tell). Breakdown
+ * attribution is not read in this order but by time, then UUID.
+ */
+export function inFunnelOrder<E extends ActorEvents>(events: E): E {
+  const order = events.times.map((_, i) => i).sort((a, b) => events.times[a] - events.times[b] || events.masks[a] - events.masks[b] || a - b);
+  const reordered = { ...events } as Record<string, unknown>;
+  for (const [key, value] of Object.entries(reordered)) if (Array.isArray(value) && value.length === order.length) reordered[key] = order.map((i) => value[i]);
+  return reordered as E;
 }
 
 /**
@@ -134,10 +146,10 @@ interface AttributedRuns {
 
 /** The runs of an actor under each breakdown value they count for. */
 export function runsByBreakdown(events: ActorEventsWithValues, spec: FunnelSpec, attribution: Attribution): AttributedRuns[] {
-  if (attribution.type !== 'all_events') return [{ value: valueAt(events, attributedIndex(events, spec, attribution)), runs: keptRuns(events, spec) }];
+  if (attribution.type !== 'all_events') return [{ value: valueAt(events, attributedIndex(events, spec, attribution)), runs: keptRuns(inFunnelOrder(events), spec) }];
   const all = stepBits(spec);
   const values = new Set(events.values.filter((_, i) => events.masks[i] & all));
-  return [...values].map((value) => ({ value, runs: keptRuns(eventsWithValue(events, value), spec) }));
+  return [...values].map((value) => ({ value, runs: keptRuns(inFunnelOrder(eventsWithValue(events, value)), spec) }));
 }
 
 /** An actor's time from step `from` to step `to` (0-based), or null when they did not reach `to`. */
