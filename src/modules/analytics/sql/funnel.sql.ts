@@ -2,7 +2,7 @@ import type { PropertyNode } from '../../events/property-filters';
 import { ChParams } from '../engine/ch-sql';
 import { funnelSpecOf } from '../model/funnel-evaluation';
 import type { FunnelActorsSelection, InsightQuery } from '../model/insight-query';
-import { actorSequencesSql, actorSql, bucketSql, bucketTextSql, BuiltSql, cohortMemberSql, currentPersonsSql, entityWhere, eventsFrom, filterSql, joinNeeds, scopeWhere, SequenceColumn, SqlContext } from './event-scope.sql';
+import { actorSequencesSql, actorSql, bucketSql, bucketTextSql, BuiltSql, cohortMemberSql, currentPersonsSql, entityWhere, eventsFrom, filterSql, instantSql, joinNeeds, scopeWhere, SequenceColumn, SqlContext } from './event-scope.sql';
 import { conversionSecondsSql, correlationActorsSql, correlationEventsSql, FunnelEventsInput, FunnelOutcomeSpec, FunnelPathSpan, funnelSpansSql, stepActorsSql, stepLinesSql, trendActorsSql, trendLinesSql } from './funnel-outcome.sql';
 import { breakdownValueSql } from './trends.sql';
 
@@ -77,7 +77,8 @@ function personLineOf(query: InsightQuery, spec: FunnelOutcomeSpec): boolean {
 /** Correlation in the engine: the funnel without its breakdown, with what the read asks for beside the steps. */
 function correlationInEngine(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions, build: (spec: FunnelOutcomeSpec, input: FunnelEventsInput, rangeEnd: number, p: ChParams) => string): BuiltSql {
   const p = new ChParams();
-  const input: FunnelEventsInput = { ...funnelRead(query, ctx, options, p), value: null, name: options.withNames ? 'e.event' : undefined };
+  const all = `(SELECT groupUniqArray(event) FROM events WHERE team_id = ${p.add(ctx.projectId, 'Int64')} AND timestamp >= ${instantSql(query.range.from, p)} AND timestamp <= ${instantSql(query.range.to, p)})`;
+  const input: FunnelEventsInput = { ...funnelRead(query, ctx, options, p), value: null, name: options.withNames ? { sql: 'e.event', all } : undefined };
   return p.sql(build({ ...funnelSpecOf(query), attribution: null }, input, query.range.to.toMillis(), p));
 }
 
