@@ -119,6 +119,9 @@ describe('Insights: retention', () => {
     const first = await get(`${base}/persons/retention/?${filter({ selected_interval: 0, limit: 1 })}`);
     expect(Object.keys(appearances(first))).toEqual(['r1@example.com']);
     expect(first.next).toContain('offset=1');
+    // Ties (r2, r5, r6: two appearances each) in person order, across pages.
+    const second = await get(`${base}/persons/retention/?${filter({ selected_interval: 0, limit: 2, offset: 1 })}`);
+    expect(Object.keys(appearances(second))).toEqual(['r2@example.com', 'r5@example.com']);
   });
 
   it('answers RetentionQuery and its actors like the legacy routes', async () => {

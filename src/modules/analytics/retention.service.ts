@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { DateTime } from 'luxon';
 import { AnalyticsRepository } from './analytics.repository';
-import { actorPage, byteOrder, sortActors } from './model/actor-page';
+import { actorPage, byteOrder } from './model/actor-page';
 import type { InsightQuery, RetentionActorsSelection } from './model/insight-query';
 import type { ActorPage } from './model/insight-result';
 import type { SqlContext } from './sql/event-scope.sql';
@@ -48,11 +48,8 @@ export class RetentionService {
   async actors(query: InsightQuery, selection: RetentionActorsSelection, ctx: SqlContext): Promise<RetentionActorsPage> {
     const total = query.retention!.totalIntervals;
     const length = selection.breakdownValue !== undefined ? total : total - (selection.cohort ?? 0);
-    const rows = await this.repository.retainedActors(retentionActorsSql(query, selection, ctx));
+    const rows = await this.repository.retainedActors(retentionActorsSql(query, selection, length, ctx));
     const appearances = new Map(rows.map((row) => [row.actor, Array.from({ length }, (_, k): number => (k === 0 || row.intervals.includes(k) ? 1 : 0))]));
-    const count = (actor: string) => (appearances.get(actor) ?? []).reduce((sum, v) => sum + v, 0);
-    // Most appearances first; the sort is stable, so ties keep actor order.
-    const ordered = sortActors(rows.map((row) => row.actor), query.aggregationGroupTypeIndex).sort((a, b) => count(b) - count(a));
-    return { page: actorPage(ordered, query.aggregationGroupTypeIndex, selection), appearances };
+    return { page: actorPage(rows.map((row) => row.actor), query.aggregationGroupTypeIndex, { limit: selection.limit, offset: 0 }), appearances };
   }
 }

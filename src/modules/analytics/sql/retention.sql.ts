@@ -1,5 +1,5 @@
 import { ChParams } from '../engine/ch-sql';
-import type { InsightQuery, Interval } from '../model/insight-query';
+import type { InsightQuery, Interval, RetentionActorsSelection } from '../model/insight-query';
 import { actorSql, bucketSql, BuiltSql, entityWhere, eventsFrom, filtersWhere, instantSql, joinNeeds, localTimestamp, SqlContext } from './event-scope.sql';
 import { breakdownValueSql } from './trends.sql';
 
@@ -83,11 +83,18 @@ export function retentionCountsSql(query: InsightQuery, ctx: SqlContext): BuiltS
     GROUP BY line, interval`);
 }
 
-/** The actors of one cohort (or breakdown line), each with the intervals they came back in. */
-export function retentionActorsSql(query: InsightQuery, selection: { cohort?: number; breakdownValue?: string }, ctx: SqlContext): BuiltSql {
+/**
+ * One page of the actors of one cohort (or breakdown line), each with the intervals they came back in (of the
+ * `intervals` the line shows): most appearances first (the cohort's own period counts), then by actor (persons by
+ * id, groups by key in byte order). Paged here, so a page of a cohort of 370,000 sends 100 rows, not all of them.
+ */
+export function retentionActorsSql(query: InsightQuery, selection: RetentionActorsSelection, intervals: number, ctx: SqlContext): BuiltSql {
   const p = new ChParams();
   const cte = retentionCte(query, ctx, p, selection.breakdownValue === undefined ? (selection.cohort ?? 0) : null);
   const where = selection.breakdownValue !== undefined ? `breakdown_value = ${p.add(selection.breakdownValue, 'String')}` : `cohort = ${p.add(selection.cohort ?? 0, 'Int64')}`;
+  const shown = `arrayFilter((k) -> k < ${p.add(intervals, 'Int64')}, arraySort(groupUniqArrayArray(${RETURNED_AFTER})))`;
   return p.sql(`${cte}
-    SELECT toString(actor) AS actor, arraySort(groupUniqArrayArray(${RETURNED_AFTER})) AS intervals FROM target WHERE ${where} GROUP BY actor`);
+    SELECT toString(actor_key) AS actor, intervals FROM (
+      SELECT actor AS actor_key, ${shown} AS intervals FROM target WHERE ${where} GROUP BY actor_key
+      ORDER BY length(intervals) DESC, actor_key ASC LIMIT ${p.add(selection.limit, 'Int64')} OFFSET ${p.add(selection.offset, 'Int64')})`);
 }
