@@ -180,7 +180,7 @@ export interface FunnelEventsInput {
   marked?: string | null;
   /**
    * A breakdown by the actor's own person properties: the same for all their events, so read once per actor after
-   * the funnel (SQL over `pp.properties` of the `persons` subquery) instead of joined to every event.
+   * the funnel (SQL over the `persons` subquery, joined as `pp`) instead of joined to every event.
    */
   personLine?: { persons: string; value: string };
 }

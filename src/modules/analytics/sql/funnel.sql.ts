@@ -2,7 +2,7 @@ import type { PropertyNode } from '../../events/property-filters';
 import { ChParams } from '../engine/ch-sql';
 import { funnelSpecOf } from '../model/funnel-evaluation';
 import type { FunnelActorsSelection, InsightQuery } from '../model/insight-query';
-import { actorSequencesSql, actorSql, bucketSql, bucketTextSql, BuiltSql, cohortMemberSql, currentPersonsSql, entityWhere, eventsFrom, filterSql, instantSql, joinNeeds, scopeWhere, SequenceColumn, SqlContext } from './event-scope.sql';
+import { actorSequencesSql, actorSql, bucketSql, bucketTextSql, BuiltSql, cohortMemberSql, currentPersonsSql, entityWhere, eventsFrom, filterSql, instantSql, joinNeeds, personBreakdownColumns, personBreakdownKeys, scopeWhere, SequenceColumn, SqlContext } from './event-scope.sql';
 import { conversionSecondsSql, correlationActorsSql, correlationEventsSql, FunnelEventsInput, FunnelOutcomeSpec, FunnelPathSpan, funnelSpansSql, stepActorsSql, stepLinesSql, trendActorsSql, trendLinesSql } from './funnel-outcome.sql';
 import { breakdownValueSql } from './trends.sql';
 
@@ -56,7 +56,7 @@ function evaluated(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' 
   const perActor = personLineOf(query, spec);
   const read = funnelRead(perActor ? { ...query, breakdown: null } : query, ctx, { cohort }, p);
   const value = query.breakdown?.kind === 'property' ? breakdownValueSql(query, ctx, p) : null;
-  const personLine = perActor && value ? { persons: currentPersonsSql(p.add(ctx.projectId, 'Int64')), value } : undefined;
+  const personLine = perActor && value ? { persons: currentPersonsSql(p.add(ctx.projectId, 'Int64'), personBreakdownColumns(personBreakdownKeys(query), p)), value } : undefined;
   return build(spec, { ...read, value, personLine }, p);
 }
 

@@ -65,7 +65,7 @@ export function propertyAggregateSql(series: Series, p: ChParams): string {
 /** The breakdown value of an event: one property's text, or a JSON list of several. */
 export function breakdownValueSql(query: InsightQuery, ctx: SqlContext, p: ChParams): string {
   if (query.breakdown?.kind !== 'property') return 'CAST(NULL AS Nullable(String))';
-  const parts = query.breakdown.properties.map((b) => breakdownPropertySql(b.key, b.type, b.groupTypeIndex, p));
+  const parts = query.breakdown.properties.map((b, i) => breakdownPropertySql(b.key, b.type, b.groupTypeIndex, i, p));
   return parts.length === 1 ? parts[0] : `toJSONString([${parts.join(', ')}])`;
 }
 
@@ -74,7 +74,7 @@ export function sliceScope(query: InsightQuery, series: Series, range: DateRange
   const where = seriesWhere(query, series, range, ctx, p);
   if (slice?.kind === 'values') where.push(`${breakdownValueSql(query, ctx, p)} IN ${p.add(slice.values, 'Array(String)')}`);
   if (slice?.kind === 'point' && query.breakdown?.kind === 'property') {
-    query.breakdown.properties.forEach((b, i) => where.push(`${breakdownPropertySql(b.key, b.type, b.groupTypeIndex, p)} = ${p.add(slice.values[i] ?? '', 'String')}`));
+    query.breakdown.properties.forEach((b, i) => where.push(`${breakdownPropertySql(b.key, b.type, b.groupTypeIndex, i, p)} = ${p.add(slice.values[i] ?? '', 'String')}`));
   }
   if (slice?.kind === 'cohort' && slice.cohort !== 'all') where.push(cohortMemberSql(slice.cohort, ctx, p));
   const needs = joinNeeds(query, ctx, [series.properties], actor || slice?.kind === 'cohort');
