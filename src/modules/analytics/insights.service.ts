@@ -12,7 +12,7 @@ import type {
   ActorsSelection, FunnelActorsSelection, InsightKind, InsightQuery, PathActorsSelection, RetentionActorsSelection,
 } from './model/insight-query';
 import type { ActorPage, InsightResult } from './model/insight-result';
-import type { PathEdge } from './model/path-building';
+import type { PathEdge } from './model/path-edges';
 import { FilterInput, propertyFilterValue, textValue } from './parsers/filter-values';
 import type { CorrelationActorsSelection, CorrelationOptions } from './parsers/funnel-correlation.parser';
 import { parseFunnelFilter } from './parsers/funnel-filter.parser';

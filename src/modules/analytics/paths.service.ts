@@ -4,7 +4,7 @@ import { AnalyticsRepository } from './analytics.repository';
 import { actorPage } from './model/actor-page';
 import type { InsightQuery, PathActorsSelection } from './model/insight-query';
 import type { ActorPage } from './model/insight-result';
-import { PathEdge, reachableEdges } from './model/path-building';
+import { PathEdge, reachableEdges } from './model/path-edges';
 import type { SqlContext } from './sql/event-scope.sql';
 import { pathActorsSql, pathEdgesSql } from './sql/paths.sql';
 

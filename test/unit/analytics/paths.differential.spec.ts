@@ -2,7 +2,7 @@ import { Session } from 'chdb';
 import fc from 'fast-check';
 import { ChParams } from '../../../src/modules/analytics/engine/ch-sql';
 import type { PathActorsSelection } from '../../../src/modules/analytics/model/insight-query';
-import { reachableEdges } from '../../../src/modules/analytics/model/path-building';
+import { reachableEdges } from '../../../src/modules/analytics/model/path-edges';
 import { edgesSql, keyItems, PathEventsInput, pathEventsSql, PathSpec, selectedActorsSql, sessionPathsSql } from '../../../src/modules/analytics/sql/paths.sql';
 import { byteOrder } from '../../../src/modules/analytics/model/actor-page';
 import { actorPaths, EdgeTally, pathSelected, pathSpecOf, PathStep } from './support/path-oracle';

@@ -1,4 +1,4 @@
-import type { PathEdge } from '../model/path-building';
+import type { PathEdge } from '../model/path-edges';
 
 /** PostHog's path edges: `{source, target, value, average_conversion_time}` (ms), heaviest first. */
 export function pathEdges(edges: PathEdge[]) {

@@ -1,7 +1,7 @@
 import { parsePathCleaningRules, PathCleaningRule } from '../../../../src/common/validation/path-cleaning';
 import { byteOrder } from '../../../../src/modules/analytics/model/actor-page';
 import type { PathOptions } from '../../../../src/modules/analytics/model/insight-query';
-import { PathEdge, reachableEdges } from '../../../../src/modules/analytics/model/path-building';
+import { PathEdge, reachableEdges } from '../../../../src/modules/analytics/model/path-edges';
 
 /**
  * The TypeScript statement of paths that the differential test holds the ClickHouse SQL (sql/paths.sql.ts) to:
