@@ -70,7 +70,7 @@ export interface AppConfig {
       enabled: boolean;
       /** Where the embedded engine keeps its files (DATA_DIR/clickhouse). */
       path: string;
-      /** Sessions of the embedded engine that per-actor reads (paths, event-property correlation) stream on side by side. */
+      /** Sessions of the embedded engine that per-actor reads (event-property correlation) stream on side by side. */
       sessions: number;
     };
   };

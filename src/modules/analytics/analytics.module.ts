@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { PersonsModule } from '../persons/persons.module';
-import { ActorSequencesService } from './actor-sequences.service';
 import { AnalyticsRepository } from './analytics.repository';
 import { AnalyticsCopyModule } from './copy/analytics-copy.module';
 import { FunnelCorrelationService } from './funnel-correlation.service';
@@ -26,7 +25,7 @@ import { TrendsService } from './trends.service';
 @Module({
   imports: [PersonsModule, AnalyticsCopyModule],
   controllers: [InsightsController, InsightPersonsController, QueryController],
-  providers: [AnalyticsRepository, ActorSequencesService, InsightCache, TrendsService, StickinessLifecycleService, FunnelsService, FunnelCorrelationService, RetentionService, PathsService, InsightActorsService, InsightsService, LegacyInsightsService, QueryService],
+  providers: [AnalyticsRepository, InsightCache, TrendsService, StickinessLifecycleService, FunnelsService, FunnelCorrelationService, RetentionService, PathsService, InsightActorsService, InsightsService, LegacyInsightsService, QueryService],
   exports: [InsightsService],
 })
 export class AnalyticsModule {}

@@ -130,12 +130,12 @@ export class AnalyticsRepository {
   }
 
   /**
-   * A result visited row by row (one actor's events each for paths and event-property correlation; one selected
-   * actor each for persons pages). Rows carrying event properties (`properties`, JSON text in the copy) are
+   * A result visited row by row (one actor's events each for event-property correlation; one selected actor each
+   * for persons pages). Rows carrying event properties (`properties`, JSON text in the copy) are
    * handed over parsed.
    */
   async forEachRow<R>(sql: ChSql, visit: (row: R) => void): Promise<void> {
-    // A path read over a million actors parses and visits a million rows (seconds), and batches that are ready
+    // A correlation read over a million actors parses and visits a million rows (seconds), and batches that are ready
     // arrive without an event-loop turn between them: in slices, so capture and flag requests that arrive
     // meanwhile wait one slice (a batch's parse and some rows), not the whole insight.
     const slices = new EventLoopSlices(VISIT_SLICE_MS);

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { ActorSequencesService } from './actor-sequences.service';
 import { AnalyticsRepository } from './analytics.repository';
 import { actorPage, sortActors } from './model/actor-page';
 import { ActorFunnelSpan, CorrelationResult, CorrelationTally, eventsInSpan, funnelSpan, propertyText } from './model/funnel-correlation';
@@ -8,7 +7,7 @@ import type { InsightQuery } from './model/insight-query';
 import type { ActorPage } from './model/insight-result';
 import type { CorrelationActorsSelection, CorrelationOptions } from './parsers/funnel-correlation.parser';
 import type { SqlContext } from './sql/event-scope.sql';
-import { funnelCorrelationActorsSql, funnelCorrelationEventsSql, FunnelReadOptions } from './sql/funnel.sql';
+import { funnelCorrelationActorsSql, funnelCorrelationEventsSql, funnelEventsSql, FunnelReadOptions } from './sql/funnel.sql';
 
 /** Actors whose properties are read at once (property correlation). */
 const PROPERTY_BATCH = 5000;
@@ -23,10 +22,7 @@ type CorrelationRow = ActorEvents & { actor: string; names?: string[]; propertie
  */
 @Injectable()
 export class FunnelCorrelationService {
-  constructor(
-    private readonly repository: AnalyticsRepository,
-    private readonly sequences: ActorSequencesService,
-  ) {}
+  constructor(private readonly repository: AnalyticsRepository) {}
 
   async correlate(query: InsightQuery, options: CorrelationOptions, ctx: SqlContext): Promise<CorrelationResult> {
     const tally = new CorrelationTally();
@@ -74,7 +70,7 @@ export class FunnelCorrelationService {
   private forEachSpan(query: InsightQuery, ctx: SqlContext, read: FunnelReadOptions, visit: (row: CorrelationRow, span: ActorFunnelSpan) => void): Promise<void> {
     const spec: FunnelSpec = funnelSpecOf(query);
     const rangeEnd = query.range.to.toMillis();
-    return this.sequences.forEachFunnelActor<CorrelationRow>(query, ctx, read, (row) => {
+    return this.repository.forEachRow<CorrelationRow>(funnelEventsSql(query, ctx, read), (row) => {
       const span = funnelSpan(keptRuns(row, spec), spec.stepCount, spec.windowEnd, rangeEnd);
       if (span) visit(row, span);
     });

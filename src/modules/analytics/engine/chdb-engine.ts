@@ -28,9 +28,9 @@ export interface ChdbEngineOptions {
  *   each other; on the event loop they cost nothing, which is what keeps capture's latency flat beside them
  *   (a bound stream parses and plans its query on the calling thread: 10–20 ms of event loop per query at
  *   10 M events, enough to triple capture's p99 beside two trend loops).
- * - `queryBatches` (a row per actor: paths, event-property correlation) streams through `queryStreamBind`, a
- *   chunk at a time, since such results are too large to hold whole, on sessions of their own
- *   (CLICKHOUSE_EMBEDDED_SESSIONS, one by default): the process parses and evaluates every row, seconds of event
+ * - `queryBatches` (a row per actor for event-property correlation, or per selected actor for some persons pages)
+ *   streams through `queryStreamBind`, a chunk at a time, since such results are too large to hold whole, on
+ *   sessions of their own (CLICKHOUSE_EMBEDDED_SESSIONS, one by default): the process parses and evaluates every row, seconds of event
  *   loop over a million actors, so two at once only take turns on the event loop and hold capture behind both
  *   (capture's p50 beside two such loops: 160 ms, against 9 ms with one at a time and as many answered). Its
  *   start is the one piece on the event loop.
