@@ -15,6 +15,7 @@ const STEPS = `event IN ('$pageview', 'signed_up', 'checkout')`;
 const FUNNEL_WINDOW = 14 * 86_400;
 const windowFunnel = (mode, first = `event = '$pageview'`) =>
   `windowFunnel(${FUNNEL_WINDOW}${mode ? `, '${mode}'` : ''})(toDateTime(timestamp), ${first}, event = 'signed_up', event = 'checkout')`;
+const ROTATIONS = [['$pageview', 'signed_up', 'checkout'], ['signed_up', 'checkout', '$pageview'], ['checkout', '$pageview', 'signed_up']];
 const levels = (inner) => `SELECT level, count() FROM (${inner}) GROUP BY level ORDER BY level`;
 
 /** First-time retention over the last 11 days: each person's first matching day, and the days they came back. */
@@ -105,8 +106,10 @@ function insightCases(now = Date.now()) {
       personsPage(`SELECT person_id FROM events WHERE team_id = 1 AND event = '$pageview' AND toDate(timestamp) = '${day}'`)],
     ['funnel, 3 steps ordered, 30 days', `insights/funnel/?events=${steps}&date_from=-30d`, levels(funnelLevels(''))],
     ['funnel, 3 steps strict, 30 days', `insights/funnel/?events=${steps}&funnel_order_type=strict&date_from=-30d`, levels(funnelLevels('strict_order'))],
+    // As PostHog computes an unordered funnel: the ordered funnel of each rotation of the steps, the most steps any reached.
     ['funnel, 3 steps unordered, 30 days', `insights/funnel/?events=${steps}&funnel_order_type=unordered&date_from=-30d`,
-      levels(`SELECT person_id, max(event = '$pageview') + max(event = 'signed_up') + max(event = 'checkout') AS level FROM events WHERE ${SCOPE} AND ${STEPS} GROUP BY person_id`)],
+      levels(`SELECT person_id, greatest(${ROTATIONS.map((r) => `windowFunnel(${FUNNEL_WINDOW})(toDateTime(timestamp), ${r.map((e) => `event = '${e}'`).join(', ')})`).join(', ')}) AS level
+        FROM events WHERE ${SCOPE} AND ${STEPS} GROUP BY person_id`)],
     ['funnel, first step $browser = Chrome', `insights/funnel/?events=${chromeFirst}&date_from=-30d`,
       levels(`SELECT person_id, ${windowFunnel('', `event = '$pageview' AND mat_browser = 'Chrome'`)} AS level FROM events WHERE ${SCOPE} AND ${STEPS} GROUP BY person_id`)],
     ['funnel by $browser', `insights/funnel/?events=${steps}&breakdown=%24browser&breakdown_type=event&date_from=-30d`,

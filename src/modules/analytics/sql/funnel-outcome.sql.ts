@@ -78,22 +78,64 @@ function nextStages(searches: NextSearch[]): Stage[] {
 /** Each run's window end, from the instant it started. */
 const endsStage = (spec: FunnelSpec): Stage => [`arrayMap((t) -> ${windowEndSql(spec, 't')}, ${reached(0)}) AS ends`];
 
+/**
+ * The actor's events extended by a sentinel at +inf that matches every bit (`xts`, `xms`), and where each instant's
+ * events begin (`gs`) and end (`ge`): what `after` reads. NaN differs from every instant, +inf included, so the
+ * sentinel ends its own group.
+ */
+function extendedStages(spec: FunnelSpec): Stage[] {
+  const every = (2n ** BigInt(spec.stepCount + spec.exclusions.length) - 1n).toString();
+  return [
+    ['arrayPushBack(ts, inf) AS xts', `arrayPushBack(ms, ${every}) AS xms`],
+    ['arrayMap((t, b) -> t != b, xts, arrayPushFront(arrayPopBack(xts), -inf)) AS gs', 'arrayMap((t, a) -> t != a, xts, arrayPushBack(arrayPopFront(xts), nan)) AS ge'],
+  ];
+}
+
+/**
+ * For every extended event at once: `values` (an array over the extended events whose entry depends only on the
+ * event's instant) read at the first event matching `bit` at or after (or strictly after) that instant. Filled
+ * from the right over the matching events, then made the same for every event of an instant; +inf when none.
+ * Composing these follows a run step by step for all runs together in a few linear passes, where a search per run
+ * sorts each actor's events once per step (3-step funnels at 10 M events: ordered 1.7 s against 2.5 s, unordered
+ * 2.5 s against 3.8 s).
+ */
+function after(values: string, bit: number, strictly: boolean): string {
+  const nextMatching = `arrayReverseFill((v, m) -> bitTest(m, ${bit}), ${values}, xms)`;
+  return strictly
+    ? `arrayReverseFill((v, e) -> e, arrayPushBack(arrayPopFront(${nextMatching}), inf), ge)`
+    : `arrayFill((v, s) -> s, ${nextMatching}, gs)`;
+}
+
+/** An array over the events read for the runs: at the first-step events. */
+const atStarts = (array: string) => `arrayFilter((x, m) -> bitTest(m, 0), ${array}, ms)`;
+
+/**
+ * The instant an ordered run starting at each event reaches step `step`, unbounded by its window, when `values`
+ * is the extended instants: each step from the one before it (the same event kind as the step before counts only
+ * strictly after it), composed from the last step back.
+ */
+function orderedChain(spec: FunnelSpec, values: string, step: number): string {
+  let chain = values;
+  for (let k = step; k >= 1; k--) chain = after(chain, k, spec.sameAsPrevious[k]);
+  return chain;
+}
+
 /** Runs start at each first-step event: their first instants and window ends. */
 function startsStages(spec: FunnelSpec): Stage[] {
   return [[`${matching(0)} AS ${reached(0)}`], endsStage(spec)];
 }
 
-/** Ordered: step k is the first step-k event at or after step k-1 (strictly after when it repeats that step), in the window. */
+/**
+ * Ordered: step k is the first step-k event at or after step k-1 (strictly after when it repeats that step), in the
+ * window. The instants only grow step by step, so a run is out of its window from its first step past the end on.
+ */
 function orderedStages(spec: FunnelSpec): Stage[] {
-  return steps(spec).slice(1).flatMap((k) => [
-    ...nextStages([{ name: `next_${k}`, from: reached(k - 1), candidates: matching(k), strictly: spec.sameAsPrevious[k] }]),
-    [`arrayMap((n, prev, end) -> if(prev IS NULL OR n > end, NULL, toNullable(n)), next_${k}, ${reached(k - 1)}, ends) AS ${reached(k)}`],
-  ]);
+  return [...extendedStages(spec), steps(spec).slice(1).map((k) =>
+    `arrayMap((n, end) -> if(n > end, NULL, toNullable(n)), ${atStarts(`arrayPopBack(${orderedChain(spec, 'xts', k)})`)}, ends) AS ${reached(k)}`)];
 }
 
 /** Strict: step k is the event exactly k places after the start (the events shifted by k, read at the starts). */
 function strictStages(spec: FunnelSpec): Stage[] {
-  const atStarts = (array: string) => `arrayFilter((x, m) -> bitTest(m, 0), ${array}, ms)`;
   return steps(spec).slice(1).map((k) => {
     const next = `if(prev IS NULL OR NOT bitTest(m, ${k}) OR t > end, NULL, toNullable(t))`;
     return [`arrayMap((prev, t, m, end) -> ${next}, ${reached(k - 1)}, ${atStarts(`arrayShiftLeft(ts, ${k})`)}, ${atStarts(`arrayShiftLeft(ms, ${k})`)}, ends) AS ${reached(k)}`];
@@ -107,12 +149,13 @@ function strictStages(spec: FunnelSpec): Stage[] {
 function unorderedStages(spec: FunnelSpec): Stage[] {
   const byFirst = steps(spec).map((f) => matching(f));
   const firsts = `arrayConcat(${byFirst.map((times, f) => `arrayMap((x) -> ${f}, ${times})`).join(', ')})`;
-  const found = nextStages(steps(spec).map((s) => ({ name: `next_${s}`, from: reached(0), candidates: matching(s), strictly: false })));
+  const atEach = steps(spec).map((s) => `${after('xts', s, false)} AS after_${s}`);
+  const found = steps(spec).map((s) => `arrayConcat(${steps(spec).map((f) => `arrayFilter((x, m) -> bitTest(m, ${f}), arrayPopBack(after_${s}), ms)`).join(', ')}) AS next_${s}`);
   const inWindow = steps(spec).map((s) => `arrayMap((n, f, end) -> if(f = ${s} OR n > end, NULL, toNullable(n)), next_${s}, firsts, ends) AS found_${s}`);
   const args = steps(spec).map((s) => `x${s}`);
   const others = `arrayMap((${args.join(', ')}) -> arraySort(arrayFilter((x) -> x IS NOT NULL, [${args.join(', ')}])), ${steps(spec).map((s) => `found_${s}`).join(', ')}) AS others`;
   const later = steps(spec).slice(1).map((k) => `arrayMap((o) -> if(length(o) >= ${k}, o[${k}], NULL), others) AS ${reached(k)}`);
-  return [[`arrayConcat(${byFirst.join(', ')}) AS ${reached(0)}`, `${firsts} AS firsts`], endsStage(spec), ...found, inWindow, [others], later];
+  return [[`arrayConcat(${byFirst.join(', ')}) AS ${reached(0)}`, `${firsts} AS firsts`], endsStage(spec), ...extendedStages(spec), atEach, found, inWindow, [others], later];
 }
 
 /** Every run's instants step by step, and how many steps it reached (`run_steps`). */
@@ -129,7 +172,10 @@ function runsStages(spec: FunnelSpec): Stage[] {
  */
 function keptStages(spec: FunnelSpec): Stage[] {
   if (spec.exclusions.length === 0) return [['arrayMap((s) -> true, run_steps) AS kept']];
-  const next = nextStages(spec.exclusions.map(({ bit, fromStep }, j) => ({ name: `excluded_after_${j}`, from: reached(fromStep), candidates: matching(bit), strictly: true })));
+  // Ordered runs follow the exclusion from their `from` step as they follow a step; other orders search per run.
+  const next = spec.orderType === 'ordered'
+    ? [spec.exclusions.map(({ bit, fromStep }, j) => `${atStarts(`arrayPopBack(${orderedChain(spec, after('xts', bit, true), fromStep)})`)} AS excluded_after_${j}`)]
+    : nextStages(spec.exclusions.map(({ bit, fromStep }, j) => ({ name: `excluded_after_${j}`, from: reached(fromStep), candidates: matching(bit), strictly: true })));
   const excluded = spec.exclusions.map(({ fromStep, toStep }, j) =>
     `arrayMap((s, x, rt, end) -> s > ${fromStep} AND x < if(s > ${toStep}, assumeNotNull(rt), end), run_steps, excluded_after_${j}, ${reached(toStep)}, ends)`);
   const flags = excluded.map((_, j) => `x${j}`);
