@@ -7,7 +7,7 @@ import { parsePropertyFilters, PropertyFilterError } from '../../../src/modules/
 const NOW = new Date('2026-01-10T00:00:00Z');
 const ctx = (over: Partial<ChFilterContext> = {}): ChFilterContext => ({
   columns: { event: 'e.properties', person: 'p.properties' },
-  eventHotColumns: new Map([['$browser', 'e.mat_browser']]),
+  eventHotColumns: new Map([['$browser', { text: 'e.mat_browser', jsonNull: 'bitTest(e.mat_json_nulls, 0)' }]]),
   groupColumn: (i) => `g${i}.properties`,
   personId: 'e.person_id',
   teamId: 42,
@@ -64,11 +64,12 @@ describe(propertyFiltersToClickHouse.name, () => {
     expect(translate([{ key: 'a', value: 'x', operator: 'ends_with' }]).params[1]).toBe('%x');
   });
 
-  it('reads a hot event property from its column, and the JSON only to tell null from absent', () => {
+  it('reads a hot event property from its column, and JSON null apart from absent from its bit, never parsing the JSON', () => {
     const { sql } = translate([{ key: '$browser', value: 'Chrome' }]);
-    expect(sql).toBe(`((has({p3:Array(String)}, lowerUTF8(ifNull(e.mat_browser, 'null'))) AND (isNotNull(e.mat_browser) OR JSONHas(e.properties, {p2:String}))))`);
+    expect(sql).toBe(`((has({p2:Array(String)}, lowerUTF8(ifNull(e.mat_browser, 'null'))) AND (isNotNull(e.mat_browser) OR bitTest(e.mat_json_nulls, 0))))`);
+    expect(translate([{ key: '$browser', operator: 'is_set' }]).sql).toBe('((isNotNull(e.mat_browser) OR bitTest(e.mat_json_nulls, 0)))');
     expect(translate([{ key: '$browser', value: 'Chrome', operator: 'is_not' }]).sql).toBe(
-      `((isNull(e.mat_browser) OR NOT has({p3:Array(String)}, lowerUTF8(ifNull(e.mat_browser, 'null')))))`,
+      `((isNull(e.mat_browser) OR NOT has({p2:Array(String)}, lowerUTF8(ifNull(e.mat_browser, 'null')))))`,
     );
     // Dates depend on the JSON type (a number is unix seconds), which the column does not keep.
     expect(translate([{ key: '$browser', value: '-1d', operator: 'is_date_after' }]).sql).not.toContain('mat_browser');
@@ -78,8 +79,8 @@ describe(propertyFiltersToClickHouse.name, () => {
   it('ignores case in exact and is_not by default, and keeps it when asked', () => {
     expect(translate([{ key: 'a', value: ['Chrome', 5] }]).params[1]).toEqual(['chrome', '5']);
     const sensitive = translate([{ key: '$browser', value: ['Chrome', 5] }], { caseSensitiveExact: true });
-    expect(sensitive.params[1]).toEqual(['Chrome', '5']);
-    expect(sensitive.sql).toContain(`has({p3:Array(String)}, ifNull(e.mat_browser, 'null'))`);
+    expect(sensitive.params[0]).toEqual(['Chrome', '5']);
+    expect(sensitive.sql).toContain(`has({p2:Array(String)}, ifNull(e.mat_browser, 'null'))`);
   });
 
   it('compares booleans by truthiness whatever the case rule, and covers both values at once', () => {

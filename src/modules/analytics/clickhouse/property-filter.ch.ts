@@ -13,8 +13,8 @@ export type { CohortDefinition };
 export interface ChFilterContext {
   /** Trusted expressions of the String columns holding each property type's JSON object text. */
   columns: Partial<Record<'event' | 'person', string>>;
-  /** Event properties with a column of their own: key → trusted column expression (see hot-properties.ts). */
-  eventHotColumns?: ReadonlyMap<string, string>;
+  /** Event properties with a column of their own: key → trusted expressions of its text and JSON null (see hot-properties.ts). */
+  eventHotColumns?: ReadonlyMap<string, { text: string; jsonNull: string }>;
   /** A group's properties (JSON object text, `'{}'` when the row has no group) by group type index. */
   groupColumn?: (groupTypeIndex: number) => string;
   /** The row's person id, for cohort membership; cohorts are refused without it. */
@@ -44,16 +44,14 @@ function propertySql(leaf: PropertyLeaf, column: string, ctx: ChFilterContext, p
   if (operator !== 'is_set' && operator !== 'is_not_set' && !negated && !POSITIVE_OPERATORS.has(operator)) {
     throw new PropertyFilterError(`Invalid operator: ${operator}`);
   }
-  const key = bindText(p, leaf.key);
   const hot = leaf.type === 'event' && !needsJson(positive) ? ctx.eventHotColumns?.get(leaf.key) : undefined;
-  const t: PropertyTarget = hot ? hotTarget(column, key, hot) : coldTarget(column, key);
+  const t: PropertyTarget = hot ? hotTarget(hot) : coldTarget(column, bindText(p, leaf.key));
   if (operator === 'is_set') return t.present;
   if (operator === 'is_not_set') return `(NOT ${t.present})`;
   if (negated) {
     if (positive === 'regex' && regexFinds(leaf.value, '') === null) return t.absentOrNull;
     return `(${t.absentOrNull} OR NOT ${positiveSql(positive, t, leaf.value, p, optionsOf(ctx))})`;
   }
-  // The condition first: on a hot column, rows it refuses never parse the properties to tell null from absent.
   return `(${positiveSql(operator, t, leaf.value, p, optionsOf(ctx))} AND ${t.present})`;
 }
 

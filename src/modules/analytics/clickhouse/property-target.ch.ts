@@ -36,14 +36,14 @@ export function coldTarget(column: string, key: string): PropertyTarget {
 }
 
 /**
- * Reads the property from its own column (NULL when absent or JSON null, the text of {@link coldTarget}
- * otherwise, see hot-properties.ts), so conditions on the text never parse the properties. Only telling a
- * JSON null from an absent key needs them, and `present` asks only on rows where the column is NULL.
+ * Reads the property from its own column (`text`: NULL when absent or JSON null, the text of {@link coldTarget}
+ * otherwise) and tells a JSON null from an absent key by `jsonNull` (see hot-properties.ts): no condition parses
+ * the properties.
  */
-export function hotTarget(column: string, key: string, hotColumn: string): PropertyTarget {
+export function hotTarget(hot: { text: string; jsonNull: string }): PropertyTarget {
   return {
-    text: `ifNull(${hotColumn}, 'null')`,
-    present: `(isNotNull(${hotColumn}) OR JSONHas(${column}, ${key}))`,
-    absentOrNull: `isNull(${hotColumn})`,
+    text: `ifNull(${hot.text}, 'null')`,
+    present: `(isNotNull(${hot.text}) OR ${hot.jsonNull})`,
+    absentOrNull: `isNull(${hot.text})`,
   };
 }

@@ -2,7 +2,7 @@ import type { CohortDefinition } from '../../events/property-filter-sql';
 import type { PropertyNode } from '../../events/property-filters';
 import { needsPerson, propertyFiltersToClickHouse } from '../clickhouse/property-filter.ch';
 import { ChParams, ChSql } from '../engine/ch-sql';
-import { HOT_EVENT_PROPERTIES } from '../engine/schema/hot-properties';
+import { HOT_EVENT_PROPERTIES, hotEventColumns } from '../engine/schema/hot-properties';
 import { BREAKDOWN_NULL, DateRange, InsightQuery, Interval, Series } from '../model/insight-query';
 
 /**
@@ -138,7 +138,7 @@ export function filterSql(node: PropertyNode | null, ctx: SqlContext, p: ChParam
   return propertyFiltersToClickHouse(node, {
     teamId: ctx.projectId,
     columns: { event: 'e.properties', person: 'pp.properties' },
-    eventHotColumns: new Map([...HOT_EVENT_PROPERTIES].map(([key, column]) => [key, `e.${column}`])),
+    eventHotColumns: hotEventColumns('e.'),
     groupColumn: (index: number) => `g${index}.properties`,
     personId: PERSON_ID,
     now: ctx.now,

@@ -32,7 +32,15 @@ const migration = (version: number): SchemaMigration => ({ version, name: `m${ve
 
 describe('schema layouts', () => {
   it('creates everything on the cluster in the cluster layout', () => {
-    for (const statement of clusterStatements()) expect(statement).toMatch(/^CREATE (DATABASE|TABLE) IF NOT EXISTS \S+ ON CLUSTER 'posthog'/);
+    for (const statement of clusterStatements()) expect(statement).toMatch(/^(CREATE (DATABASE|TABLE) IF NOT EXISTS|ALTER TABLE) \S+ ON CLUSTER 'posthog'/);
+  });
+
+  it('adds a column to the stored events and to the Distributed table readers use, in the cluster layout', () => {
+    const altered = clusterStatements().filter((statement) => statement.includes('ADD COLUMN')).map((statement) => statement.split(' ').slice(0, 15).join(' '));
+    expect(altered).toEqual([
+      "ALTER TABLE sharded_events ON CLUSTER 'posthog' ADD COLUMN IF NOT EXISTS mat_json_nulls UInt32 MATERIALIZED bitShiftLeft(toUInt32(JSONHas(properties,",
+      "ALTER TABLE events ON CLUSTER 'posthog' ADD COLUMN IF NOT EXISTS mat_json_nulls UInt32 MATERIALIZED bitShiftLeft(toUInt32(JSONHas(properties,",
+    ]);
   });
 
   it('replicates every stored table in the cluster layout', () => {

@@ -4,7 +4,7 @@ import type { QueryRunner } from 'typeorm';
 import { ManagementReads1763780500000 } from '../../../../src/database/migrations/1763780500000-ManagementReads';
 import { SqlParams } from '../../../../src/database/sql-params';
 import { ChParams } from '../../../../src/modules/analytics/engine/ch-sql';
-import { HOT_EVENT_PROPERTIES, propertyTextExpression } from '../../../../src/modules/analytics/engine/schema/hot-properties';
+import { HOT_EVENT_PROPERTIES, HOT_JSON_NULLS_COLUMN, hotEventColumns, jsonNullsExpression, propertyTextExpression } from '../../../../src/modules/analytics/engine/schema/hot-properties';
 import { SCHEMA_MIGRATIONS } from '../../../../src/modules/analytics/engine/schema/schema-migrations';
 import { ChFilterContext, propertyFiltersToClickHouse } from '../../../../src/modules/analytics/clickhouse/property-filter.ch';
 import { CohortDefinition, FilterSqlContext, propertyFiltersToSql } from '../../../../src/modules/events/property-filter-sql';
@@ -94,7 +94,8 @@ export class ClickHouseRows {
 
   static async open(): Promise<ClickHouseRows> {
     const session = new Session();
-    const hot = [...HOT_EVENT_PROPERTIES].map(([key, column]) => `, ${column} Nullable(String) MATERIALIZED ${propertyTextExpression('event', key)}`).join('');
+    const hot = [...HOT_EVENT_PROPERTIES].map(([key, column]) => `, ${column} Nullable(String) MATERIALIZED ${propertyTextExpression('event', key)}`).join('')
+      + `, ${HOT_JSON_NULLS_COLUMN} UInt32 MATERIALIZED ${jsonNullsExpression('event')}`;
     await session.queryAsync(`CREATE TABLE rows (id Int64, person_id Int64, event String, person String, group0 String, group1 String${hot})
       ENGINE = MergeTree ORDER BY id`);
     const cohortTable = SCHEMA_MIGRATIONS[0].statements({ kind: 'single', database: 'default' }).find((s) => s.includes('cohort_person'))!;
@@ -114,7 +115,7 @@ export class ClickHouseRows {
   async matching(node: PropertyNode | null, e: Evaluation, hotColumns: boolean): Promise<number[]> {
     const ctx: ChFilterContext = {
       columns: { event: 'event', person: 'person' },
-      eventHotColumns: hotColumns ? HOT_EVENT_PROPERTIES : undefined,
+      eventHotColumns: hotColumns ? hotEventColumns('') : undefined,
       groupColumn: (i) => (i <= 1 ? `group${i}` : `'{}'`),
       personId: 'person_id', teamId: 1, now: e.now, cohorts: e.cohorts, caseSensitiveExact: e.caseSensitiveExact,
     };

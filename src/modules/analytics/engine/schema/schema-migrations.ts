@@ -1,4 +1,4 @@
-import { HOT_EVENT_PROPERTIES, propertyTextExpression } from './hot-properties';
+import { HOT_EVENT_PROPERTIES, HOT_JSON_NULLS_COLUMN, jsonNullsExpression, propertyTextExpression } from './hot-properties';
 
 /**
  * The ClickHouse schema as versioned migrations, applied in order at boot (and recorded in
@@ -107,4 +107,24 @@ ENGINE = Distributed('${layout.cluster}', '${layout.database}', 'sharded_events'
   },
 };
 
-export const SCHEMA_MIGRATIONS: readonly SchemaMigration[] = [events];
+/**
+ * Which hot properties are JSON null (see hot-properties.ts). Rows already copied get it by a mutation that runs
+ * in the background; until it has, ClickHouse computes it from the properties when read, with the same answer.
+ * The Distributed table of the cluster layout has the column too, so it is read through it.
+ */
+const hotJsonNulls: SchemaMigration = {
+  version: 2,
+  name: 'which hot event properties are JSON null',
+  statements(layout) {
+    const c = onCluster(layout);
+    const stored = layout.kind === 'cluster' ? 'sharded_events' : 'events';
+    const column = `${HOT_JSON_NULLS_COLUMN} UInt32 MATERIALIZED ${jsonNullsExpression('properties')}`;
+    return [
+      `ALTER TABLE ${stored}${c} ADD COLUMN IF NOT EXISTS ${column}`,
+      ...(layout.kind === 'cluster' ? [`ALTER TABLE events${c} ADD COLUMN IF NOT EXISTS ${column}`] : []),
+      `ALTER TABLE ${stored}${c} MATERIALIZE COLUMN ${HOT_JSON_NULLS_COLUMN}`,
+    ];
+  },
+};
+
+export const SCHEMA_MIGRATIONS: readonly SchemaMigration[] = [events, hotJsonNulls];
