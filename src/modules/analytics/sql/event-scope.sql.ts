@@ -111,11 +111,24 @@ function localTimeSql(zoneParam: string, column = 'e.timestamp'): string {
  * Day, week and month starts are dates; they are read as midnight in the zone.
  */
 export function bucketSql(interval: Interval, weekStartDay: 0 | 1, zoneParam: string, column = 'e.timestamp'): string {
+  if (interval === 'day') return `toStartOfDay(${localTimeSql(zoneParam, column)})`;
+  return bucketOfKeySql(interval, bucketKeySql(interval, weekStartDay, zoneParam, column), zoneParam);
+}
+
+/**
+ * An event's bucket as its smallest value, for reads that gather many per actor: a Date for day, week and month
+ * (two bytes), the hour's start for hour. {@link bucketOfKeySql} turns one into {@link bucketSql}'s DateTime.
+ */
+export function bucketKeySql(interval: Interval, weekStartDay: 0 | 1, zoneParam: string, column = 'e.timestamp'): string {
   const local = localTimeSql(zoneParam, column);
   if (interval === 'hour') return `toStartOfHour(${local})`;
-  if (interval === 'day') return `toStartOfDay(${local})`;
-  const date = interval === 'week' ? `toStartOfWeek(${local}, ${weekStartDay === 1 ? 1 : 0})` : `toStartOfMonth(${local})`;
-  return `toDateTime(${date}, ${zoneParam})`;
+  if (interval === 'day') return `toDate(${local})`;
+  return interval === 'week' ? `toStartOfWeek(${local}, ${weekStartDay === 1 ? 1 : 0})` : `toStartOfMonth(${local})`;
+}
+
+/** A {@link bucketKeySql} value as the bucket's local DateTime (midnight in the zone for a date, as toStartOfDay gives). */
+export function bucketOfKeySql(interval: Interval, key: string, zoneParam: string): string {
+  return interval === 'hour' ? key : `toDateTime(${key}, ${zoneParam})`;
 }
 
 /** A local bucket start as `YYYY-MM-DDTHH:MM:SS` (the wall time, as the presenters key buckets). */
