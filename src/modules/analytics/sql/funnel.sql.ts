@@ -74,17 +74,22 @@ function personLineOf(query: InsightQuery, spec: FunnelOutcomeSpec): boolean {
   return breakdown?.kind === 'property' && breakdown.properties.every((b) => b.type === 'person') && query.aggregationGroupTypeIndex === null && spec.attribution?.type !== 'all_events';
 }
 
-/** Correlation in the engine: the funnel without its breakdown, with what the read asks for beside the steps. */
-function correlationInEngine(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions, build: (spec: FunnelOutcomeSpec, input: FunnelEventsInput, rangeEnd: number, p: ChParams) => string): BuiltSql {
+/**
+ * Correlation in the engine: the funnel without its breakdown, with what the read asks for beside the steps; with
+ * `candidates`, each event's name unless it is one of `candidates.skipped`.
+ */
+function correlationInEngine(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions & { candidates?: { skipped: string[] } }, build: (spec: FunnelOutcomeSpec, input: FunnelEventsInput, rangeEnd: number, p: ChParams) => string): BuiltSql {
   const p = new ChParams();
-  const all = `(SELECT groupUniqArray(event) FROM events WHERE team_id = ${p.add(ctx.projectId, 'Int64')} AND timestamp >= ${instantSql(query.range.from, p)} AND timestamp <= ${instantSql(query.range.to, p)})`;
-  const input: FunnelEventsInput = { ...funnelRead(query, ctx, options, p), value: null, name: options.withNames ? { sql: 'e.event', all } : undefined };
+  const names = (skipped: string[]) => `(SELECT groupUniqArray(event) FROM events WHERE team_id = ${p.add(ctx.projectId, 'Int64')}
+    AND timestamp >= ${instantSql(query.range.from, p)} AND timestamp <= ${instantSql(query.range.to, p)} AND NOT has(${p.add(skipped, 'Array(String)')}, event))`;
+  const read = funnelRead(query, ctx, { ...options, withNames: Boolean(options.candidates) }, p);
+  const input: FunnelEventsInput = { ...read, value: null, name: options.candidates ? { sql: 'e.event', all: names(options.candidates.skipped) } : undefined };
   return p.sql(build({ ...funnelSpecOf(query), attribution: null }, input, query.range.to.toMillis(), p));
 }
 
-/** Event correlation: per event name in some actor's funnel span, how many who converted and who did not saw it. */
+/** Event correlation: per event name (but `skipped`) in some actor's funnel span, how many who converted and who did not saw it. */
 export function funnelCorrelationEventsSql(query: InsightQuery, ctx: SqlContext, skipped: string[]): BuiltSql {
-  return correlationInEngine(query, ctx, { withNames: true }, (spec, input, rangeEnd, p) => correlationEventsSql(spec, input, rangeEnd, skipped, p));
+  return correlationInEngine(query, ctx, { candidates: { skipped } }, (spec, input, rangeEnd, p) => correlationEventsSql(spec, input, rangeEnd, p));
 }
 
 /** Who entered the funnel (with whether they converted): of a row's event when `marked`, among events with `extraFilter`. */
