@@ -1,4 +1,5 @@
 import { ANALYTICS_ENGINE, AnalyticsEngine } from '../../src/modules/analytics/engine/analytics-engine';
+import { sendJson } from '../support/capture-client';
 import { ingestBatch } from '../support/ingestion';
 import { startTestApp, TestApp } from '../support/test-app';
 import { filterQuery as q, followUrl } from '../support/insights';
@@ -167,6 +168,19 @@ describe('Insights: trends, stickiness, lifecycle', () => {
       expect(pro.result[0].data).toEqual([1, 2, 0, 1]);
       const url = (await trend({ events: [{ id: '$pageview' }] })).result[0].persons_urls[0].url;
       expect(names(await people(`${url}&search=liddell`))).toEqual(['Alice Liddell']);
+    });
+
+    it('compares exact case-sensitively, as PostHog\'s insights do, where a flag with the same condition ignores case', async () => {
+      const chrome = await trend({ events: [{ id: '$pageview' }], properties: [{ key: '$browser', value: 'chrome' }] });
+      expect(chrome.result[0].data).toEqual([0, 0, 0, 0]);
+      const notChrome = await trend({ events: [{ id: '$pageview' }], properties: [{ key: '$browser', value: 'chrome', operator: 'is_not' }] });
+      expect(notChrome.result[0].data).toEqual([3, 3, 1, 2]);
+      const pro = await trend({ events: [{ id: '$pageview', properties: [{ key: 'plan', value: 'PRO', type: 'person' }] }] });
+      expect(pro.result[0].data).toEqual([0, 0, 0, 0]);
+      const flag = { key: 'pro-any-case', filters: { groups: [{ properties: [{ key: 'plan', value: 'PRO', type: 'person', operator: 'exact' }], rollout_percentage: 100 }] } };
+      expect((await t.http.post(`${base}/feature_flags/`, flag)).status).toBe(201);
+      const flags = await sendJson(t, '/flags/?v=2', { api_key: t.keys.projectApiKey, distinct_id: 'bob' });
+      expect(flags.body.flags['pro-any-case'].enabled).toBe(true);
     });
 
     it('pages the persons of a point with next, as PostHog builds it', async () => {

@@ -91,7 +91,10 @@ describe('Persons API', () => {
     });
 
     it.each([
-      ['exact, case-insensitive', [{ key: 'plan', value: 'PRO', type: 'person' }], ['dave', 'alice']],
+      ['exact', [{ key: 'plan', value: 'pro', type: 'person' }], ['dave', 'alice']],
+      // PostHog's persons list compares exact case-sensitively; only its flags ignore case.
+      ['exact, case-sensitive', [{ key: 'plan', value: 'PRO', type: 'person' }], []],
+      ['is_not, case-sensitive', [{ key: 'plan', value: 'PRO', operator: 'is_not', type: 'person' }], ['dave', 'carol', 'bob', 'alice']],
       ['exact with a list', [{ key: 'plan', value: ['free', 'x'], operator: 'exact', type: 'person' }], ['bob']],
       ['is_not (missing keys match)', [{ key: 'plan', value: 'pro', operator: 'is_not', type: 'person' }], ['carol', 'bob']],
       ['icontains', [{ key: 'email', value: 'EXAMPLE.', operator: 'icontains', type: 'person' }], ['bob', 'alice']],

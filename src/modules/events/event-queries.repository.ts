@@ -42,7 +42,8 @@ function conditions(projectId: number, query: EventListQuery, bind: SqlParams): 
   if (query.personDistinctIds) where.push(`e.distinct_id = ANY(${bind.add(query.personDistinctIds)}::text[])`);
   if (query.properties) {
     const columns = { event: 'e.properties', person: `coalesce(pp.properties, '{}'::jsonb)` };
-    where.push(propertyFiltersToSql(query.properties, { columns, personId: 'pp.id', now: query.now, cohorts: query.cohorts }, bind));
+    // PostHog's events list compares `exact` case-sensitively (its query engine compiles it to `=`); only flags ignore case.
+    where.push(propertyFiltersToSql(query.properties, { columns, personId: 'pp.id', now: query.now, cohorts: query.cohorts, caseSensitiveExact: true }, bind));
   }
   return where;
 }

@@ -21,6 +21,12 @@ export interface FilterSqlContext {
   personId?: string;
   now: Date;
   cohorts?: ReadonlyMap<number, CohortDefinition>;
+  /**
+   * `exact`/`is_not` compare text case-sensitively, as PostHog's insights and its events and persons lists do,
+   * instead of ignoring case, as its flags do (the matcher this compiler otherwise follows). Default false.
+   * Booleans compare by truthiness either way.
+   */
+  caseSensitiveExact?: boolean;
 }
 
 const TRUE = 'TRUE';
@@ -47,7 +53,7 @@ function versionKey(version: Version): number[] {
   return [...version.core, version.pre.length === 0 ? 1 : 0];
 }
 
-function exactSql(t: Target, value: unknown, p: SqlParams): string {
+function exactSql(t: Target, value: unknown, p: SqlParams, caseSensitive: boolean): string {
   const candidates = listOf(value);
   if (candidates.length === 0) return FALSE;
   // The Rust matcher compares booleans (and "true"/"false") by truthiness, not by text.
@@ -56,6 +62,7 @@ function exactSql(t: Target, value: unknown, p: SqlParams): string {
     if (wanted.size === 2) return TRUE;
     return `((lower(${t.text}) = 'true') = ${p.add([...wanted][0])})`;
   }
+  if (caseSensitive) return `(${t.text} = ANY(${p.add(candidates.map((c) => asText(c)))}::text[]))`;
   return `(lower(${t.text}) = ANY(${p.add(candidates.map((c) => asText(c).toLowerCase()))}::text[]))`;
 }
 
@@ -94,14 +101,14 @@ function semverSql(operator: string, t: Target, value: unknown, p: SqlParams): s
 }
 
 /** The condition on a present, non-null-checked value (positive operators only). */
-function presentSql(operator: string, t: Target, value: unknown, p: SqlParams, now: Date): string {
-  if (operator === 'exact') return exactSql(t, value, p);
+function presentSql(operator: string, t: Target, value: unknown, p: SqlParams, options: ConditionOptions): string {
+  if (operator === 'exact') return exactSql(t, value, p, options.caseSensitiveExact);
   if (operator === 'regex') {
     // Invalid patterns match nothing (Rust matcher); RE2 validity is checked here, PostgreSQL's at run time.
     return regexFinds(value, '') === null ? FALSE : `(${t.text} ~ ${p.add(asText(value))})`;
   }
   if (operator in COMPARISONS) return numberSql(operator, t, value, p);
-  if (operator.startsWith('is_date_')) return dateSql(operator, t, value, p, now);
+  if (operator.startsWith('is_date_')) return dateSql(operator, t, value, p, options.now);
   if (operator.startsWith('semver_')) return semverSql(operator, t, value, p);
   return textSql(operator, t, value, p);
 }
@@ -111,8 +118,14 @@ const POSITIVE = new Set([
   'starts_with', 'ends_with', ...Object.keys(SEMVER_COMPARISONS), 'semver_tilde', 'semver_caret', 'semver_wildcard',
 ]);
 
+/** What a condition reads besides the property: the clock for relative dates, the case rule for `exact`. */
+interface ConditionOptions {
+  now: Date;
+  caseSensitiveExact: boolean;
+}
+
 /** A person or event property condition, with the matcher's rules for missing keys and nulls. */
-function propertySql(leaf: PropertyLeaf, column: string, p: SqlParams, now: Date): string {
+function propertySql(leaf: PropertyLeaf, column: string, p: SqlParams, options: ConditionOptions): string {
   const key = `${p.add(leaf.key)}::text`;
   const t: Target = { value: `(${column} -> ${key})`, text: `coalesce(${column} ->> ${key}, 'null')`, present: `(${column} ? ${key})` };
   const { operator } = leaf;
@@ -122,10 +135,10 @@ function propertySql(leaf: PropertyLeaf, column: string, p: SqlParams, now: Date
   if (Object.hasOwn(NEGATED, operator)) {
     const positive = NEGATED[operator];
     if (positive === 'regex' && regexFinds(leaf.value, '') === null) return `(NOT ${t.present} OR jsonb_typeof(${t.value}) = 'null')`;
-    return `(NOT ${t.present} OR jsonb_typeof(${t.value}) = 'null' OR NOT coalesce(${presentSql(positive, t, leaf.value, p, now)}, FALSE))`;
+    return `(NOT ${t.present} OR jsonb_typeof(${t.value}) = 'null' OR NOT coalesce(${presentSql(positive, t, leaf.value, p, options)}, FALSE))`;
   }
   if (!POSITIVE.has(operator)) throw new PropertyFilterError(`Invalid operator: ${operator}`);
-  return `(${t.present} AND ${presentSql(operator, t, leaf.value, p, now)})`;
+  return `(${t.present} AND ${presentSql(operator, t, leaf.value, p, options)})`;
 }
 
 function cohortSql(leaf: PropertyLeaf, ctx: FilterSqlContext, p: SqlParams, visiting: Set<number>): string {
@@ -160,7 +173,7 @@ function leafSql(leaf: PropertyLeaf, ctx: FilterSqlContext, p: SqlParams, visiti
     if (lenient) return FALSE;
     throw new PropertyFilterError(`Property filters of type "${leaf.type}" are not supported here.`);
   }
-  return propertySql(leaf, column, p, ctx.now);
+  return propertySql(leaf, column, p, { now: ctx.now, caseSensitiveExact: ctx.caseSensitiveExact ?? false });
 }
 
 function nodeSql(node: PropertyNode, ctx: FilterSqlContext, p: SqlParams, visiting: Set<number>, lenient = false): string {

@@ -89,7 +89,8 @@ export class PersonManagementRepository {
     if (query.email !== undefined) where.push(prefixIndexedEquals(`(p.properties ->> 'email')`, bind.add(query.email)));
     if (query.properties) {
       const columns = { person: 'p.properties' };
-      where.push(propertyFiltersToSql(query.properties, { columns, personId: 'p.id', now: query.now, cohorts: query.cohorts }, bind));
+      // As PostHog's persons list: `exact` is case-sensitive here; only flags ignore case.
+      where.push(propertyFiltersToSql(query.properties, { columns, personId: 'p.id', now: query.now, cohorts: query.cohorts, caseSensitiveExact: true }, bind));
     }
     return where;
   }

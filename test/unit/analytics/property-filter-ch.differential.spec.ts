@@ -68,14 +68,15 @@ describe('ClickHouse property filters, differential against PostgreSQL', () => {
     const node = parsed(raw);
     fc.pre(node !== undefined);
     const e: Evaluation = { now: NOW, cohorts: cohortMap, caseSensitiveExact };
-    // PostgreSQL has no case-sensitive exact: it gets the same meaning spelt with anchored regexes.
-    const referenceNode = caseSensitiveExact ? parsed(caseSensitiveReference(raw)) : node;
-    fc.pre(referenceNode !== undefined);
-    const referenceCohorts = caseSensitiveExact
-      ? new Map([...cohortMap].map(([id, c]) => [id, { ...c, filters: { properties: caseSensitiveReference(c.filters.properties) } }]))
-      : cohortMap;
     const excluded = excludedRows(node, cohortMap, loaded);
-    const expected = without(await settle(() => pg.matching(referenceNode, { now: NOW, cohorts: referenceCohorts })), excluded);
+    const expected = without(await settle(() => pg.matching(node, e)), excluded);
+    if (caseSensitiveExact) {
+      // The case rule stated independently of both compilers: the same filters with anchored regexes, case-insensitive.
+      const referenceNode = parsed(caseSensitiveReference(raw));
+      fc.pre(referenceNode !== undefined);
+      const referenceCohorts = new Map([...cohortMap].map(([id, c]) => [id, { ...c, filters: { properties: caseSensitiveReference(c.filters.properties) } }]));
+      expect(without(await settle(() => pg.matching(referenceNode, { now: NOW, cohorts: referenceCohorts })), excluded)).toEqual(expected);
+    }
     const hot = without(await settle(() => ch.matching(node, e, true)), excluded);
     const cold = without(await settle(() => ch.matching(node, e, false)), excluded);
     expect({ hot, cold }).toEqual({ hot: expected, cold: expected });
@@ -88,7 +89,7 @@ describe('ClickHouse property filters, differential against PostgreSQL', () => {
       await fc.assert(fc.asyncProperty(eventFilters, cohorts, (raw, c) => agree(raw, c)), { numRuns: RUNS });
     }, 120_000);
 
-    it('matches the same rows with case-sensitive exact, spelt for PostgreSQL as anchored regexes', async () => {
+    it('matches the same rows with case-sensitive exact, as the same filters spelt with anchored regexes do', async () => {
       await fc.assert(fc.asyncProperty(eventFilters, cohorts, (raw, c) => agree(raw, c, true)), { numRuns: RUNS / 2 });
     }, 120_000);
   });

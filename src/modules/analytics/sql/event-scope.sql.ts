@@ -156,6 +156,8 @@ export function filterSql(node: PropertyNode | null, ctx: SqlContext, p: ChParam
     personId: PERSON_ID,
     now: ctx.now,
     cohorts: ctx.cohorts,
+    // PostHog's insights compare `exact` case-sensitively; only its flags ignore case.
+    caseSensitiveExact: true,
   }, p);
 }
 

@@ -73,7 +73,7 @@ export class PostgresRows {
     const ctx: FilterSqlContext = {
       columns: { event: 'r.event', person: `coalesce(r.person, '{}'::jsonb)` },
       groupColumn: (i) => (i <= 1 ? `coalesce(r.group${i}, '{}'::jsonb)` : `'{}'::jsonb`),
-      personId: 'r.person_id', now: e.now, cohorts: e.cohorts,
+      personId: 'r.person_id', now: e.now, cohorts: e.cohorts, caseSensitiveExact: e.caseSensitiveExact,
     };
     const params = new SqlParams();
     const sql = propertyFiltersToSql(node, ctx, params);
