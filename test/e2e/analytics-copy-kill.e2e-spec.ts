@@ -73,8 +73,17 @@ describe('analytics copy killed midway', () => {
   /** Page views over the last week: every event inserted. */
   const trendUrl = (projectId: number) => `http://127.0.0.1:${port}/api/projects/${projectId}/insights/trend/?events=${encodeURIComponent(JSON.stringify([{ id: '$pageview' }]))}&date_from=-7d&refresh=true`;
 
+  /**
+   * The count once the restarted copy has caught up: until its first refresh (undoing the killed batch, copying it
+   * again) ends, an insight that waited ANALYTICS_COPY_WAIT_MS answers 503 "try again shortly", as it should.
+   */
   async function countedEvents(projectId: number): Promise<number> {
-    const res = await fetch(trendUrl(projectId), { headers: { authorization: `Bearer ${personalKey}` } });
+    const deadline = performance.now() + 60_000;
+    let res = await fetch(trendUrl(projectId), { headers: { authorization: `Bearer ${personalKey}` } });
+    while (res.status === 503 && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      res = await fetch(trendUrl(projectId), { headers: { authorization: `Bearer ${personalKey}` } });
+    }
     expect(res.status).toBe(200);
     return ((await res.json()) as { result: Array<{ count: number }> }).result[0].count;
   }
