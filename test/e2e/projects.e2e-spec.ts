@@ -50,6 +50,23 @@ describe('Projects API', () => {
     expect(read.body.api_token).toBe(t.keys.projectApiKey);
   });
 
+  it('accepts every IANA time zone name PostHog accepts, links included, and answers insights in it', async () => {
+    for (const timezone of ['US/Pacific', 'Asia/Calcutta', 'Etc/GMT+5', 'GB', 'Europe/Kyiv']) {
+      const patched = await t.http.patch(`/api/projects/${t.keys.projectId}/`, { timezone });
+      expect([patched.status, patched.body.timezone]).toEqual([200, timezone]);
+    }
+    await t.http.patch(`/api/projects/${t.keys.projectId}/`, { timezone: 'US/Pacific' });
+    const trend = await t.http.get(`/api/projects/${t.keys.projectId}/insights/trend/?events=${encodeURIComponent('[{"id":"$pageview"}]')}&date_from=2026-03-07&date_to=2026-03-09`);
+    expect([trend.status, trend.body.timezone, trend.body.result[0].days]).toEqual([200, 'US/Pacific', ['2026-03-07', '2026-03-08', '2026-03-09']]);
+    for (const timezone of ['Mars/Olympus', 'us/pacific', 'Factory']) {
+      const refused = await t.http.patch(`/api/projects/${t.keys.projectId}/`, { timezone });
+      expect(refused.status).toBe(400);
+      // PostHog's own answer for a name outside its choices.
+      expect(refused.body).toEqual({ type: 'validation_error', code: 'invalid_choice', detail: `"${timezone}" is not a valid choice.`, attr: 'timezone' });
+    }
+    await t.http.patch(`/api/projects/${t.keys.projectId}/`, { timezone: 'UTC' });
+  });
+
   it('refuses null for a project field instead of storing it', async () => {
     const res = await t.http.patch(`/api/projects/${t.keys.projectId}/`, { name: null });
     expect(res.status).toBe(400);

@@ -1,8 +1,27 @@
 import { registerDecorator, ValidateIf, ValidationOptions } from 'class-validator';
+import timezoneData from 'tzdata';
 
-const TIME_ZONES = new Set<string>([...Intl.supportedValuesOf('timeZone'), 'UTC']);
+/**
+ * Every IANA time zone name, links included (`US/Pacific`, `Asia/Calcutta`, `GB`), as PostHog accepts them (its
+ * choices are pytz's full list); `Intl.supportedValuesOf` lists canonical names only. Names the runtime cannot
+ * use (the IANA placeholder `Factory`) are left out: luxon and ClickHouse read every other one.
+ */
+const TIME_ZONES = new Set<string>([
+  ...Object.keys(timezoneData.zones).filter(usableZone),
+  ...Intl.supportedValuesOf('timeZone'),
+  'UTC',
+]);
 
-/** An IANA time zone name such as `Europe/Paris` or `UTC`. */
+function usableZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** An IANA time zone name such as `Europe/Paris`, `US/Pacific` or `UTC`. */
 export function IsTimeZone(options?: ValidationOptions) {
   return (target: object, propertyName: string) =>
     registerDecorator({
