@@ -30,6 +30,11 @@ export class GroupsRepository {
     return inserted[0].group_type_index;
   }
 
+  /** {@link typeIndex} on a connection of its own, outside any transaction. */
+  assignType(projectId: number, groupType: string): Promise<number | null> {
+    return this.typeIndex(this.dataSource.manager, projectId, groupType);
+  }
+
   async typeMapping(projectId: number): Promise<Array<{ index: number; name: string }>> {
     const rows: Array<{ group_type_index: number; group_type: string }> = await this.dataSource.query(
       'SELECT group_type_index, group_type FROM group_type_mapping WHERE project_id = $1 ORDER BY group_type_index',

@@ -9,7 +9,32 @@ const MAX_GROUP_TYPE_LENGTH = 400;
 
 @Injectable()
 export class GroupsService {
+  /** Group types this process saw mapped (or refused, all five in use) per project: mappings are never reassigned. */
+  private readonly knownTypes = new Map<number, Set<string>>();
+
   constructor(private readonly groups: GroupsRepository) {}
+
+  /**
+   * Every group type an event names in `$groups` gets an index, as PostHog's ingestion assigns one on first sight,
+   * so a group counts (`unique_group`, aggregation by group) once an event names it, `$groupidentify` or not.
+   * After the events are stored, outside their transaction: a lost assignment is redone by the next such event.
+   */
+  async recordGroupTypes(projectId: number, events: ReadonlyArray<{ properties: Record<string, unknown> }>): Promise<void> {
+    const known = this.knownTypes.get(projectId) ?? new Set<string>();
+    const named = new Set<string>();
+    for (const { properties } of events) {
+      const groups = properties.$groups;
+      if (!isJsonObject(groups)) continue;
+      for (const [type, key] of Object.entries(groups)) {
+        if (type.length <= MAX_GROUP_TYPE_LENGTH && scalarText(key) && !known.has(type)) named.add(type);
+      }
+    }
+    for (const type of named) {
+      await this.groups.assignType(projectId, type);
+      known.add(type);
+    }
+    this.knownTypes.set(projectId, known);
+  }
 
   /** The project's group types by index, as flags reference them. */
   typeMapping(projectId: number): Promise<Array<{ index: number; name: string }>> {

@@ -67,9 +67,10 @@ export class IngestionWorkerService {
     if (fresh.length === 0) return;
     try {
       await this.definitions.recordSeen(work.projectId, fresh);
+      await this.groups.recordGroupTypes(work.projectId, fresh);
       await this.projects.markIngested(work.projectId);
     } catch (error) {
-      this.logger.warn({ err: error, projectId: work.projectId }, 'could not record definitions');
+      this.logger.warn({ err: error, projectId: work.projectId }, 'could not record definitions or group types');
     }
   }
 
