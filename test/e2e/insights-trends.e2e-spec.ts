@@ -380,6 +380,9 @@ describe('Insights: trends, stickiness, lifecycle', () => {
       [{ events: [{ id: '$pageview' }], formula: 'A+' }, invalid('formula "A+" ends too early: use series letters (A, B, …), numbers, + - * / and parentheses.', 'formula')],
       [{ events: [{ id: '$pageview' }], formula: 'A+B' }, invalid('formula "A+B" uses series B, but there is 1 series: use series letters (A, B, …), numbers, + - * / and parentheses.', 'formula')],
       [{ events: [{ id: '$pageview' }], insight: 'FUNNELS' }, invalid('insight "FUNNELS" is not served here: use TRENDS, STICKINESS or LIFECYCLE (funnels, retention and paths have their own endpoints).', 'insight')],
+      [{ events: [{ id: '$pageview' }], shown_as: 'Stick' }, invalid('shown_as "Stick" is not supported: use one of Volume, Stickiness, Lifecycle.', 'shown_as')],
+      [{ event: '$pageview' }, invalid('Unknown parameter event: did you mean events?', 'event')],
+      [{ events: [{ id: '$pageview' }], property: [{ key: '$browser', value: 'Chrome' }] }, invalid('Unknown parameter property: did you mean properties?', 'property')],
     ])('refuses %j', async (params, expected) => {
       const res = await t.http.get(`${base}/insights/trend/?${q(params)}`);
       expect([res.status, res.body]).toEqual([400, expected]);

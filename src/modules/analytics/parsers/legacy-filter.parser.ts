@@ -21,12 +21,19 @@ export interface ParseContext {
 
 const BREAKDOWN_TYPES = ['event', 'person', 'group', 'cohort'] as const;
 
+/** PostHog's legacy `shown_as` values (any case). */
+const SHOWN_AS = ['Volume', 'Stickiness', 'Lifecycle'];
+
 /** Which insight a trend filter asks for: `insight` or the older `shown_as`. */
 export function insightKindOf(input: FilterInput): InsightKind {
   const insight = (textValue(input, 'insight') ?? 'TRENDS').toUpperCase();
-  const shownAs = (textValue(input, 'shown_as') ?? '').toLowerCase();
+  const rawShownAs = textValue(input, 'shown_as');
+  const shownAs = (rawShownAs ?? '').toLowerCase();
   if (!['TRENDS', 'STICKINESS', 'LIFECYCLE'].includes(insight)) {
     throw ApiError.validation(`insight "${insight}" is not served here: use TRENDS, STICKINESS or LIFECYCLE (funnels, retention and paths have their own endpoints).`, 'insight');
+  }
+  if (rawShownAs !== null && !SHOWN_AS.some((value) => value.toLowerCase() === shownAs)) {
+    throw ApiError.validation(`shown_as "${rawShownAs}" is not supported: use one of ${SHOWN_AS.join(', ')}.`, 'shown_as');
   }
   if (insight === 'LIFECYCLE' || shownAs === 'lifecycle') return 'lifecycle';
   if (insight === 'STICKINESS' || shownAs === 'stickiness') return 'stickiness';
@@ -113,8 +120,21 @@ export function checkedFormula(formula: string | null, seriesCount: number): str
 
 const normalizeInterval = (value: string) => (value.toLowerCase() === 'minute' ? 'hour' : value.toLowerCase());
 
+/**
+ * Parameters no insight reads that are slips for one that does (`event=$pageview` for `events=`): answered with a 400
+ * naming the one meant, where ignoring them would answer a different question with a 200.
+ */
+const NEAR_MISSES: Record<string, string> = { event: 'events', action: 'actions', property: 'properties' };
+
+function refuseNearMisses(input: FilterInput): void {
+  for (const [slip, meant] of Object.entries(NEAR_MISSES)) {
+    if (present(input, slip)) throw ApiError.validation(`Unknown parameter ${slip}: did you mean ${meant}?`, slip);
+  }
+}
+
 /** The legacy filter (query string and/or JSON body) as one insight query. */
 export function parseLegacyFilter(input: FilterInput, context: ParseContext, kind: InsightKind = insightKindOf(input)): InsightQuery {
+  refuseNearMisses(input);
   const interval: Interval = enumValue(input, 'interval', INTERVALS, 'day', normalizeInterval);
   // A funnel's `display` (FunnelViz, ActionsLineGraph) only chooses its viz type, read by the funnel parser; paths have none.
   const display: Display = kind === 'funnels' || kind === 'paths' ? 'ActionsLineGraph' : enumValue(input, 'display', DISPLAYS, 'ActionsLineGraph');
