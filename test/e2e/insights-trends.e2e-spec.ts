@@ -401,6 +401,13 @@ describe('Insights: trends, stickiness, lifecycle', () => {
     it('ends a query over the statement timeout with a 504 that says what to do', async () => {
       const slow = await startTestApp({ env: { ANALYTICS_QUERY_TIMEOUT_MS: '100', ANALYTICS_QUERY_MAX_THREADS: '1' } });
       try {
+        // The copy's first build empties its tables before copying PostgreSQL: rows written straight into ClickHouse
+        // before it ended would be emptied with them. An insight answers 200 once that build is done.
+        const plain = `/api/projects/${slow.keys.projectId}/insights/trend/?${q({ events: [{ id: '$pageview' }] })}`;
+        for (let attempt = 0; (await slow.http.get(plain)).status !== 200; attempt++) {
+          expect(attempt).toBeLessThan(100);
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
         // Half a million events written straight into the app's ClickHouse tables, each with a 1 KB property that a
         // filter must parse and search, on one thread: each insight below takes the better part of a second or more
         // (over a microsecond a row), several times its 100 ms however idle the machine, while the rows compress to
