@@ -1,13 +1,17 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { ENVIRONMENT_PATH_PREFIX } from '../http/project-routes';
 
 type Operation = {
   operationId?: string;
   summary?: string;
+  deprecated?: boolean;
   responses?: Record<string, unknown>;
   parameters?: Array<{ name?: string; in?: string; $ref?: string }>;
   security?: unknown[];
 };
 
+const PROJECT_PREFIX = '/api/projects/';
+const ENVIRONMENT_PREFIX = `/${ENVIRONMENT_PATH_PREFIX}`;
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 const PATH_PARAMETER_DESCRIPTIONS: Record<string, string> = {
   project_id: 'Project id, or `@current` for the key owner\'s current project.',
@@ -19,7 +23,9 @@ const PATH_PARAMETER_DESCRIPTIONS: Record<string, string> = {
  * operation (from its handler's name when it has no doc comment), every `{parameter}` of a path declared (routes whose
  * project is resolved by the auth guard take no `@Param`), and an explicit `security: []` on the public SDK routes,
  * which authenticate with the project key inside the payload rather than with a header; and the error shape every
- * route answers with, as the `4XX` response of operations that document no error of their own.
+ * route answers with, as the `4XX` response of operations that document no error of their own. The
+ * `/api/environments/` duplicates of project routes get an operation id of their own and are marked deprecated,
+ * as PostHog marks them: `/api/projects/` is the path to use.
  */
 export function completeOpenApiDocument(document: OpenAPIObject): OpenAPIObject {
   if (!document.servers || document.servers.length === 0) document.servers = [{ url: '/', description: 'This service' }];
@@ -28,10 +34,17 @@ export function completeOpenApiDocument(document: OpenAPIObject): OpenAPIObject 
   document.components.schemas = { ...document.components.schemas, ApiError: API_ERROR_SCHEMA };
   for (const [path, item] of Object.entries(document.paths)) {
     const names = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
+    const twin = path.startsWith(ENVIRONMENT_PREFIX) ? PROJECT_PREFIX + path.slice(ENVIRONMENT_PREFIX.length)
+      : path.startsWith(PROJECT_PREFIX) ? ENVIRONMENT_PREFIX + path.slice(PROJECT_PREFIX.length) : null;
+    const paired = twin !== null && twin in document.paths;
     for (const method of METHODS) {
       const operation = (item as Record<string, Operation | undefined>)[method];
       if (!operation) continue;
+      // A controller served under both a project and an environment path gets `[i]` after its ids: the project
+      // path keeps the plain id, the environment path is told apart below.
+      if (paired && operation.operationId) operation.operationId = operation.operationId.replace(/\[\d+\]$/, '');
       operation.summary ??= summaryFromOperationId(operation.operationId, method, path);
+      if (paired && path.startsWith(ENVIRONMENT_PREFIX)) markEnvironmentDuplicate(operation);
       declarePathParameters(operation, names);
       operation.security ??= [];
       operation.responses ??= {};
@@ -56,6 +69,12 @@ const API_ERROR_RESPONSE = {
   description: 'A refused request (bad input, missing or wrong key, not found…) as {type, code, detail, attr}.',
   content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' } } },
 };
+
+function markEnvironmentDuplicate(operation: Operation): void {
+  if (operation.operationId && !operation.operationId.endsWith('_environment')) operation.operationId = `${operation.operationId}_environment`;
+  operation.summary = `${operation.summary} (environment path, deprecated: use /api/projects/)`;
+  operation.deprecated = true;
+}
 
 function declarePathParameters(operation: Operation, names: string[]): void {
   const declared = new Set((operation.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name));

@@ -7,13 +7,14 @@ import type { ProjectEntity } from '../projects/project.entity';
 import { ActorsReplyDto, ApiCorrelationPersonsQuery, ApiFunnelPersonsQuery, ApiPathPersonsQuery, ApiRetentionPersonsQuery, RetentionPersonsReplyDto, ApiLifecyclePersonsQuery, ApiStickinessPersonsQuery, ApiTrendPersonsQuery, PlainActorsReplyDto } from './dto/insight.dto';
 import { LegacyInsightsService } from './legacy-insights.service';
 import { mergeFilterInput } from './parsers/filter-values';
+import { projectAndEnvironmentPaths } from '../../common/http/project-routes';
 
 const PROJECT = { projectParam: 'project_id' };
 
 /** The persons behind one data point of a trend, stickiness or lifecycle insight, or one funnel step. */
 @ApiTags('persons')
 @ApiBearerAuth()
-@Controller('api/projects/:project_id/persons')
+@Controller(projectAndEnvironmentPaths('persons'))
 export class InsightPersonsController {
   constructor(private readonly legacy: LegacyInsightsService) {}
 

@@ -10,13 +10,14 @@ import {
 } from './dto/insight.dto';
 import { LegacyInsightsService } from './legacy-insights.service';
 import { mergeFilterInput } from './parsers/filter-values';
+import { projectAndEnvironmentPaths } from '../../common/http/project-routes';
 
 const PROJECT = { projectParam: 'project_id' };
 
 /** PostHog's legacy insight endpoints: the filter in the query string, or the same keys in a JSON body. */
 @ApiTags('insights')
 @ApiBearerAuth()
-@Controller('api/projects/:project_id/insights')
+@Controller(projectAndEnvironmentPaths('insights'))
 export class InsightsController {
   constructor(private readonly legacy: LegacyInsightsService) {}
 

@@ -4,11 +4,12 @@ import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
 import { CurrentProject } from '../../common/auth/principal';
 import type { ProjectEntity } from '../projects/project.entity';
 import { QueryService } from './query.service';
+import { projectAndEnvironmentPaths } from '../../common/http/project-routes';
 
 /** PostHog's query API for the insight kinds served here and the actors behind them. */
 @ApiTags('query')
 @ApiBearerAuth()
-@Controller('api/projects/:project_id/query')
+@Controller(projectAndEnvironmentPaths('query'))
 export class QueryController {
   constructor(private readonly queries: QueryService) {}
 

@@ -12,13 +12,14 @@ import { EventDto, EventPageDto, EventValueDto } from './dto/event.dto';
 import { ApiEventListQuery, ApiIncludePersonQuery } from './dto/event-query-params';
 import { EventQueriesService } from './event-queries.service';
 import { eventNamesOf, parseEventListFilters, parseIncludePerson } from './event-requests';
+import { projectAndEnvironmentPaths } from '../../common/http/project-routes';
 
 const PROJECT = { projectParam: 'project_id' };
 
 /** Stored events: list (JSON or CSV), retrieve by uuid, property values. PostHog's scope is `query`. */
 @ApiTags('events')
 @ApiBearerAuth()
-@Controller('api/projects/:project_id')
+@Controller(projectAndEnvironmentPaths())
 export class EventsController {
   constructor(private readonly events: EventQueriesService) {}
 

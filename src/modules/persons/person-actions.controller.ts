@@ -14,13 +14,14 @@ import { parseBulkDeleteRequest } from './person-bulk-delete';
 import { PersonQueriesService } from './person-queries.service';
 import { parsePersonRef, propertyValueOf, requiredField, textField } from './person-requests';
 import { PERSON_SCOPE, PersonWritesService } from './person-writes.service';
+import { projectAndEnvironmentPaths } from '../../common/http/project-routes';
 
 const PROJECT = { projectParam: 'project_id' };
 
 /** Person side routes: activity, property values and names, cohorts, bulk delete, and the property/split actions. */
 @ApiTags('persons')
 @ApiBearerAuth()
-@Controller('api/projects/:project_id/persons')
+@Controller(projectAndEnvironmentPaths('persons'))
 export class PersonActionsController {
   constructor(
     private readonly queries: PersonQueriesService,

@@ -11,13 +11,14 @@ import { PersonDto, PersonPageDto, PersonPropertiesDto } from './dto/person.dto'
 import { PersonQueriesService } from './person-queries.service';
 import { parsePersonDeleteOptions, parsePersonListFilters, parsePersonRef } from './person-requests';
 import { PersonWritesService } from './person-writes.service';
+import { projectAndEnvironmentPaths } from '../../common/http/project-routes';
 
 const PROJECT = { projectParam: 'project_id' };
 
 /** Persons: list (JSON or CSV), create, retrieve, PATCH, DELETE. */
 @ApiTags('persons')
 @ApiBearerAuth()
-@Controller('api/projects/:project_id')
+@Controller(projectAndEnvironmentPaths())
 export class PersonsController {
   constructor(
     private readonly queries: PersonQueriesService,
