@@ -1,3 +1,6 @@
+/** Where PostHog's environment-scoped paths start (no leading slash, as controllers name paths). */
+export const ENVIRONMENT_PATH_PREFIX = 'api/environments/';
+
 /**
  * The paths of a project's resource that PostHog serves under both `/api/projects/:project_id/` and its newer name
  * for a project's data, `/api/environments/:project_id/` (events, persons, insights, query; an environment is a
@@ -8,5 +11,3 @@ export function projectAndEnvironmentPaths(resource = ''): string[] {
   const tail = resource === '' ? '' : `/${resource}`;
   return [`api/projects/:project_id${tail}`, `${ENVIRONMENT_PATH_PREFIX}:project_id${tail}`];
 }
-
-export const ENVIRONMENT_PATH_PREFIX = 'api/environments/';

@@ -119,7 +119,7 @@ const POSITIVE = new Set([
 ]);
 
 /** What a condition reads besides the property: the clock for relative dates, the case rule for `exact`. */
-interface ConditionOptions {
+export interface ConditionOptions {
   now: Date;
   caseSensitiveExact: boolean;
 }

@@ -1,6 +1,7 @@
 import { asNumber, asText, isBooleanFilter, regexFinds, truthy } from '../../decide/engine/property-match';
 import { filterDate } from '../../decide/engine/dates';
 import { likePattern } from '../../../database/like-pattern';
+import type { ConditionOptions } from '../../events/property-filter-sql';
 import type { ChParams } from '../engine/ch-sql';
 import { bindText, bindTexts } from './sql-text.ch';
 import { dateConditionSql } from './property-date.ch';
@@ -12,11 +13,6 @@ import { versionConditionSql } from './property-version.ch';
  * The positive operators' conditions on a property that is present, as the PostgreSQL compiler
  * (events/property-filter-sql.ts) writes them; presence, nulls and negation are the caller's.
  */
-
-export interface ConditionOptions {
-  now: Date;
-  caseSensitiveExact: boolean;
-}
 
 export const FALSE = '0';
 export const TRUE = '1';

@@ -5,6 +5,7 @@ import type { ChParams } from '../engine/ch-sql';
 import { bindText } from './sql-text.ch';
 import { FALSE, TRUE, needsJson, positiveSql, POSITIVE_OPERATORS } from './property-conditions.ch';
 import { coldTarget, hotTarget, PropertyTarget } from './property-target.ch';
+import type { HotColumn } from '../engine/schema/hot-properties';
 
 export { needsPerson };
 export type { CohortDefinition };
@@ -14,7 +15,7 @@ export interface ChFilterContext {
   /** Trusted expressions of the String columns holding each property type's JSON object text. */
   columns: Partial<Record<'event' | 'person', string>>;
   /** Event properties with a column of their own: key → trusted expressions of its text and JSON null (see hot-properties.ts). */
-  eventHotColumns?: ReadonlyMap<string, { text: string; jsonNull: string }>;
+  eventHotColumns?: ReadonlyMap<string, HotColumn>;
   /** A group's properties (JSON object text, `'{}'` when the row has no group) by group type index. */
   groupColumn?: (groupTypeIndex: number) => string;
   /** The row's person id, for cohort membership; cohorts are refused without it. */

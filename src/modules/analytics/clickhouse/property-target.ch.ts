@@ -1,3 +1,5 @@
+import type { HotColumn } from '../engine/schema/hot-properties';
+
 /**
  * One property of one row, as the filter conditions read it. Every field is a trusted ClickHouse expression;
  * the key is already bound. Properties are JSON object text (PostgreSQL's jsonb output) in a String column.
@@ -40,7 +42,7 @@ export function coldTarget(column: string, key: string): PropertyTarget {
  * otherwise) and tells a JSON null from an absent key by `jsonNull` (see hot-properties.ts): no condition parses
  * the properties.
  */
-export function hotTarget(hot: { text: string; jsonNull: string }): PropertyTarget {
+export function hotTarget(hot: HotColumn): PropertyTarget {
   return {
     text: `ifNull(${hot.text}, 'null')`,
     present: `(isNotNull(${hot.text}) OR ${hot.jsonNull})`,
