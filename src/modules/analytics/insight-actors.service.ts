@@ -5,10 +5,10 @@ import { ActorRow, AnalyticsRepository } from './analytics.repository';
 import { ACTIVE_USER_DAYS, ActorsSelection, DateRange, InsightQuery, Series } from './model/insight-query';
 import type { ActorPage } from './model/insight-result';
 import { serializedGroup, serializedPerson, SerializedActor } from './presenters/actor.presenter';
-import { actorKindOf, searchConditions, trendActorsSql } from './sql/actors.sql';
+import { searchConditions, trendActorsSql } from './sql/actors.sql';
 import type { SqlContext } from './sql/event-scope.sql';
 import { lifecycleActorsSql, stickinessActorsSql } from './sql/stickiness-lifecycle.sql';
-import { BreakdownSlice } from './sql/trends.sql';
+import { actorKindOf, BreakdownSlice } from './sql/trends.sql';
 
 /** The actors behind one data point of a trend, stickiness or lifecycle insight, one page at a time. */
 @Injectable()

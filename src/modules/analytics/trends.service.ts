@@ -3,10 +3,12 @@ import type { DateTime } from 'luxon';
 import { AnalyticsRepository, PointRow } from './analytics.repository';
 import { evaluateFormula, parseFormula } from './model/formula';
 import { bucketKey, bucketStarts, nextInterval, previousRange } from './model/insight-dates';
-import { ACTIVE_USER_DAYS, AGGREGATE_DISPLAYS, DateRange, InsightQuery, Series } from './model/insight-query';
+import { ACTIVE_USER_DAYS, AGGREGATE_DISPLAYS, DateRange, InsightQuery, isCountPerActor, isFirstTime, Series } from './model/insight-query';
 import type { BreakdownValue, InsightResult, SeriesResult } from './model/insight-result';
 import type { SqlContext } from './sql/event-scope.sql';
-import { activeActorsSql, ActiveWindow, BreakdownSlice, firstSeenPointsSql, topBreakdownValuesSql, trendPointsSql } from './sql/trends.sql';
+import {
+  activeActorsSql, ActiveWindow, BreakdownSlice, countPerActorPointsSql, firstSeenPointsSql, firstTimePointsSql, topBreakdownValuesSql, trendPointsSql,
+} from './sql/trends.sql';
 
 /** One breakdown slice as queried (`slice`) and as shown (value, label, the row key it comes back under). */
 interface SliceView {
@@ -84,6 +86,8 @@ export class TrendsService {
     if (days) return this.repository.points(activeActorsSql(query, series, range, slice, this.windows(query, range, buckets, aggregate), days, ctx));
     const cumulativeActors = query.display === 'ActionsLineGraphCumulative' && (series.math === 'dau' || series.math === 'unique_group');
     if (cumulativeActors) return this.repository.points(firstSeenPointsSql(query, series, range, slice, ctx));
+    if (isFirstTime(series.math)) return this.repository.points(firstTimePointsSql(query, { ...series, math: series.math }, range, slice, ctx, aggregate));
+    if (isCountPerActor(series.math)) return this.repository.points(countPerActorPointsSql(query, { ...series, math: series.math }, range, slice, ctx, aggregate));
     return this.repository.points(trendPointsSql(query, series, range, slice, ctx, aggregate));
   }
 

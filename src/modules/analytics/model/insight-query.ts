@@ -10,13 +10,33 @@ export const INTERVALS = ['hour', 'day', 'week', 'month'] as const;
 export type Interval = (typeof INTERVALS)[number];
 
 export const EVENT_MATHS = ['total', 'dau', 'weekly_active', 'monthly_active', 'unique_group', 'unique_session'] as const;
-export const PROPERTY_MATHS = ['sum', 'avg', 'min', 'max', 'median', 'p90', 'p95', 'p99'] as const;
+export const PROPERTY_MATHS = ['sum', 'avg', 'min', 'max', 'median', 'p75', 'p90', 'p95', 'p99'] as const;
 export type PropertyMath = (typeof PROPERTY_MATHS)[number];
-/** The percentile each percentile math reads. */
-export const PERCENTILES: Readonly<Record<string, number>> = { median: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 };
+/** The percentile each percentile math reads (also as the prefix of a count-per-actor math). */
+export const PERCENTILES: Readonly<Record<string, number>> = { median: 0.5, p75: 0.75, p90: 0.9, p95: 0.95, p99: 0.99 };
+/** Each actor's number of events in a data point, aggregated over the point's actors (`avg_count_per_actor`: the mean). */
+export const COUNT_PER_ACTOR_MATHS = [
+  'avg_count_per_actor', 'min_count_per_actor', 'max_count_per_actor', 'median_count_per_actor',
+  'p75_count_per_actor', 'p90_count_per_actor', 'p95_count_per_actor', 'p99_count_per_actor',
+] as const;
+export type CountPerActorMath = (typeof COUNT_PER_ACTOR_MATHS)[number];
+/**
+ * Actors counted once, at their first event: `first_time_for_user` when their first event of the series ever falls in
+ * the range and meets the filters; `first_matching_event_for_user` at their first event that meets the filters.
+ */
+export const FIRST_TIME_MATHS = ['first_time_for_user', 'first_matching_event_for_user'] as const;
+export type FirstTimeMath = (typeof FIRST_TIME_MATHS)[number];
 /** The window of the active-users maths, in days ending on the data point's last day. */
 export const ACTIVE_USER_DAYS: Readonly<Record<string, number>> = { weekly_active: 7, monthly_active: 30 };
-export type SeriesMath = (typeof EVENT_MATHS)[number] | PropertyMath;
+export type SeriesMath = (typeof EVENT_MATHS)[number] | PropertyMath | CountPerActorMath | FirstTimeMath;
+
+export function isCountPerActor(math: SeriesMath): math is CountPerActorMath {
+  return (COUNT_PER_ACTOR_MATHS as readonly string[]).includes(math);
+}
+
+export function isFirstTime(math: SeriesMath): math is FirstTimeMath {
+  return (FIRST_TIME_MATHS as readonly string[]).includes(math);
+}
 
 export const DISPLAYS = [
   'ActionsLineGraph', 'ActionsLineGraphCumulative', 'ActionsAreaGraph', 'ActionsBar', 'ActionsStackedBar',

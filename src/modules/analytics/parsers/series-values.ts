@@ -1,10 +1,10 @@
 import { ApiError } from '../../../common/errors/api-error';
-import { EVENT_MATHS, PROPERTY_MATHS, Series, SeriesMath } from '../model/insight-query';
+import { COUNT_PER_ACTOR_MATHS, EVENT_MATHS, FIRST_TIME_MATHS, PROPERTY_MATHS, Series, SeriesMath } from '../model/insight-query';
 import { propertyFilterValue } from './filter-values';
 
 /** At most this many series in one insight, so one request stays one bounded set of queries. */
 export const MAX_SERIES = 20;
-const MATHS: readonly string[] = [...EVENT_MATHS, ...PROPERTY_MATHS];
+const MATHS: readonly string[] = [...EVENT_MATHS, ...PROPERTY_MATHS, ...COUNT_PER_ACTOR_MATHS, ...FIRST_TIME_MATHS];
 
 /** The fields of one series, whichever door it came through (legacy entity or EventsNode). */
 export interface SeriesFields {

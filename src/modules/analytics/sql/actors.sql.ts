@@ -1,17 +1,8 @@
 import { likePattern } from '../../../database/like-pattern';
 import { ChParams } from '../engine/ch-sql';
-import { DateRange, InsightQuery, PROPERTY_MATHS, Series } from '../model/insight-query';
-import { actorSql, BuiltSql, groupKeySql, PERSON_ID, SqlContext } from './event-scope.sql';
-import { BreakdownSlice, propertyAggregateSql, sliceScope } from './trends.sql';
-
-/** Who a series counts: persons, or groups of one type (`unique_group`, or aggregation by groups). */
-export type ActorKind = { kind: 'person' } | { kind: 'group'; groupTypeIndex: number };
-
-export function actorKindOf(query: InsightQuery, series: Series): ActorKind {
-  if (series.math === 'unique_group' && series.mathGroupTypeIndex !== null) return { kind: 'group', groupTypeIndex: series.mathGroupTypeIndex };
-  if (query.aggregationGroupTypeIndex !== null) return { kind: 'group', groupTypeIndex: query.aggregationGroupTypeIndex };
-  return { kind: 'person' };
-}
+import { DateRange, InsightQuery, isFirstTime, PROPERTY_MATHS, Series } from '../model/insight-query';
+import { BuiltSql, groupKeySql, PERSON_ID, SqlContext } from './event-scope.sql';
+import { ActorKind, actorKindOf, BreakdownSlice, firstTimeActorsSql, propertyAggregateSql, seriesActorSql, sliceScope } from './trends.sql';
 
 /**
  * PostHog's actor search: the person's email or name, or the event's distinct id, contains the text
@@ -48,10 +39,16 @@ export function trendActorsSql(
 ): BuiltSql {
   const p = new ChParams();
   const kind = actorKindOf(query, series);
+  const pageSql = `ORDER BY value DESC NULLS LAST, actor_key DESC LIMIT ${p.add(page.limit, 'UInt64')} OFFSET ${p.add(page.offset, 'UInt64')}`;
+  if (isFirstTime(series.math)) {
+    // A searched actor matches on any of its events (its person, or any of its distinct ids), not only the first.
+    const matches = searchConditions(search, kind, ctx)(p).map((condition) => `countIf(${condition}) > 0`);
+    return p.sql(`SELECT toString(actor_key) AS actor, toFloat64(1) AS value FROM (${firstTimeActorsSql(query, { ...series, math: series.math }, range, slice, ctx, p, matches)}) ${pageSql}`);
+  }
   const scope = sliceScope(query, series, range, slice, ctx, p, true);
-  const actor = kind.kind === 'person' ? actorSql({ ...query, aggregationGroupTypeIndex: null }, ctx, p) : groupKeySql(kind.groupTypeIndex, ctx, p);
+  const actor = seriesActorSql(query, series, ctx, p);
   const where = [scope.where, `${actor} IS NOT NULL`, ...searchConditions(search, kind, ctx)(p)];
   return p.sql(`SELECT toString(actor_key) AS actor, value FROM (
       SELECT ${actor} AS actor_key, ${actorValueSql(series, p)} AS value FROM ${scope.from} WHERE ${where.join(' AND ')} GROUP BY actor_key)
-    ORDER BY value DESC NULLS LAST, actor_key DESC LIMIT ${p.add(page.limit, 'UInt64')} OFFSET ${p.add(page.offset, 'UInt64')}`);
+    ${pageSql}`);
 }

@@ -190,7 +190,12 @@ export function scopeWhere(query: InsightQuery, range: DateRange, ctx: SqlContex
 
 /** {@link scopeWhere} without the time range, for reads whose bounds differ per part (retention's first-time cohorts). */
 export function filtersWhere(query: InsightQuery, ctx: SqlContext, p: ChParams): string[] {
-  const where = [`e.team_id = ${p.add(ctx.projectId, 'Int64')}`];
+  return [`e.team_id = ${p.add(ctx.projectId, 'Int64')}`, ...queryFiltersWhere(query, ctx, p)];
+}
+
+/** The query's own property filters and the test-account filters. */
+export function queryFiltersWhere(query: InsightQuery, ctx: SqlContext, p: ChParams): string[] {
+  const where: string[] = [];
   if (query.properties) where.push(filterSql(query.properties, ctx, p));
   if (query.filterTestAccounts && ctx.testAccountFilters) where.push(filterSql(ctx.testAccountFilters, ctx, p));
   return where;

@@ -1,8 +1,8 @@
 import { ChParams } from '../engine/ch-sql';
-import { DateRange, InsightQuery, PERCENTILES, Series } from '../model/insight-query';
+import { CountPerActorMath, DateRange, FirstTimeMath, InsightQuery, isCountPerActor, PERCENTILES, Series } from '../model/insight-query';
 import {
-  actorSql, breakdownPropertySql, bucketSql, bucketTextSql, BuiltSql, cohortMemberSql, eventsFrom, groupKeySql, joinNeeds,
-  propertyTextSql, seriesWhere, SqlContext,
+  actorSql, breakdownPropertySql, bucketSql, bucketTextSql, BuiltSql, cohortMemberSql, entityWhere, eventsFrom, groupKeySql, instantSql,
+  joinNeeds, propertyTextSql, queryFiltersWhere, seriesWhere, SqlContext,
 } from './event-scope.sql';
 import { HOT_EVENT_PROPERTIES } from '../engine/schema/hot-properties';
 
@@ -30,6 +30,22 @@ export function numericPropertySql(key: string, p: ChParams): string {
   const type = `JSONType(e.properties, ${k})`;
   return `if((${type} IN ('Int64', 'UInt64', 'Double') OR (${type} = 'String' AND length(${text}) < 100 AND match(${text}, ${p.add(NUMERIC_TEXT, 'String')})))
       AND abs(toFloat64OrZero(trimBoth(${text}))) < 1e300, toFloat64OrNull(trimBoth(${text})), NULL)`;
+}
+
+/** Who a series counts: persons, or groups of one type (`unique_group`, a count per group, or aggregation by groups). */
+export type ActorKind = { kind: 'person' } | { kind: 'group'; groupTypeIndex: number };
+
+export function actorKindOf(query: InsightQuery, series: Series): ActorKind {
+  const byGroup = series.math === 'unique_group' || isCountPerActor(series.math);
+  if (byGroup && series.mathGroupTypeIndex !== null) return { kind: 'group', groupTypeIndex: series.mathGroupTypeIndex };
+  if (query.aggregationGroupTypeIndex !== null) return { kind: 'group', groupTypeIndex: query.aggregationGroupTypeIndex };
+  return { kind: 'person' };
+}
+
+/** The actor of an event as a series counts it (see {@link actorKindOf}); NULL when the event has none. */
+export function seriesActorSql(query: InsightQuery, series: Series, ctx: SqlContext, p: ChParams): string {
+  const kind = actorKindOf(query, series);
+  return kind.kind === 'person' ? actorSql({ ...query, aggregationGroupTypeIndex: null }, ctx, p) : groupKeySql(kind.groupTypeIndex, ctx, p);
 }
 
 /** What the distinct-count maths count: persons (or groups), a group type's keys, sessions; null for others. */
@@ -62,6 +78,13 @@ export function propertyAggregateSql(series: Series, p: ChParams): string {
   return `if(count(${value}) = 0, NULL, toFloat64(${aggregate}(${value})))`;
 }
 
+/** A count-per-actor math's aggregate over the actors' event counts `column` (exact percentiles, as the property maths). */
+function countAggregateSql(math: CountPerActorMath, column: string): string {
+  const prefix = math.slice(0, math.indexOf('_'));
+  if (prefix in PERCENTILES) return `quantileExactInclusive(${PERCENTILES[prefix]})(${column})`;
+  return `${prefix}(${column})`;
+}
+
 /** The breakdown value of an event: one property's text, or a JSON list of several. */
 export function breakdownValueSql(query: InsightQuery, ctx: SqlContext, p: ChParams): string {
   if (query.breakdown?.kind !== 'property') return 'CAST(NULL AS Nullable(String))';
@@ -69,16 +92,24 @@ export function breakdownValueSql(query: InsightQuery, ctx: SqlContext, p: ChPar
   return parts.length === 1 ? parts[0] : `toJSONString([${parts.join(', ')}])`;
 }
 
+/** The conditions that put an event in a breakdown slice. */
+function sliceWhere(query: InsightQuery, slice: BreakdownSlice, ctx: SqlContext, p: ChParams): string[] {
+  if (slice?.kind === 'values') return [`${breakdownValueSql(query, ctx, p)} IN ${p.add(slice.values, 'Array(String)')}`];
+  if (slice?.kind === 'point' && query.breakdown?.kind === 'property') {
+    return query.breakdown.properties.map((b, i) => `${breakdownPropertySql(b.key, b.type, b.groupTypeIndex, i, p)} = ${p.add(slice.values[i] ?? '', 'String')}`);
+  }
+  if (slice?.kind === 'cohort' && slice.cohort !== 'all') return [cohortMemberSql(slice.cohort, ctx, p)];
+  return [];
+}
+
+function sliceFrom(query: InsightQuery, series: Series, slice: BreakdownSlice, ctx: SqlContext, p: ChParams, actor: boolean): string {
+  return eventsFrom(joinNeeds(query, ctx, [series.properties], actor || slice?.kind === 'cohort'), ctx, p);
+}
+
 /** FROM and WHERE of one series' events in a range, restricted to a breakdown slice. */
 export function sliceScope(query: InsightQuery, series: Series, range: DateRange, slice: BreakdownSlice, ctx: SqlContext, p: ChParams, actor: boolean) {
-  const where = seriesWhere(query, series, range, ctx, p);
-  if (slice?.kind === 'values') where.push(`${breakdownValueSql(query, ctx, p)} IN ${p.add(slice.values, 'Array(String)')}`);
-  if (slice?.kind === 'point' && query.breakdown?.kind === 'property') {
-    query.breakdown.properties.forEach((b, i) => where.push(`${breakdownPropertySql(b.key, b.type, b.groupTypeIndex, i, p)} = ${p.add(slice.values[i] ?? '', 'String')}`));
-  }
-  if (slice?.kind === 'cohort' && slice.cohort !== 'all') where.push(cohortMemberSql(slice.cohort, ctx, p));
-  const needs = joinNeeds(query, ctx, [series.properties], actor || slice?.kind === 'cohort');
-  return { from: eventsFrom(needs, ctx, p), where: where.join(' AND ') };
+  const where = [...seriesWhere(query, series, range, ctx, p), ...sliceWhere(query, slice, ctx, p)];
+  return { from: sliceFrom(query, series, slice, ctx, p, actor), where: where.join(' AND ') };
 }
 
 /** The breakdown values with the most events over every series, one page of them (plus one to tell `next`). */
@@ -92,19 +123,75 @@ export function topBreakdownValuesSql(query: InsightQuery, ctx: SqlContext, limi
     ORDER BY n DESC, value ASC LIMIT ${p.add(limit + 1, 'UInt64')} OFFSET ${p.add(offset, 'UInt64')}`);
 }
 
+/**
+ * What a point is keyed by: the event's breakdown value (only when the slice lists values), and its bucket start
+ * (`time` is the instant bucketed; NULL for one point over the whole range), with that start written as text.
+ */
+function pointKeys(query: InsightQuery, slice: BreakdownSlice, ctx: SqlContext, p: ChParams, aggregate: boolean, time = 'e.timestamp') {
+  return {
+    breakdown: slice?.kind === 'values' ? breakdownValueSql(query, ctx, p) : 'CAST(NULL AS Nullable(String))',
+    bucket: aggregate ? 'CAST(NULL AS Nullable(DateTime))' : bucketSql(query.interval, query.weekStartDay, p.add(query.timezone, 'String'), time),
+    // Buckets are grouped as times and written as text once per point, not once per event.
+    text: aggregate ? 'CAST(NULL AS Nullable(String))' : bucketTextSql('bucket_start'),
+  };
+}
+
 /** One series' points: per bucket (or once for the whole range when `aggregate`), per breakdown value. */
 export function trendPointsSql(query: InsightQuery, series: Series, range: DateRange, slice: BreakdownSlice, ctx: SqlContext, aggregate: boolean): BuiltSql {
   const p = new ChParams();
   const distinct = distinctTargetSql(query, series, ctx, p);
   const scope = sliceScope(query, series, range, slice, ctx, p, distinct !== null);
-  const breakdown = slice?.kind === 'values' ? breakdownValueSql(query, ctx, p) : 'CAST(NULL AS Nullable(String))';
-  const bucket = aggregate ? 'CAST(NULL AS Nullable(DateTime))' : bucketSql(query.interval, query.weekStartDay, p.add(query.timezone, 'String'));
+  const keys = pointKeys(query, slice, ctx, p, aggregate);
   const value = distinct === null ? pointValueSql(series, p) : `toFloat64(uniqExact(${distinct}))`;
   const where = distinct === null ? scope.where : `${scope.where} AND ${distinct} IS NOT NULL`;
-  // Buckets are grouped as times and written as text once per point, not once per event.
-  return p.sql(`SELECT breakdown_value, ${aggregate ? 'CAST(NULL AS Nullable(String))' : bucketTextSql('bucket_start')} AS bucket, value FROM (
-    SELECT ${breakdown} AS breakdown_value, ${bucket} AS bucket_start, ${value} AS value FROM ${scope.from} WHERE ${where}
+  return p.sql(`SELECT breakdown_value, ${keys.text} AS bucket, value FROM (
+    SELECT ${keys.breakdown} AS breakdown_value, ${keys.bucket} AS bucket_start, ${value} AS value FROM ${scope.from} WHERE ${where}
     GROUP BY breakdown_value, bucket_start)`);
+}
+
+/** A count-per-actor math's points: each actor's events per point, then the math over those counts. */
+export function countPerActorPointsSql(
+  query: InsightQuery, series: Series & { math: CountPerActorMath }, range: DateRange, slice: BreakdownSlice, ctx: SqlContext, aggregate: boolean,
+): BuiltSql {
+  const p = new ChParams();
+  const scope = sliceScope(query, series, range, slice, ctx, p, true);
+  const actor = seriesActorSql(query, series, ctx, p);
+  const keys = pointKeys(query, slice, ctx, p, aggregate);
+  return p.sql(`SELECT breakdown_value, ${keys.text} AS bucket, toFloat64(${countAggregateSql(series.math, 'events')}) AS value FROM (
+      SELECT ${keys.breakdown} AS breakdown_value, ${keys.bucket} AS bucket_start, ${actor} AS actor, count() AS events FROM ${scope.from}
+       WHERE ${scope.where} AND ${actor} IS NOT NULL GROUP BY breakdown_value, bucket_start, actor)
+    GROUP BY breakdown_value, bucket_start`);
+}
+
+/**
+ * The actors a first-time math counts in `range`, one row each: `actor_key`, `first_at` (the event that counts them)
+ * and its `breakdown_value`. Every event of the series up to the range's end is read, so an actor whose first event
+ * came before the range is not counted again. `having` adds per-actor conditions over the events (`countIf` …).
+ */
+export function firstTimeActorsSql(
+  query: InsightQuery, series: Series & { math: FirstTimeMath }, range: DateRange, slice: BreakdownSlice, ctx: SqlContext, p: ChParams, having: string[] = [],
+): string {
+  const actor = seriesActorSql(query, series, ctx, p);
+  const matching = [...queryFiltersWhere(query, ctx, p), ...entityWhere(null, series.properties, ctx, p), ...sliceWhere(query, slice, ctx, p)];
+  const meets = matching.length ? matching.join(' AND ') : '1';
+  const counted = `e.timestamp >= ${instantSql(range.from, p)} AND ${meets}`;
+  const first = series.math === 'first_time_for_user' ? 'min(e.timestamp)' : `minIf(e.timestamp, ${meets})`;
+  const where = [`e.team_id = ${p.add(ctx.projectId, 'Int64')}`, ...entityWhere(series.event, null, ctx, p), `e.timestamp <= ${instantSql(range.to, p)}`, `${actor} IS NOT NULL`];
+  return `SELECT ${actor} AS actor_key, minIf(e.timestamp, ${counted}) AS first_at, argMinIf(${breakdownValueSql(query, ctx, p)}, e.timestamp, ${counted}) AS breakdown_value
+    FROM ${sliceFrom(query, series, slice, ctx, p, true)} WHERE ${where.join(' AND ')}
+    GROUP BY actor_key HAVING ${[`countIf(${counted}) > 0`, `${first} = first_at`, ...having].join(' AND ')}`;
+}
+
+/** A first-time math's points: its actors, each in the bucket of the event that counts them. */
+export function firstTimePointsSql(
+  query: InsightQuery, series: Series & { math: FirstTimeMath }, range: DateRange, slice: BreakdownSlice, ctx: SqlContext, aggregate: boolean,
+): BuiltSql {
+  const p = new ChParams();
+  const keys = pointKeys(query, slice, ctx, p, aggregate, 'first_at');
+  const breakdown = slice?.kind === 'values' ? 'breakdown_value' : 'CAST(NULL AS Nullable(String))';
+  return p.sql(`SELECT ${breakdown} AS breakdown_value, ${keys.text} AS bucket, toFloat64(count()) AS value FROM (
+      SELECT breakdown_value, ${keys.bucket} AS bucket_start FROM (${firstTimeActorsSql(query, series, range, slice, ctx, p)}))
+    GROUP BY breakdown_value, bucket_start`);
 }
 
 /**
