@@ -116,9 +116,9 @@ describe('Insights: trends, stickiness, lifecycle', () => {
       ]);
     });
 
-    it('pages breakdown values with next', async () => {
+    it('pages breakdown values with next, the values past each page in an Other line', async () => {
       const body = await trend({ events: [{ id: '$pageview' }], breakdown: '$browser', breakdown_limit: 2 });
-      expect(body.result.map((s: { breakdown_value: string }) => s.breakdown_value)).toEqual(['Chrome', 'Firefox']);
+      expect(body.result.map((s: { breakdown_value: string }) => s.breakdown_value)).toEqual(['Chrome', 'Firefox', '$$_posthog_breakdown_other_$$']);
       const next = await people(body.next);
       expect(next.result.map((s: { breakdown_value: string }) => s.breakdown_value)).toEqual(['Safari']);
       expect(next.next).toBeNull();
@@ -369,7 +369,8 @@ describe('Insights: trends, stickiness, lifecycle', () => {
     const invalid = (detail: string, attr: string) => ({ type: 'validation_error', code: 'invalid_input', detail, attr });
     it.each([
       [{ events: '[{' }, invalid('events is not valid JSON: send a URL-encoded JSON value, e.g. events=[{"id":"$pageview"}].', 'events')],
-      [{ events: [{ id: '$pageview', math: 'foo' }] }, invalid('math "foo" is not supported: use one of total, dau, weekly_active, monthly_active, unique_group, unique_session, sum, avg, min, max, median, p90, p95, p99.', 'math')],
+      [{ events: [{ id: '$pageview', math: 'foo' }] }, invalid('math "foo" is not supported: use one of total, dau, weekly_active, monthly_active, unique_group, unique_session, sum, avg, min, max, median, p75, p90, p95, p99, avg_count_per_actor, min_count_per_actor, max_count_per_actor, median_count_per_actor, '
+        + 'p75_count_per_actor, p90_count_per_actor, p95_count_per_actor, p99_count_per_actor, first_time_for_user, first_matching_event_for_user.', 'math')],
       [{ events: [{ id: '$pageview', math: 'sum' }] }, invalid('math "sum" needs math_property: the numeric event property to aggregate.', 'math_property')],
       [{ events: [{ id: '$pageview' }], display: 'Pie' }, invalid('display "Pie" is not supported: use one of ActionsLineGraph, ActionsLineGraphCumulative, ActionsAreaGraph, ActionsBar, ActionsStackedBar, ActionsTable, ActionsPie, ActionsBarValue, BoldNumber, WorldMap.', 'display')],
       [{ events: [{ id: '$pageview' }], interval: 'fortnight' }, invalid('interval "fortnight" is not supported: use one of hour, day, week, month.', 'interval')],

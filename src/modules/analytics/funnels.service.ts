@@ -4,9 +4,10 @@ import { actorPage, byteOrder, sortActors } from './model/actor-page';
 import { conversionHistogram, conversionRates, Histogram } from './model/funnel-conversion';
 import type { StepSummary } from './model/funnel-evaluation';
 import { bucketKey, bucketStarts } from './model/insight-dates';
-import type { FunnelActorsSelection, InsightQuery } from './model/insight-query';
+import { FunnelActorsSelection, InsightQuery, isOtherValue, otherValue } from './model/insight-query';
 import type { ActorPage, BreakdownValue } from './model/insight-result';
 import type { BuiltSql, SqlContext } from './sql/event-scope.sql';
+import type { OtherLine } from './sql/funnel-outcome.sql';
 import { funnelConversionSecondsSql, funnelStepActorsSql, funnelStepLinesSql, funnelTrendActorsSql, funnelTrendLinesSql } from './sql/funnel.sql';
 
 /** One breakdown line of a funnel (or the only one): its value as replies show it and its label. */
@@ -53,13 +54,20 @@ export class FunnelsService {
     }
     if (options.vizType === 'steps') {
       const stepCount = query.series.length;
-      const lines = await this.lines(query, cohortNames, (cohort) => this.repository.funnelStepLines(funnelStepLinesSql(query, ctx, cohort)), (row) => ({ steps: stepSummaries(row, stepCount) }));
+      const lines = await this.lines(query, cohortNames, this.stepLines(query, ctx), (row) => ({ steps: stepSummaries(row, stepCount) }));
       return { vizType: 'steps', lines };
     }
     const periods = bucketStarts(query.range, query.interval, query.weekStartDay).map(bucketKey);
-    const lines = await this.lines(query, cohortNames, (cohort) => this.repository.funnelTrendLines(funnelTrendLinesSql(query, ctx, cohort)),
-      (row) => ({ data: conversionRates(periods, row?.entered ?? new Map(), row?.converted ?? new Map()) }));
+    const lines = await this.lines(query, cohortNames, this.trendLines(query, ctx), (row) => ({ data: conversionRates(periods, row?.entered ?? new Map(), row?.converted ?? new Map()) }));
     return { vizType: 'trends', periods, lines };
+  }
+
+  private stepLines(query: InsightQuery, ctx: SqlContext) {
+    return (cohort: Pass['cohort'], other?: OtherLine) => this.repository.funnelStepLines(funnelStepLinesSql(query, ctx, cohort, other));
+  }
+
+  private trendLines(query: InsightQuery, ctx: SqlContext) {
+    return (cohort: Pass['cohort'], other?: OtherLine) => this.repository.funnelTrendLines(funnelTrendLinesSql(query, ctx, cohort, other));
   }
 
   /** The actors a persons request selects, in actor order (persons by id, groups by key), one page. */
@@ -70,9 +78,12 @@ export class FunnelsService {
       ? funnelTrendActorsSql(query, ctx, pass.cohort, { period: bucketKey(point.start), dropOff: point.dropOff })
       : funnelStepActorsSql(query, ctx, pass.cohort, selection);
     const wanted = selection.breakdownValue === undefined || query.breakdown?.kind !== 'property' ? undefined : JSON.stringify(this.shown(query, selection.breakdownValue));
+    // The Other line's actors are those of every line but the shown ones, which only ranking the lines tells.
+    const shownLines = wanted !== undefined && isOtherValue(selection.breakdownValue) ? await this.shownLines(query, ctx, point !== undefined) : null;
+    const selected = (line: string) => (shownLines ? !shownLines.has(line) : wanted === undefined || JSON.stringify(this.shown(query, line)) === wanted);
     let ids: string[] = [];
     await this.repository.forEachRow<{ actor: string; line: string }>(sql, (row) => {
-      if (wanted === undefined || JSON.stringify(this.shown(query, row.line)) === wanted) ids.push(row.actor);
+      if (selected(row.line)) ids.push(row.actor);
     });
     const groupTypeIndex = query.aggregationGroupTypeIndex;
     ids = sortActors(ids, groupTypeIndex);
@@ -83,15 +94,32 @@ export class FunnelsService {
     return actorPage(ids, groupTypeIndex, selection);
   }
 
-  /** Every pass's lines, named and ranked; a pass's own line shows even when nobody entered it. */
-  private async lines<R extends EngineLine, L>(query: InsightQuery, cohortNames: ReadonlyMap<number, string>, read: (cohort: Pass['cohort']) => Promise<R[]>, shape: (row: R | undefined) => L): Promise<Array<FunnelLineKey & L>> {
-    const lines: Array<{ key: FunnelLineKey; actors: number; shaped: L }> = [];
-    for (const pass of this.passes(query, cohortNames)) {
-      const rows = await read(pass.cohort);
-      if (pass.key) lines.push({ key: pass.key, actors: rows[0]?.actors ?? 0, shaped: shape(rows[0]) });
-      else for (const row of rows) lines.push({ key: this.lineKey(query, row.line), actors: row.actors, shaped: shape(row) });
+  /**
+   * The lines to show: a property breakdown's most entered ones up to the limit, then (unless hidden) one Other line
+   * tallying every other line's actors; otherwise each pass's own line, shown even when nobody entered it.
+   */
+  private async lines<R extends EngineLine, L>(
+    query: InsightQuery, cohortNames: ReadonlyMap<number, string>, read: (cohort: Pass['cohort'], other?: OtherLine) => Promise<R[]>, shape: (row: R | undefined) => L,
+  ): Promise<Array<FunnelLineKey & L>> {
+    const breakdown = query.breakdown;
+    if (breakdown?.kind === 'property') {
+      const rows = rankedLines(await read(null));
+      const shown = rows.slice(0, breakdown.limit).map((row) => ({ ...this.lineKey(query, row.line), ...shape(row) }));
+      if (rows.length <= breakdown.limit || breakdown.hideOther) return shown;
+      const value = otherValue(breakdown);
+      const other = await read(null, { ranked: rows.slice(0, breakdown.limit).map((row) => row.line), line: Array.isArray(value) ? JSON.stringify(value) : value });
+      return [...shown, { value, label: Array.isArray(value) ? value.join('::') : value, ...shape(other[0]) }];
     }
-    return this.ranked(query, lines).map((line) => ({ ...line.key, ...line.shaped }));
+    const lines: Array<FunnelLineKey & L> = [];
+    for (const pass of this.passes(query, cohortNames)) lines.push({ ...pass.key, ...shape((await read(pass.cohort))[0]) });
+    return lines;
+  }
+
+  /** The lines a property breakdown shows (their text as the engine gives it), found by ranking every line. */
+  private async shownLines(query: InsightQuery, ctx: SqlContext, trends: boolean): Promise<Set<string>> {
+    const rows: EngineLine[] = await (trends ? this.trendLines(query, ctx) : this.stepLines(query, ctx))(null);
+    const limit = query.breakdown?.kind === 'property' ? query.breakdown.limit : rows.length;
+    return new Set(rankedLines(rows).slice(0, limit).map((row) => row.line));
   }
 
   /** Persons of a cohort line read that cohort; of a property line, every actor (then filtered by value). */
@@ -102,8 +130,9 @@ export class FunnelsService {
     return { cohort, key: { value: cohort, label: null } };
   }
 
-  private passes(query: InsightQuery, cohortNames: ReadonlyMap<number, string>): Pass[] {
-    if (query.breakdown?.kind !== 'cohort') return [{ cohort: null, key: query.breakdown ? null : { value: null, label: null } }];
+  /** The reads of a funnel without a property breakdown: the whole funnel, or each cohort of a cohort breakdown. */
+  private passes(query: InsightQuery, cohortNames: ReadonlyMap<number, string>): Array<Pass & { key: FunnelLineKey }> {
+    if (query.breakdown?.kind !== 'cohort') return [{ cohort: null, key: { value: null, label: null } }];
     return query.breakdown.cohorts.map((cohort) => ({ cohort, key: { value: cohort, label: cohort === 'all' ? 'all users' : (cohortNames.get(cohort) ?? String(cohort)) } }));
   }
 
@@ -119,10 +148,9 @@ export class FunnelsService {
     return multi && typeof value === 'string' && value.startsWith('[') ? (JSON.parse(value) as string[]) : value;
   }
 
-  /** Property breakdown lines by how many actors entered them (ties in byte order), cut to the limit. */
-  private ranked<T extends { key: FunnelLineKey; actors: number }>(query: InsightQuery, lines: T[]): T[] {
-    if (query.breakdown?.kind !== 'property') return lines;
-    const text = (t: T) => JSON.stringify(t.key.value);
-    return lines.sort((a, b) => b.actors - a.actors || byteOrder(text(a), text(b))).slice(0, query.breakdown.limit);
-  }
+}
+
+/** Property breakdown lines by how many actors entered them, ties in byte order of their text. */
+function rankedLines<R extends EngineLine>(rows: R[]): R[] {
+  return rows.sort((a, b) => b.actors - a.actors || byteOrder(a.line, b.line));
 }

@@ -2,13 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../common/errors/api-error';
 import { PersonQueriesService } from '../persons/person-queries.service';
 import { ActorRow, AnalyticsRepository } from './analytics.repository';
-import { ACTIVE_USER_DAYS, ActorsSelection, DateRange, InsightQuery, Series } from './model/insight-query';
+import { ACTIVE_USER_DAYS, ActorsSelection, DateRange, InsightQuery, isOtherValue, Series } from './model/insight-query';
 import type { ActorPage } from './model/insight-result';
 import { serializedGroup, serializedPerson, SerializedActor } from './presenters/actor.presenter';
 import { searchConditions, trendActorsSql } from './sql/actors.sql';
 import type { SqlContext } from './sql/event-scope.sql';
 import { lifecycleActorsSql, stickinessActorsSql } from './sql/stickiness-lifecycle.sql';
 import { actorKindOf, BreakdownSlice } from './sql/trends.sql';
+import { TrendsService } from './trends.service';
 
 /** The actors behind one data point of a trend, stickiness or lifecycle insight, one page at a time. */
 @Injectable()
@@ -16,6 +17,7 @@ export class InsightActorsService {
   constructor(
     private readonly repository: AnalyticsRepository,
     private readonly persons: PersonQueriesService,
+    private readonly trends: TrendsService,
   ) {}
 
   async page(query: InsightQuery, selection: ActorsSelection, ctx: SqlContext): Promise<ActorPage> {
@@ -31,7 +33,7 @@ export class InsightActorsService {
     };
   }
 
-  private sqlPage(query: InsightQuery, series: Series, selection: ActorsSelection, ctx: SqlContext): Promise<ActorRow[]> {
+  private async sqlPage(query: InsightQuery, series: Series, selection: ActorsSelection, ctx: SqlContext): Promise<ActorRow[]> {
     const page = { limit: selection.limit, offset: selection.offset };
     const search = searchConditions(selection.search, actorKindOf(query, series), ctx);
     if (query.kind === 'stickiness') {
@@ -41,7 +43,17 @@ export class InsightActorsService {
       return this.repository.actors(lifecycleActorsSql(query, series, selection.lifecycle.status, selection.lifecycle.target, search, ctx, page));
     }
     const range = activeWindow(series, selection.range);
-    return this.repository.actors(trendActorsSql(query, series, range, sliceOf(query, selection), selection.search, ctx, page));
+    return this.repository.actors(trendActorsSql(query, series, range, await this.sliceOf(query, selection, ctx), selection.search, ctx, page));
+  }
+
+  /** The events a breakdown value selects: one value's, a cohort's, or (the Other line) every value past the ranked ones. */
+  private async sliceOf(query: InsightQuery, selection: ActorsSelection, ctx: SqlContext): Promise<BreakdownSlice> {
+    const value = selection.breakdownValue;
+    const breakdown = query.breakdown;
+    if (value === undefined || !breakdown) return null;
+    if (breakdown.kind === 'cohort') return { kind: 'cohort', cohort: value === 'all' ? 'all' : Number(value) };
+    if (isOtherValue(value)) return { kind: 'other', ranked: selection.otherThan ?? (await this.trends.rankedValues(query, breakdown, ctx)).ranked };
+    return { kind: 'point', values: Array.isArray(value) ? value : [String(value)] };
   }
 
   /** The page's actors as PostHog serializes them; actors deleted since are left out (`missing_persons`). */
@@ -72,9 +84,4 @@ function activeWindow(series: Series, range: DateRange): DateRange {
   return { ...range, from: lastDay.minus({ days: days - 1 }) };
 }
 
-function sliceOf(query: InsightQuery, selection: ActorsSelection): BreakdownSlice {
-  const value = selection.breakdownValue;
-  if (value === undefined || !query.breakdown) return null;
-  if (query.breakdown.kind === 'cohort') return { kind: 'cohort', cohort: value === 'all' ? 'all' : Number(value) };
-  return { kind: 'point', values: Array.isArray(value) ? value : [String(value)] };
-}
+

@@ -3,7 +3,7 @@ import type { DateTime } from 'luxon';
 import { AnalyticsRepository, PointRow } from './analytics.repository';
 import { evaluateFormula, parseFormula } from './model/formula';
 import { bucketKey, bucketStarts, nextInterval, previousRange } from './model/insight-dates';
-import { ACTIVE_USER_DAYS, AGGREGATE_DISPLAYS, DateRange, InsightQuery, isCountPerActor, isFirstTime, Series } from './model/insight-query';
+import { ACTIVE_USER_DAYS, AGGREGATE_DISPLAYS, Breakdown, DateRange, InsightQuery, isCountPerActor, isFirstTime, otherValue, Series } from './model/insight-query';
 import type { BreakdownValue, InsightResult, SeriesResult } from './model/insight-result';
 import type { SqlContext } from './sql/event-scope.sql';
 import {
@@ -53,11 +53,27 @@ export class TrendsService {
       }));
       return { slices, hasMore: false };
     }
-    const rows = await this.repository.breakdownValues(topBreakdownValuesSql(query, ctx, breakdown.limit, query.breakdownOffset));
-    const page = rows.slice(0, breakdown.limit).map((r) => r.value);
+    const { page, ranked, hasMore } = await this.rankedValues(query, breakdown, ctx);
     const multi = breakdown.properties.length > 1;
-    const values = page.map((key) => ({ key, value: shownValue(key, multi), label: multi ? (JSON.parse(key) as string[]).join('::') : key }));
-    return { slices: page.length ? [{ slice: { kind: 'values', values: page }, values }] : [], hasMore: rows.length > breakdown.limit };
+    const label = (key: string) => (multi ? (JSON.parse(key) as string[]).join('::') : key);
+    const values = page.map((key) => ({ key, value: shownValue(key, multi), label: label(key) }));
+    const slices: SliceView[] = page.length ? [{ slice: { kind: 'values', values: page }, values }] : [];
+    if (hasMore && !breakdown.hideOther) {
+      const other = otherValue(breakdown);
+      slices.push({ slice: { kind: 'other', ranked }, values: [{ key: null, value: other, label: Array.isArray(other) ? other.join('::') : other }] });
+    }
+    return { slices, hasMore };
+  }
+
+  /**
+   * This page's breakdown values, every value ranked up to its end (those the Other line leaves out), and whether
+   * any value ranks past it.
+   */
+  async rankedValues(query: InsightQuery, breakdown: Breakdown & { kind: 'property' }, ctx: SqlContext): Promise<{ page: string[]; ranked: string[]; hasMore: boolean }> {
+    const end = query.breakdownOffset + breakdown.limit;
+    const rows = await this.repository.breakdownValues(topBreakdownValuesSql(query, ctx, end, 0));
+    const ranked = rows.slice(0, end).map((r) => r.value);
+    return { page: ranked.slice(query.breakdownOffset), ranked, hasMore: rows.length > end };
   }
 
   private async seriesLines(
@@ -73,6 +89,7 @@ export class TrendsService {
         const label = shown.label === null ? series.customName ?? series.name : `${series.customName ?? series.name} - ${shown.label}`;
         lines.push({
           series, label, breakdownValue: shown.value, breakdownLabel: shown.label, compareLabel, range, buckets,
+          ...(view.slice?.kind === 'other' ? { otherThan: view.slice.ranked } : {}),
           data: aggregate ? [] : this.filled(query, buckets, mine),
           aggregatedValue: aggregate ? (mine[0]?.value ?? 0) : null,
         });

@@ -166,7 +166,14 @@ export interface DateRange {
 
 /** A property breakdown (one or several properties) or a cohort breakdown. */
 export type Breakdown =
-  | { kind: 'property'; properties: Array<{ key: string; type: 'event' | 'person' | 'group'; groupTypeIndex: number | null }>; limit: number; raw: unknown }
+  | {
+      kind: 'property';
+      properties: Array<{ key: string; type: 'event' | 'person' | 'group'; groupTypeIndex: number | null }>;
+      limit: number;
+      /** `breakdown_hide_other_aggregation`: no Other line for the values past the limit. */
+      hideOther: boolean;
+      raw: unknown;
+    }
   | { kind: 'cohort'; cohorts: Array<number | 'all'>; raw: unknown };
 
 /** What the persons of one data point are selected by, on top of the insight itself. */
@@ -176,6 +183,8 @@ export interface ActorsSelection {
   range: DateRange;
   /** A breakdown value (text, a list of texts for several properties) or a cohort id / "all". */
   breakdownValue?: string | string[] | number | 'all';
+  /** The Other line's point: the values it leaves out, as its insight ranked them (ranked again when absent). */
+  otherThan?: string[];
   /** Stickiness: actors active in exactly this many intervals. */
   stickinessDays?: number;
   /** Lifecycle: the status and the period start it holds in. */
@@ -234,3 +243,15 @@ export const DEFAULT_BREAKDOWN_LIMIT = 25;
 export const MAX_BREAKDOWN_LIMIT = 1000;
 /** A missing breakdown property, as PostHog names it. */
 export const BREAKDOWN_NULL = '$$_posthog_breakdown_null_$$';
+/** The line of every breakdown value past the shown ones, as PostHog names it: with it, the lines add up to the total. */
+export const BREAKDOWN_OTHER = '$$_posthog_breakdown_other_$$';
+
+/** The Other line's breakdown value as replies show it: the marker, once per breakdown property when there are several. */
+export function otherValue(breakdown: Breakdown & { kind: 'property' }): string | string[] {
+  return breakdown.properties.length > 1 ? breakdown.properties.map(() => BREAKDOWN_OTHER) : BREAKDOWN_OTHER;
+}
+
+/** Whether a breakdown value (text, or a list for several properties) names the Other line. */
+export function isOtherValue(value: unknown): boolean {
+  return value === BREAKDOWN_OTHER || (Array.isArray(value) && value.length > 0 && value.every((v) => v === BREAKDOWN_OTHER));
+}

@@ -18,6 +18,8 @@ export interface SeriesResult {
   data: number[];
   /** Aggregate displays: the one number over the whole range. */
   aggregatedValue: number | null;
+  /** The Other line: the breakdown values it leaves out (the ranked ones). */
+  otherThan?: string[];
   lifecycleStatus?: LifecycleStatus;
 }
 

@@ -1,8 +1,8 @@
 import type { DateTime } from 'luxon';
 import { ApiError } from '../../../common/errors/api-error';
 import { intervalStart, parseInsightDate } from '../model/insight-dates';
-import { ActorsSelection, InsightQuery, LIFECYCLE_STATUSES, LifecycleStatus, MAX_BREAKDOWN_LIMIT } from '../model/insight-query';
-import { enumValue, FilterInput, integerValue, jsonValue, present, textValue } from './filter-values';
+import { ActorsSelection, InsightQuery, isOtherValue, LIFECYCLE_STATUSES, LifecycleStatus, MAX_BREAKDOWN_LIMIT } from '../model/insight-query';
+import { enumValue, FilterInput, integerValue, jsonValue, nameListValue, present, textValue } from './filter-values';
 import { seriesFrom } from './series-values';
 
 /**
@@ -59,7 +59,9 @@ export function pageOf(input: FilterInput): { limit: number; offset: number; sea
 
 /** The persons of one trends point: the query's range is the point's. */
 export function trendsSelection(query: InsightQuery, input: FilterInput): ActorsSelection {
-  return { seriesIndex: 0, range: query.range, breakdownValue: breakdownValueOf(query, input), ...pageOf(input) };
+  const breakdownValue = breakdownValueOf(query, input);
+  const otherThan = isOtherValue(breakdownValue) && present(input, 'breakdown_other_than') ? nameListValue(input, 'breakdown_other_than', MAX_BREAKDOWN_LIMIT) : undefined;
+  return { seriesIndex: 0, range: query.range, breakdownValue, ...(otherThan ? { otherThan } : {}), ...pageOf(input) };
 }
 
 export function stickinessSelection(query: InsightQuery, input: FilterInput): ActorsSelection {

@@ -79,11 +79,11 @@ export function propertyFilterValue(raw: unknown, attr: string, defaultType = 'e
 /** Most names one list parameter may hold (excluded events, groupings, correlation names, …). */
 const MAX_NAMES = 100;
 
-/** A JSON list of texts (event names, path items, property names); absent means none. */
-export function nameListValue(input: FilterInput, key: string): string[] {
+/** A JSON list of texts (event names, path items, property names, breakdown values); absent means none. */
+export function nameListValue(input: FilterInput, key: string, max = MAX_NAMES): string[] {
   if (!present(input, key)) return [];
   const list = jsonValue(input, key);
   if (!Array.isArray(list) || list.some((item) => typeof item !== 'string')) throw ApiError.validation(`${key} must be a JSON list of names, e.g. ["$pageview"].`, key);
-  if (list.length > MAX_NAMES) throw ApiError.validation(`${key} holds at most ${MAX_NAMES} names (got ${list.length}).`, key);
+  if (list.length > max) throw ApiError.validation(`${key} holds at most ${max} names (got ${list.length}).`, key);
   return list as string[];
 }

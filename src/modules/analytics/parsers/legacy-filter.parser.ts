@@ -66,7 +66,7 @@ function propertyBreakdown(input: FilterInput, type: 'event' | 'person' | 'group
   if (keys.length === 0 || keys.some((k) => typeof k !== 'string' || k === '')) {
     throw ApiError.validation('breakdown must name a property (or a JSON list of property names).', 'breakdown');
   }
-  return { kind: 'property', properties: keys.map((key) => ({ key: key as string, type, groupTypeIndex: groupIndex })), limit, raw };
+  return { kind: 'property', properties: keys.map((key) => ({ key: key as string, type, groupTypeIndex: groupIndex })), limit, hideOther: booleanValue(input, 'breakdown_hide_other_aggregation'), raw };
 }
 
 /** `breakdowns=[{"property": "$browser", "type": "event"}, …]`: several properties, one value list each. */
@@ -81,7 +81,7 @@ function multiBreakdown(input: FilterInput, limit: number): Breakdown {
     if (type === 'group' && groupIndex === null) throw ApiError.validation('A group breakdown needs group_type_index (0–4).', 'breakdowns');
     return { key: item.property, type: type as 'event' | 'person' | 'group', groupTypeIndex: groupIndex };
   });
-  return { kind: 'property', properties, limit, raw: list };
+  return { kind: 'property', properties, limit, hideOther: booleanValue(input, 'breakdown_hide_other_aggregation'), raw: list };
 }
 
 function cohortBreakdown(raw: unknown): Breakdown {

@@ -17,7 +17,7 @@ const POINT_PARAMS = new Set([
   'entity_math', 'entity_order', 'stickiness_days', 'target_date', 'lifecycle_type', 'cache_invalidation_key', 'search', 'format', 'client_query_id',
   'funnel_step', 'funnel_custom_steps', 'funnel_step_breakdown', 'entrance_period_start', 'drop_off',
   'funnel_correlation_person_entity', 'funnel_correlation_property_values', 'funnel_correlation_person_converted', 'funnel_correlation_person_limit',
-  'funnel_correlation_person_offset', 'selected_interval', 'breakdown_values',
+  'funnel_correlation_person_offset', 'selected_interval', 'breakdown_values', 'breakdown_other_than',
 ]);
 
 export interface PresentContext {
@@ -60,7 +60,10 @@ function entityParams(series: Series): Record<string, string | number> {
 function breakdownParam(line: SeriesResult): Record<string, string | number> {
   const value = line.breakdownValue;
   if (value === null) return {};
-  return { breakdown_value: Array.isArray(value) ? JSON.stringify(value) : value };
+  // A point's URL holds its own range only, over which the values would rank otherwise: the Other line names those it leaves out.
+  const params: Record<string, string | number> = { breakdown_value: Array.isArray(value) ? JSON.stringify(value) : value };
+  if (line.otherThan) params.breakdown_other_than = JSON.stringify(line.otherThan);
+  return params;
 }
 
 /** A point's exact range: its bucket, clipped to the insight's range (or the whole range so far, cumulative). */

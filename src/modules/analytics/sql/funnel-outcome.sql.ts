@@ -291,7 +291,20 @@ function linesSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, p: ChParams
  * Per line: actors who entered, then per step how many reached at least it, the mean of their average
  * conversion times and the median of their medians (the first step has none).
  */
-export function stepLinesSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, p: ChParams): string {
+/** The breakdown lines a read leaves out (`ranked`, the shown ones), tallying every other line as one Other line (`line`, its text). */
+export interface OtherLine {
+  ranked: string[];
+  line: string;
+}
+
+/** The outcomes a line read tallies: each line's own, or (with `other`) every line but the ranked ones, as the Other line. */
+function tallied(outcomes: string, other: OtherLine | undefined, p: ChParams): string {
+  if (!other) return outcomes;
+  // Filtered in a subquery of its own: a SELECT's alias named `line` would be what its own WHERE reads.
+  return `SELECT * REPLACE (${p.add(other.line, 'String')} AS line) FROM (SELECT * FROM (${outcomes}) WHERE NOT has(${p.add(other.ranked, 'Array(String)')}, line))`;
+}
+
+export function stepLinesSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, p: ChParams, other?: OtherLine): string {
   const counts = steps(spec).map((step) => `countIf(steps > ${step})`);
   const later = steps(spec).slice(1);
   const reached = (step: number, aggregate: string) => `if(countIf(steps > ${step}) = 0, NULL, ${aggregate})`;
@@ -299,7 +312,7 @@ export function stepLinesSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, 
   const medians = later.map((step) => reached(step, `(quantileExactLowIf(0.5)(medians[${step}], steps > ${step}) + quantileExactHighIf(0.5)(medians[${step}], steps > ${step})) / 2`));
   return `SELECT line, count() AS actors, [${counts.join(', ')}] AS counts,
       [NULL${averages.map((a) => `, ${a}`).join('')}] AS averages, [NULL${medians.map((m) => `, ${m}`).join('')}] AS medians
-    FROM (${funnelOutcomesSql(spec, input, p)}) WHERE steps > 0 GROUP BY line`;
+    FROM (${tallied(funnelOutcomesSql(spec, input, p), other, p)}) WHERE steps > 0 GROUP BY line`;
 }
 
 /** The actors a persons request selects by step (reached at least a step, dropped right before it, or custom counts), with their line. */
@@ -334,10 +347,10 @@ export interface ConversionSteps {
 }
 
 /** Per line: actors who entered, and per entrance period (`[periods, counts]`) how many reached `from`, and `to`. */
-export function trendLinesSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, period: (ms: string) => string, between: ConversionSteps, p: ChParams): string {
+export function trendLinesSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, period: (ms: string) => string, between: ConversionSteps, p: ChParams, other?: OtherLine): string {
   const reached = (step: number) => `sumMap(periods, arrayMap((s) -> toUInt64(s > ${step}), period_steps))`;
   return `SELECT line, count() AS actors, ${reached(between.fromStep)} AS entered, ${reached(between.toStep)} AS converted
-    FROM (${entrancePeriodsSql(spec, input, period, p)}) GROUP BY line`;
+    FROM (${tallied(entrancePeriodsSql(spec, input, period, p), other, p)}) GROUP BY line`;
 }
 
 /** The actors of one funnel trends point: who converted from `from` to `to` in the period's runs, or who dropped off between. */

@@ -3,7 +3,10 @@ import { ChParams } from '../engine/ch-sql';
 import { funnelSpecOf } from '../model/funnel-evaluation';
 import type { FunnelActorsSelection, InsightQuery } from '../model/insight-query';
 import { actorSequencesSql, actorSql, bucketSql, bucketTextSql, BuiltSql, cohortMemberSql, currentPersonsSql, entityWhere, eventsFrom, filterSql, instantSql, joinNeeds, personBreakdownColumns, personBreakdownKeys, scopeWhere, SequenceColumn, SqlContext } from './event-scope.sql';
-import { conversionSecondsSql, correlationActorsSql, correlationEventsSql, FunnelEventsInput, FunnelOutcomeSpec, FunnelPathSpan, funnelSpansSql, stepActorsSql, stepLinesSql, trendActorsSql, trendLinesSql } from './funnel-outcome.sql';
+import {
+  conversionSecondsSql, correlationActorsSql, correlationEventsSql, FunnelEventsInput, FunnelOutcomeSpec, FunnelPathSpan, funnelSpansSql, OtherLine, stepActorsSql, stepLinesSql,
+  trendActorsSql, trendLinesSql,
+} from './funnel-outcome.sql';
 import { breakdownValueSql } from './trends.sql';
 
 /**
@@ -98,8 +101,8 @@ export function funnelCorrelationActorsSql(query: InsightQuery, ctx: SqlContext,
 }
 
 /** The funnel's step lines: per breakdown line, actors who entered, per step how many reached it and their conversion times. */
-export function funnelStepLinesSql(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null): BuiltSql {
-  return inEngine(query, ctx, cohort, stepLinesSql);
+export function funnelStepLinesSql(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null, other?: OtherLine): BuiltSql {
+  return inEngine(query, ctx, cohort, (spec, input, p) => stepLinesSql(spec, input, p, other));
 }
 
 /** The actors (with their line) a persons request selects by step. */
@@ -108,8 +111,8 @@ export function funnelStepActorsSql(query: InsightQuery, ctx: SqlContext, cohort
 }
 
 /** Funnel trends: per line, per entrance period, how many actors reached the `from` step and the `to` step. */
-export function funnelTrendLinesSql(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null): BuiltSql {
-  return inEngine(query, ctx, cohort, (spec, input, p) => trendLinesSql(spec, input, entrancePeriod(query, p), query.funnel!, p));
+export function funnelTrendLinesSql(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null, other?: OtherLine): BuiltSql {
+  return inEngine(query, ctx, cohort, (spec, input, p) => trendLinesSql(spec, input, entrancePeriod(query, p), query.funnel!, p, other));
 }
 
 /** The actors (with their line) of one funnel trends point. */

@@ -17,6 +17,8 @@ export type BreakdownSlice =
   /** One value per breakdown property: the persons of one breakdown line. */
   | { kind: 'point'; values: string[] }
   | { kind: 'cohort'; cohort: number | 'all' }
+  /** Every value but the ranked ones: the Other line. */
+  | { kind: 'other'; ranked: string[] }
   | null;
 
 /** Decimal text a number is read from (as JavaScript's Number() would, bounded so the cast never fails). */
@@ -99,6 +101,7 @@ function sliceWhere(query: InsightQuery, slice: BreakdownSlice, ctx: SqlContext,
     return query.breakdown.properties.map((b, i) => `${breakdownPropertySql(b.key, b.type, b.groupTypeIndex, i, p)} = ${p.add(slice.values[i] ?? '', 'String')}`);
   }
   if (slice?.kind === 'cohort' && slice.cohort !== 'all') return [cohortMemberSql(slice.cohort, ctx, p)];
+  if (slice?.kind === 'other') return [`NOT has(${p.add(slice.ranked, 'Array(String)')}, ${breakdownValueSql(query, ctx, p)})`];
   return [];
 }
 
