@@ -14,7 +14,7 @@ import { filterQuery as q, followUrl } from '../support/insights';
  * Events per actor and day: Jan 1 ann 3, ben 1; Jan 2 ann 1, cal 4, dan 1; Jan 3 ben 2; Jan 4 none.
  * Percentiles interpolate between the sorted counts (as PostgreSQL's percentile_cont): Jan 1's p75 of [1, 3] is 2.5.
  */
-describe('Insights: maths per actor and first events', () => {
+describe('Insights: maths per actor and first events, formulas, minutes', () => {
   let t: TestApp;
   let base: string;
   const pv = (distinct_id: string, timestamp: string, properties: Record<string, unknown> = {}) => ({ event: '$pageview', distinct_id, timestamp, properties });
@@ -46,6 +46,7 @@ describe('Insights: maths per actor and first events', () => {
       pv('ben', '2026-01-03T10:00:00Z', { $browser: 'Chrome' }),
       ...['08', '09', '10', '11'].map((hour) => pv('cal', `2026-01-02T${hour}:00:00Z`, { $browser: 'Safari' })),
       pv('dan', '2026-01-02T12:00:00Z', { $browser: 'Firefox' }),
+      ...['10:00:05', '10:00:55', '10:01:30', '10:03:00'].map((time) => ({ event: 'tick', distinct_id: 'ann', timestamp: `2026-01-02T${time}Z`, properties: {} })),
       { event: '$groupidentify', distinct_id: 'ann', timestamp: '2026-01-01T09:00:00Z', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { name: 'Acme' } } },
     ]);
   });
@@ -139,6 +140,56 @@ describe('Insights: maths per actor and first events', () => {
         kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview', math: 'first_time_for_user' }], dateRange: { date_from: '2026-01-01', date_to: '2026-01-04' },
       });
       expect(body.results[0].data).toEqual([1, 2, 0, 0]);
+    });
+  });
+
+  describe('formulas', () => {
+    // A: $pageviews [4, 6, 2, 0]; B: persons with one [2, 3, 1, 0].
+    const series = [{ kind: 'EventsNode', event: '$pageview' }, { kind: 'EventsNode', event: '$pageview', math: 'dau' }];
+    const dateRange = { date_from: '2026-01-01', date_to: '2026-01-04' };
+
+    it('draws one line per formulaNodes entry, named by its custom_name or as Formula (…)', async () => {
+      const body = await query({
+        kind: 'TrendsQuery', series, dateRange, trendsFilter: { formulaNodes: [{ formula: 'A/B', custom_name: 'Per person' }, { formula: 'A-B' }] },
+      });
+      expect(body.results.map((s: { label: string; data: number[] }) => [s.label, s.data])).toEqual([['Per person', [2, 2, 2, 0]], ['Formula (A-B)', [2, 3, 1, 0]]]);
+    });
+
+    it('reads formulas as texts and a single legacy formula the same way', async () => {
+      const texts = await query({ kind: 'TrendsQuery', series, dateRange, trendsFilter: { formulas: ['A+B'] } });
+      expect(texts.results.map((s: { label: string; data: number[] }) => [s.label, s.data])).toEqual([['Formula (A+B)', [6, 9, 3, 0]]]);
+      const legacy = await trend({ events: [{ id: '$pageview' }, { id: '$pageview', math: 'dau', order: 1 }], formula: 'A+B' });
+      expect(legacy.result.map((s: { label: string; data: number[] }) => [s.label, s.data])).toEqual([['Formula (A+B)', [6, 9, 3, 0]]]);
+    });
+
+    it('refuses a formula node that is no formula, naming it', async () => {
+      const res = await t.http.post(`${base}/query/`, { query: { kind: 'TrendsQuery', series, dateRange, trendsFilter: { formulaNodes: [{ formula: 'A+C' }] } } });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ attr: 'formula', detail: expect.stringMatching(/^formula "A\+C" /) });
+      const bad = await t.http.post(`${base}/query/`, { query: { kind: 'TrendsQuery', series, dateRange, trendsFilter: { formulaNodes: [{ formula: 7 }] } } });
+      expect([bad.status, bad.body.attr]).toEqual([400, 'formula']);
+    });
+  });
+
+  describe('minute interval', () => {
+    // ann's ticks: 10:00:05, 10:00:55, 10:01:30 and 10:03:00 on Jan 2.
+    const minutes = { events: [{ id: 'tick' }], interval: 'minute', date_from: '2026-01-02T10:00:00Z', date_to: '2026-01-02T10:02:00Z' };
+
+    it('buckets by minute, labels with the time, and lists a minute\'s persons', async () => {
+      const body = await trend(minutes);
+      expect(body.result[0].data).toEqual([2, 1, 0]);
+      expect(body.result[0].days).toEqual(['2026-01-02 10:00:00', '2026-01-02 10:01:00', '2026-01-02 10:02:00']);
+      expect(body.result[0].labels).toEqual(['2-Jan-2026 10:00', '2-Jan-2026 10:01', '2-Jan-2026 10:02']);
+      expect(names(await followUrl(t, body.result[0].persons_urls[1].url))).toEqual(['ann']);
+    });
+
+    it('gives the same through the query API, and refuses minutes outside trends', async () => {
+      const body = await query({
+        kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'tick' }], interval: 'minute', dateRange: { date_from: minutes.date_from, date_to: minutes.date_to },
+      });
+      expect(body.results[0].data).toEqual([2, 1, 0]);
+      const res = await t.http.get(`${base}/insights/trend/?${q({ ...minutes, shown_as: 'Stickiness' })}`);
+      expect([res.status, res.body.detail]).toEqual([400, 'interval "minute" is supported by trends only: use hour, day, week or month for stickiness.']);
     });
   });
 

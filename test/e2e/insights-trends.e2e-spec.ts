@@ -373,7 +373,7 @@ describe('Insights: trends, stickiness, lifecycle', () => {
         + 'p75_count_per_actor, p90_count_per_actor, p95_count_per_actor, p99_count_per_actor, first_time_for_user, first_matching_event_for_user.', 'math')],
       [{ events: [{ id: '$pageview', math: 'sum' }] }, invalid('math "sum" needs math_property: the numeric event property to aggregate.', 'math_property')],
       [{ events: [{ id: '$pageview' }], display: 'Pie' }, invalid('display "Pie" is not supported: use one of ActionsLineGraph, ActionsLineGraphCumulative, ActionsAreaGraph, ActionsBar, ActionsStackedBar, ActionsTable, ActionsPie, ActionsBarValue, BoldNumber, WorldMap.', 'display')],
-      [{ events: [{ id: '$pageview' }], interval: 'fortnight' }, invalid('interval "fortnight" is not supported: use one of hour, day, week, month.', 'interval')],
+      [{ events: [{ id: '$pageview' }], interval: 'fortnight' }, invalid('interval "fortnight" is not supported: use one of minute, hour, day, week, month.', 'interval')],
       [{ events: [{ id: '$pageview' }], date_from: 'yesterday' }, invalid('date_from "yesterday" is not a date: use a date (2024-01-31), a date and time (2024-01-31T12:00:00Z) or a relative date (-7d, -24h, mStart, all).', 'date_from')],
       [{ events: [{ id: '$pageview' }], date_from: '2026-01-05', date_to: '2026-01-04' }, invalid('date_from (2026-01-05T00:00:00.000Z) is after date_to (2026-01-04T23:59:59.999Z): swap them or widen the range.', 'date_from')],
       [{ events: [{ id: '$pageview' }], interval: 'hour', date_from: '2020-01-01' }, invalid('This range has more than 10000 hour intervals: narrow date_from/date_to or use a longer interval.', 'interval')],

@@ -3,7 +3,7 @@ import type { DateTime } from 'luxon';
 import { AnalyticsRepository, PointRow } from './analytics.repository';
 import { evaluateFormula, parseFormula } from './model/formula';
 import { bucketKey, bucketStarts, nextInterval, previousRange } from './model/insight-dates';
-import { ACTIVE_USER_DAYS, AGGREGATE_DISPLAYS, Breakdown, DateRange, InsightQuery, isCountPerActor, isFirstTime, otherValue, Series } from './model/insight-query';
+import { ACTIVE_USER_DAYS, AGGREGATE_DISPLAYS, Breakdown, DateRange, FormulaLine, InsightQuery, isCountPerActor, isFirstTime, otherValue, Series } from './model/insight-query';
 import type { BreakdownValue, InsightResult, SeriesResult } from './model/insight-result';
 import type { SqlContext } from './sql/event-scope.sql';
 import {
@@ -33,12 +33,16 @@ export class TrendsService {
     const periods: Array<[SeriesResult['compareLabel'], DateRange]> = query.compare
       ? [['current', query.range], ['previous', previousRange(query.range)]]
       : [[null, query.range]];
-    const lines: SeriesResult[] = [];
+    const perPeriod: SeriesResult[][][] = [];
     for (const [compareLabel, range] of periods) {
       const perSeries: SeriesResult[][] = [];
       for (const series of query.series) perSeries.push(await this.seriesLines(query, series, range, slices, compareLabel, ctx));
-      lines.push(...(query.formula ? this.formulaLines(query.formula, perSeries) : perSeries.flat()));
+      perPeriod.push(perSeries);
     }
+    // Each formula's lines, for every compared period, before the next formula's (as PostHog orders them).
+    const lines = query.formulas.length
+      ? query.formulas.flatMap((formula) => perPeriod.flatMap((perSeries) => this.formulaLines(formula, perSeries)))
+      : perPeriod.flatMap((perSeries) => perSeries.flat());
     return { series: lines, hasMore };
   }
 
@@ -124,13 +128,14 @@ export class TrendsService {
     return data.map((value) => (sum += value));
   }
 
-  /** The formula's line per breakdown value: the same point of each series, combined. */
-  private formulaLines(formula: string, perSeries: SeriesResult[][]): SeriesResult[] {
+  /** The formula's line per breakdown value: the same point of each series, combined; named as PostHog names it. */
+  private formulaLines({ formula, customName }: FormulaLine, perSeries: SeriesResult[][]): SeriesResult[] {
     const parsed = parseFormula(formula, perSeries.length);
+    const name = customName ?? `Formula (${formula})`;
     return perSeries[0].map((template, line) => {
       const at = (index: number) => perSeries.map((lines) => (lines[line]?.data[index] ?? 0));
       const aggregated = template.aggregatedValue === null ? null : evaluateFormula(parsed, perSeries.map((lines) => lines[line]?.aggregatedValue ?? 0));
-      const label = template.breakdownLabel === null ? formula : `${formula} - ${template.breakdownLabel}`;
+      const label = template.breakdownLabel === null ? name : `${name} - ${template.breakdownLabel}`;
       return { ...template, series: null, label, data: template.data.map((_, i) => evaluateFormula(parsed, at(i))), aggregatedValue: aggregated };
     });
   }

@@ -14,7 +14,7 @@ const FILTER: ApiQueryOptions[] = [
   text('date_from', 'Start: a date, a date and time, relative (-7d, -24h, -1m, dStart, mStart, yStart) or all. Default -7d.'),
   text('date_to', 'End: a date (the whole day), a date and time, or relative. Default now.'),
   { name: 'explicit_date', required: false, type: Boolean, description: 'true: take date_from/date_to exactly instead of rounding them to the interval.' },
-  { name: 'interval', required: false, enum: ['hour', 'day', 'week', 'month'], description: 'Bucket size in the project timezone (weeks start on Sunday). Default day.' },
+  { name: 'interval', required: false, enum: ['minute', 'hour', 'day', 'week', 'month'], description: 'Bucket size in the project timezone (weeks start on the project\'s week_start_day); minute for trends only. Default day.' },
   text('properties', 'JSON list of property filters (event, person, cohort) or an AND/OR group, applied to every series.'),
   { name: 'filter_test_accounts', required: false, type: Boolean },
   text('breakdown', 'Property name (or JSON list of names), or cohort ids with breakdown_type=cohort.'),

@@ -1,6 +1,6 @@
 import { DateTime, DurationLikeObject } from 'luxon';
 import { ApiError } from '../../../common/errors/api-error';
-import { DateRange, Interval, MAX_BUCKETS } from './insight-query';
+import { DateRange, Interval, isSubDay, MAX_BUCKETS } from './insight-query';
 
 /**
  * Dates as PostHog's insights read them: in the project's timezone, relative (`-7d`, `-24h`, `mStart`,
@@ -76,10 +76,10 @@ export function resolveRange(request: RangeRequest, weekStartDay: 0 | 1): DateRa
   const to = resolveTo(request);
   let from: DateTime;
   if (request.dateFrom === 'all') {
-    from = (request.earliest() ?? to).setZone(zone).startOf(interval === 'hour' ? 'hour' : 'day');
+    from = (request.earliest() ?? to).setZone(zone).startOf(isSubDay(interval) ? interval : 'day');
   } else {
     const parsed = parseInsightDate(request.dateFrom ?? DEFAULT_DATE_FROM, 'date_from', zone, now);
-    from = explicit ? parsed.at : parsed.at.startOf(interval === 'hour' || parsed.hourly ? 'hour' : 'day');
+    from = explicit ? parsed.at : parsed.at.startOf(isSubDay(interval) ? interval : parsed.hourly ? 'hour' : 'day');
   }
   if (!explicit && (interval === 'week' || interval === 'month')) from = intervalStart(from, interval, weekStartDay);
   if (from > to) throw ApiError.validation(`date_from (${from.toISO()}) is after date_to (${to.toISO()}): swap them or widen the range.`, 'date_from');
@@ -88,10 +88,11 @@ export function resolveRange(request: RangeRequest, weekStartDay: 0 | 1): DateRa
 
 function resolveTo(request: RangeRequest): DateTime {
   const { interval, zone, now, explicit } = request;
-  if (request.dateTo === null) return interval === 'hour' ? now.setZone(zone).endOf('hour') : now.setZone(zone).endOf('day');
+  const precision = isSubDay(interval) ? interval : 'day';
+  if (request.dateTo === null) return now.setZone(zone).endOf(precision);
   const parsed = parseInsightDate(request.dateTo, 'date_to', zone, now);
   if (explicit && !parsed.dateOnly) return parsed.at;
-  return parsed.at.endOf(interval === 'hour' && !parsed.dateOnly ? 'hour' : 'day');
+  return parsed.at.endOf(parsed.dateOnly ? 'day' : precision);
 }
 
 /** Every bucket start from the one holding `from` to the one holding `to`, refusing more than MAX_BUCKETS. */
@@ -114,11 +115,11 @@ export function bucketKey(at: DateTime): string {
 
 /** PostHog's `labels` ("1-Jan-2020", "+ HH:mm" for hours) and `days` ("2020-01-01", "+ HH:mm:ss"). */
 export function bucketLabel(at: DateTime, interval: Interval): string {
-  return at.toFormat(interval === 'hour' ? 'd-MMM-yyyy HH:mm' : 'd-MMM-yyyy');
+  return at.toFormat(isSubDay(interval) ? 'd-MMM-yyyy HH:mm' : 'd-MMM-yyyy');
 }
 
 export function bucketDay(at: DateTime, interval: Interval): string {
-  return at.toFormat(interval === 'hour' ? 'yyyy-MM-dd HH:mm:ss' : 'yyyy-MM-dd');
+  return at.toFormat(isSubDay(interval) ? 'yyyy-MM-dd HH:mm:ss' : 'yyyy-MM-dd');
 }
 
 /** The same range moved back by its own length (compare's previous period). */

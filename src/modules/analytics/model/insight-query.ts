@@ -6,8 +6,13 @@ import type { PropertyNode } from '../../events/property-filters';
  * every SQL builder reads. Nothing here knows about HTTP or SQL.
  */
 
-export const INTERVALS = ['hour', 'day', 'week', 'month'] as const;
+export const INTERVALS = ['minute', 'hour', 'day', 'week', 'month'] as const;
 export type Interval = (typeof INTERVALS)[number];
+
+/** Intervals shorter than a day: their ranges keep the time of day, and their labels show it. */
+export function isSubDay(interval: Interval): boolean {
+  return interval === 'minute' || interval === 'hour';
+}
 
 export const EVENT_MATHS = ['total', 'dau', 'weekly_active', 'monthly_active', 'unique_group', 'unique_session'] as const;
 export const PROPERTY_MATHS = ['sum', 'avg', 'min', 'max', 'median', 'p75', 'p90', 'p95', 'p99'] as const;
@@ -197,6 +202,12 @@ export interface ActorsSelection {
 export const LIFECYCLE_STATUSES = ['new', 'returning', 'resurrecting', 'dormant'] as const;
 export type LifecycleStatus = (typeof LIFECYCLE_STATUSES)[number];
 
+/** A formula over the series by letter (`A+B`) and the name its line shows instead of `Formula (A+B)`. */
+export interface FormulaLine {
+  formula: string;
+  customName: string | null;
+}
+
 export interface InsightQuery {
   kind: InsightKind;
   series: Series[];
@@ -211,7 +222,8 @@ export interface InsightQuery {
   /** Breakdown paging: which values (by rank) this page shows. */
   breakdownOffset: number;
   compare: boolean;
-  formula: string | null;
+  /** Lines computed from the series' points (`formula`, `formulas`, `formulaNodes`), in order; when any, they replace the series' lines. */
+  formulas: FormulaLine[];
   display: Display;
   /** Aggregate by this group type instead of persons (`aggregation_group_type_index`). */
   aggregationGroupTypeIndex: number | null;

@@ -1,11 +1,15 @@
 import { ApiError } from '../../../common/errors/api-error';
 import { cohortIdsOf, PropertyNode } from '../../events/property-filters';
-import type { InsightQuery } from '../model/insight-query';
+import { InsightQuery, isSubDay } from '../model/insight-query';
 
 /** Rules across fields that hold whichever door a query came through. */
 export function checkInsight(query: InsightQuery): InsightQuery {
-  if (query.interval === 'hour' && query.series.some((s) => s.math === 'weekly_active' || s.math === 'monthly_active')) {
+  if (isSubDay(query.interval) && query.series.some((s) => s.math === 'weekly_active' || s.math === 'monthly_active')) {
     throw ApiError.validation('Weekly and monthly active users are counted per day or longer: use interval day, week or month.', 'interval');
+  }
+  // PostHog offers minutes to trends only (its other insights list hour, day, week, month).
+  if (query.interval === 'minute' && query.kind !== 'trends') {
+    throw ApiError.validation(`interval "minute" is supported by trends only: use hour, day, week or month for ${query.kind}.`, 'interval');
   }
   if (query.kind === 'lifecycle' && query.aggregationGroupTypeIndex !== null) {
     throw ApiError.validation('Lifecycle counts persons: remove aggregation_group_type_index.', 'aggregation_group_type_index');

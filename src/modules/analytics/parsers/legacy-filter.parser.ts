@@ -4,7 +4,7 @@ import { isJsonObject } from '../../../common/json/json-object';
 import { FormulaError, parseFormula } from '../model/formula';
 import { resolveRange } from '../model/insight-dates';
 import {
-  Breakdown, DEFAULT_BREAKDOWN_LIMIT, Display, DISPLAYS, InsightKind, InsightQuery, Interval, INTERVALS, MAX_BREAKDOWN_LIMIT, Series,
+  Breakdown, DEFAULT_BREAKDOWN_LIMIT, Display, DISPLAYS, FormulaLine, InsightKind, InsightQuery, Interval, INTERVALS, MAX_BREAKDOWN_LIMIT, Series,
 } from '../model/insight-query';
 import {
   booleanValue, enumValue, FilterInput, integerValue, jsonValue, present, propertyFilterValue, textValue,
@@ -107,8 +107,7 @@ export function legacyBreakdown(input: FilterInput, display: Display): Breakdown
   return propertyBreakdown(input, type, limit, raw);
 }
 
-export function checkedFormula(formula: string | null, seriesCount: number): string | null {
-  if (formula === null || formula.trim() === '') return null;
+function checkedFormula(formula: string, seriesCount: number): string {
   try {
     parseFormula(formula, seriesCount);
   } catch (error) {
@@ -118,7 +117,31 @@ export function checkedFormula(formula: string | null, seriesCount: number): str
   return formula;
 }
 
-const normalizeInterval = (value: string) => (value.toLowerCase() === 'minute' ? 'hour' : value.toLowerCase());
+/** At most this many formula lines in one insight. */
+const MAX_FORMULAS = 10;
+
+/**
+ * The formula lines: `formulas` (texts, or `{formula, custom_name}` as PostHog's formulaNodes), else one `formula`.
+ * Blank formulas are none, as PostHog's UI sends an empty one.
+ */
+export function formulaLines(input: FilterInput, seriesCount: number): FormulaLine[] {
+  const raw: unknown[] = present(input, 'formulas') ? listOf(jsonValue(input, 'formulas')) : [textValue(input, 'formula')];
+  if (raw.length > MAX_FORMULAS) throw ApiError.validation(`At most ${MAX_FORMULAS} formulas are allowed in one insight.`, 'formula');
+  return raw.flatMap((item) => {
+    const node = isJsonObject(item) ? item : { formula: item };
+    if (node.formula === null || node.formula === undefined || (typeof node.formula === 'string' && node.formula.trim() === '')) return [];
+    if (typeof node.formula !== 'string') throw ApiError.validation('Each formula must be text, e.g. "A+B" or {"formula": "A/B*100", "custom_name": "Conversion"}.', 'formula');
+    const customName = typeof node.custom_name === 'string' && node.custom_name !== '' ? node.custom_name : null;
+    return [{ formula: checkedFormula(node.formula, seriesCount), customName }];
+  });
+}
+
+function listOf(value: unknown): unknown[] {
+  if (!Array.isArray(value)) throw ApiError.validation('formulas must be a JSON list of formulas, e.g. ["A+B"] or [{"formula": "A+B"}].', 'formula');
+  return value;
+}
+
+const normalizeInterval = (value: string) => value.toLowerCase();
 
 /**
  * Parameters no insight reads that are slips for one that does (`event=$pageview` for `events=`): answered with a 400
@@ -156,7 +179,7 @@ export function parseLegacyFilter(input: FilterInput, context: ParseContext, kin
     breakdown,
     breakdownOffset: breakdown ? integerValue(input, 'offset', 0, 0, 1_000_000) : 0,
     compare: (kind === 'trends' || kind === 'stickiness') && booleanValue(input, 'compare'),
-    formula: kind === 'trends' ? checkedFormula(textValue(input, 'formula'), series.length) : null,
+    formulas: kind === 'trends' ? formulaLines(input, series.length) : [],
     display,
     aggregationGroupTypeIndex: groupTypeIndex(input.aggregation_group_type_index, 'aggregation_group_type_index'),
   };

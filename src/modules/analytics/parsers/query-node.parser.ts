@@ -138,8 +138,10 @@ export function nodeToFilter(node: Json): { kind: InsightKind; input: FilterInpu
   if (kind === 'trends') {
     Object.assign(input, breakdownInput(node));
     if (trendsFilter.display !== undefined) input.display = trendsFilter.display;
-    const formula = trendsFilter.formula ?? (Array.isArray(trendsFilter.formulas) ? trendsFilter.formulas[0] : undefined);
-    if (formula !== undefined && formula !== null) input.formula = formula;
+    // Current PostHog sends formulaNodes; older clients formulas (texts) or one formula.
+    const formulas = trendsFilter.formulaNodes ?? trendsFilter.formulas;
+    if (formulas !== undefined && formulas !== null) input.formulas = formulas;
+    else if (trendsFilter.formula !== undefined && trendsFilter.formula !== null) input.formula = trendsFilter.formula;
   }
   return { kind, input };
 }

@@ -66,7 +66,7 @@ export function parseRetentionFilter(input: FilterInput, context: ParseContext):
     breakdown,
     breakdownOffset: 0,
     compare: false,
-    formula: null,
+    formulas: [],
     display: 'ActionsTable',
     aggregationGroupTypeIndex: groupTypeIndex(input.aggregation_group_type_index, 'aggregation_group_type_index'),
     retention,

@@ -3,7 +3,7 @@ import type { PropertyNode } from '../../events/property-filters';
 import { needsPerson, propertyFiltersToClickHouse } from '../clickhouse/property-filter.ch';
 import { ChParams, ChSql } from '../engine/ch-sql';
 import { HOT_EVENT_PROPERTIES, hotEventColumns } from '../engine/schema/hot-properties';
-import { BREAKDOWN_NULL, DateRange, InsightQuery, Interval, Series } from '../model/insight-query';
+import { BREAKDOWN_NULL, DateRange, InsightQuery, Interval, isSubDay, Series } from '../model/insight-query';
 
 /**
  * The pieces every analytic query shares, as ClickHouse SQL: which events (project, range, series,
@@ -117,10 +117,11 @@ export function bucketSql(interval: Interval, weekStartDay: 0 | 1, zoneParam: st
 
 /**
  * An event's bucket as its smallest value, for reads that gather many per actor: a Date for day, week and month
- * (two bytes), the hour's start for hour. {@link bucketOfKeySql} turns one into {@link bucketSql}'s DateTime.
+ * (two bytes), the minute's or hour's start for those. {@link bucketOfKeySql} turns one into {@link bucketSql}'s DateTime.
  */
 export function bucketKeySql(interval: Interval, weekStartDay: 0 | 1, zoneParam: string, column = 'e.timestamp'): string {
   const local = localTimeSql(zoneParam, column);
+  if (interval === 'minute') return `toStartOfMinute(${local})`;
   if (interval === 'hour') return `toStartOfHour(${local})`;
   if (interval === 'day') return `toDate(${local})`;
   return interval === 'week' ? `toStartOfWeek(${local}, ${weekStartDay === 1 ? 1 : 0})` : `toStartOfMonth(${local})`;
@@ -128,7 +129,7 @@ export function bucketKeySql(interval: Interval, weekStartDay: 0 | 1, zoneParam:
 
 /** A {@link bucketKeySql} value as the bucket's local DateTime (midnight in the zone for a date, as toStartOfDay gives). */
 export function bucketOfKeySql(interval: Interval, key: string, zoneParam: string): string {
-  return interval === 'hour' ? key : `toDateTime(${key}, ${zoneParam})`;
+  return isSubDay(interval) ? key : `toDateTime(${key}, ${zoneParam})`;
 }
 
 /** A local bucket start as `YYYY-MM-DDTHH:MM:SS` (the wall time, as the presenters key buckets). */

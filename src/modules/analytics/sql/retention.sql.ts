@@ -15,7 +15,7 @@ import { breakdownValueSql } from './trends.sql';
 /** Periods from `from` (a local bucket start) to `period` (a local bucket start), as an integer. */
 function periodIndexSql(interval: Interval, from: string, period: string): string {
   if (interval === 'month') return `toInt64((toYear(${period}) - toYear(${from})) * 12 + toMonth(${period}) - toMonth(${from}))`;
-  const seconds = { hour: 3600, day: 86_400, week: 604_800 }[interval];
+  const seconds = { minute: 60, hour: 3600, day: 86_400, week: 604_800 }[interval];
   // Wall-clock difference (a DST day still counts as one day): an instant plus its zone's offset then.
   const wall = (at: string) => `(toUnixTimestamp(${at}) + timeZoneOffset(${at}))`;
   return `toInt64(round((${wall(period)} - ${wall(from)}) / ${seconds}))`;

@@ -28,7 +28,7 @@ export function stickinessActorsSql(query: InsightQuery, series: Series, days: n
     ORDER BY actor_key LIMIT ${p.add(page.limit, 'UInt64')} OFFSET ${p.add(page.offset, 'UInt64')}`);
 }
 
-const STEP: Readonly<Record<InsightQuery['interval'], string>> = { hour: 'INTERVAL 1 HOUR', day: 'INTERVAL 1 DAY', week: 'INTERVAL 1 WEEK', month: 'INTERVAL 1 MONTH' };
+const STEP: Readonly<Record<InsightQuery['interval'], string>> = { minute: 'INTERVAL 1 MINUTE', hour: 'INTERVAL 1 HOUR', day: 'INTERVAL 1 DAY', week: 'INTERVAL 1 WEEK', month: 'INTERVAL 1 MONTH' };
 
 /**
  * Each active (person, period) with its lifecycle status, plus a `dormant` row for the period after each
