@@ -15,6 +15,8 @@ import { groupTypeIndex } from './series-values';
  */
 
 const MAX_RETENTION_INTERVALS = 100;
+/** Retention's periods, as PostHog's: no minutes. */
+const RETENTION_PERIODS = INTERVALS.filter((interval) => interval !== 'minute');
 const DEFAULT_INTERVALS = 11;
 const RETENTION_TYPES = ['retention_recurring', 'retention_first_time'] as const;
 const DEFAULT_ENTITY = { id: '$pageview', type: 'events' };
@@ -31,7 +33,7 @@ function entityOf(input: FilterInput, key: string, fallback: unknown): Retention
 
 /** The period, as PostHog spells it (Hour, Day, Week, Month) or in lower case. */
 function periodOf(input: FilterInput): Interval {
-  return enumValue(input, 'period', INTERVALS, 'day', (v) => v.toLowerCase());
+  return enumValue(input, 'period', RETENTION_PERIODS, 'day', (v) => v.toLowerCase());
 }
 
 /** Cohort 0's start: one period past the one holding `date_to`, back `total_intervals` periods. */
