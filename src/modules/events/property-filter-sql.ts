@@ -156,7 +156,7 @@ function cohortSql(leaf: PropertyLeaf, ctx: FilterSqlContext, p: SqlParams, visi
 function dynamicCohortSql(cohort: CohortDefinition, ctx: FilterSqlContext, p: SqlParams, visiting: Set<number>): string {
   let tree: PropertyNode | null;
   try {
-    tree = parsePropertyFilters(JSON.stringify(cohort.filters.properties ?? []), 'person');
+    tree = parsePropertyFilters(JSON.stringify(cohort.filters.properties ?? []), 'person', { checked: false });
   } catch {
     return FALSE;
   }

@@ -116,15 +116,15 @@ describe(propertyFiltersToClickHouse.name, () => {
   });
 
   it('refuses what the PostgreSQL compiler refuses, with its details', () => {
-    expect(() => translate([{ key: 'a', type: 'element' }])).toThrow(new PropertyFilterError('Property filters of type "element" are not supported here.'));
-    expect(() => translate([{ key: 'a', type: 'group' }])).toThrow('Property filters of type "group" are not supported here.');
-    expect(() => translate([{ key: 'a', operator: 'is_cool' }])).toThrow('Invalid operator: is_cool');
-    expect(() => translate([{ key: 'a', operator: 'in', value: [1] }])).toThrow('Invalid operator: in');
+    expect(() => translate([{ key: 'text', type: 'element' }])).toThrow(new PropertyFilterError('Property filters of type "element" are not supported here.'));
+    expect(() => translate([{ key: 'a', type: 'group' }])).toThrow('Group filters need group_type_index (0–4): the group type "a" belongs to.');
+    expect(() => translate([{ key: 'a', operator: 'is_cool' }])).toThrow('Unknown operator "is_cool". Use one of exact, is_not,');
+    expect(() => translate([{ key: 'a', operator: 'in', value: [1] }])).toThrow('Operator "in" does not apply to event filters. Use one of exact,');
     for (const operator of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
-      expect(() => translate([{ key: 'a', operator, value: 'x' }])).toThrow(`Invalid operator: ${operator}`);
+      expect(() => translate([{ key: 'a', operator, value: 'x' }])).toThrow(`Unknown operator "${operator}".`);
     }
     expect(() => translate([{ key: 'id', type: 'cohort', value: 1 }], { personId: undefined })).toThrow('Cohort filters are not supported here.');
-    expect(() => translate([{ key: 'id', type: 'cohort', value: 1, operator: 'icontains' }])).toThrow('Invalid operator: icontains');
+    expect(() => translate([{ key: 'id', type: 'cohort', value: 1, operator: 'icontains' }])).toThrow('Operator "icontains" does not apply to cohort filters. Use one of exact, in, not_in.');
   });
 
   it('reads static cohorts from the versioned membership table of the team, dynamic ones as their property tree', () => {

@@ -137,11 +137,11 @@ describe('propertyFiltersToSql', () => {
   });
 
   it('refuses types without a column, unknown operators and in/not_in outside cohorts', () => {
-    expect(() => translate([{ key: 'a', type: 'element' }])).toThrow('Property filters of type "element" are not supported here.');
-    expect(() => translate([{ key: 'a', operator: 'is_cool' }])).toThrow('Invalid operator: is_cool');
-    expect(() => translate([{ key: 'a', operator: 'in', value: [1] }])).toThrow('Invalid operator: in');
+    expect(() => translate([{ key: 'text', type: 'element' }])).toThrow('Property filters of type "element" are not supported here.');
+    expect(() => translate([{ key: 'a', operator: 'is_cool' }])).toThrow('Unknown operator "is_cool". Use one of exact, is_not,');
+    expect(() => translate([{ key: 'a', operator: 'in', value: [1] }])).toThrow('Operator "in" does not apply to event filters. Use one of exact,');
     for (const operator of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
-      expect(() => translate([{ key: 'a', operator, value: 'x' }])).toThrow(`Invalid operator: ${operator}`);
+      expect(() => translate([{ key: 'a', operator, value: 'x' }])).toThrow(`Unknown operator "${operator}".`);
     }
     expect(() => translate([{ key: 'id', type: 'cohort', value: 1 }], { personId: undefined })).toThrow('Cohort filters are not supported here.');
   });

@@ -2,6 +2,8 @@ import { NEGATED, regexFinds } from '../../decide/engine/property-match';
 import { needsPerson, type CohortDefinition } from '../../events/property-filter-sql';
 import { PropertyFilterError, PropertyLeaf, PropertyNode, parsePropertyFilters } from '../../events/property-filters';
 import type { ChParams } from '../engine/ch-sql';
+import { elementFilterSql } from './element-filter.ch';
+import { sessionFilterSql } from './session-filter.ch';
 import { bindText } from './sql-text.ch';
 import { FALSE, TRUE, needsJson, positiveSql, POSITIVE_OPERATORS } from './property-conditions.ch';
 import { coldTarget, hotTarget, PropertyTarget } from './property-target.ch';
@@ -20,6 +22,10 @@ export interface ChFilterContext {
   groupColumn?: (groupTypeIndex: number) => string;
   /** The row's person id, for cohort membership; cohorts are refused without it. */
   personId?: string;
+  /** The row's elements chain, for element filters; refused without it. */
+  elementsChain?: string;
+  /** The row's session id (NULL or '' without one), for session filters; refused without it. */
+  sessionId?: string;
   teamId: number;
   now: Date;
   cohorts?: ReadonlyMap<number, CohortDefinition>;
@@ -82,7 +88,7 @@ function staticMemberSql(id: number, personId: string, teamId: number, p: ChPara
 function dynamicCohortSql(cohort: CohortDefinition, ctx: ChFilterContext, p: ChParams, visiting: Set<number>): string {
   let tree: PropertyNode | null;
   try {
-    tree = parsePropertyFilters(JSON.stringify(cohort.filters.properties ?? []), 'person');
+    tree = parsePropertyFilters(JSON.stringify(cohort.filters.properties ?? []), 'person', { checked: false });
   } catch {
     return FALSE;
   }
@@ -92,6 +98,8 @@ function dynamicCohortSql(cohort: CohortDefinition, ctx: ChFilterContext, p: ChP
 
 function leafSql(leaf: PropertyLeaf, ctx: ChFilterContext, p: ChParams, visiting: Set<number>, lenient: boolean): string {
   if (leaf.type === 'cohort') return cohortSql(leaf, ctx, p, visiting);
+  if (leaf.type === 'element' && ctx.elementsChain) return elementFilterSql(leaf, ctx.elementsChain, p);
+  if (leaf.type === 'session' && ctx.sessionId) return sessionFilterSql(ctx.sessionId, ctx.teamId, propertySql(leaf, 'properties', ctx, p), p);
   if (leaf.operator === 'in' || leaf.operator === 'not_in') throw new PropertyFilterError(`Invalid operator: ${leaf.operator}`);
   const column = columnOf(leaf, ctx);
   if (!column) {

@@ -155,6 +155,8 @@ export function filterSql(node: PropertyNode | null, ctx: SqlContext, p: ChParam
     eventHotColumns: hotEventColumns('e.'),
     groupColumn: (index: number) => `g${index}.properties`,
     personId: PERSON_ID,
+    elementsChain: 'e.elements_chain',
+    sessionId: `e.${HOT_EVENT_PROPERTIES.get('$session_id')}`,
     now: ctx.now,
     cohorts: ctx.cohorts,
     // PostHog's insights compare `exact` case-sensitively; only its flags ignore case.
