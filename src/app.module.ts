@@ -9,6 +9,7 @@ import { dataSourceOptions } from './database/data-source';
 import { AnalyticsModule } from './modules/analytics/analytics.module';
 import { AnalyticsCopyModule } from './modules/analytics/copy/analytics-copy.module';
 import { ActivityLogsModule } from './modules/activity-logs/activity-logs.module';
+import { ActionsModule } from './modules/actions/actions.module';
 import { CohortsModule } from './modules/cohorts/cohorts.module';
 import { DecideModule } from './modules/decide/decide.module';
 import { FeatureFlagsModule } from './modules/feature-flags/feature-flags.module';
@@ -62,6 +63,7 @@ function coreImports(runtime: RuntimeOptions): Array<DynamicModule | Type> {
     RemoteConfigModule,
     ActivityLogsModule,
     CohortsModule,
+    ActionsModule,
     RolesModule,
     FeatureFlagsModule,
     RoleAccessModule,

@@ -1,4 +1,5 @@
 import { ActivityLogEntity } from '../modules/activity-logs/activity-log.entity';
+import { ActionEntity } from '../modules/actions/action.entity';
 import { CohortEntity } from '../modules/cohorts/cohort.entity';
 import { FeatureFlagEntity } from '../modules/feature-flags/feature-flag.entity';
 import { FlagRoleGrantEntity } from '../modules/roles/flag-role-grant.entity';
@@ -23,6 +24,7 @@ export const ENTITIES = [
   PropertyDefinitionEntity,
   ActivityLogEntity,
   CohortEntity,
+  ActionEntity,
   FeatureFlagEntity,
   RoleEntity,
   RoleMembershipEntity,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ActionsModule } from '../actions/actions.module';
 import { PersonsModule } from '../persons/persons.module';
 import { AnalyticsRepository } from './analytics.repository';
 import { AnalyticsCopyModule } from './copy/analytics-copy.module';
@@ -23,7 +24,7 @@ import { TrendsService } from './trends.service';
  * ClickHouse server), the copy that keeps ClickHouse equal to PostgreSQL, presenters per door.
  */
 @Module({
-  imports: [PersonsModule, AnalyticsCopyModule],
+  imports: [PersonsModule, AnalyticsCopyModule, ActionsModule],
   controllers: [InsightsController, InsightPersonsController, QueryController],
   providers: [AnalyticsRepository, InsightCache, TrendsService, StickinessLifecycleService, FunnelsService, FunnelCorrelationService, RetentionService, PathsService, InsightActorsService, InsightsService, LegacyInsightsService, QueryService],
   exports: [InsightsService],

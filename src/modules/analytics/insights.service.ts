@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DateTime } from 'luxon';
+import { ActionsService } from '../actions/actions.service';
 import type { ProjectEntity } from '../projects/project.entity';
+import { actionMatcher } from './model/action-matcher';
 import { AnalyticsRepository } from './analytics.repository';
 import { FunnelCorrelationService } from './funnel-correlation.service';
 import { FunnelResult, FunnelsService } from './funnels.service';
@@ -56,12 +58,16 @@ export class InsightsService {
     private readonly paths: PathsService,
     private readonly cache: InsightCache,
     private readonly copy: AnalyticsCopy,
+    private readonly actionDefinitions: ActionsService,
   ) {}
 
   /** What parsing needs of the project; the earliest event is read only for `date_from=all`. */
   async parseContext(project: ProjectEntity, dateFrom: string | null): Promise<ParseContext> {
-    const earliest = dateFrom === 'all' ? await this.copy.current().then(() => this.repository.earliestEventTime(project.id)) : null;
-    return { timezone: project.timezone, weekStartDay: 0, now: DateTime.now(), earliest: () => earliest };
+    const [earliest, actions] = await Promise.all([
+      dateFrom === 'all' ? this.copy.current().then(() => this.repository.earliestEventTime(project.id)) : null,
+      this.actionDefinitions.liveDefinitions(project.id),
+    ]);
+    return { timezone: project.timezone, weekStartDay: 0, now: DateTime.now(), earliest: () => earliest, actions: new Map(actions.map((a) => [a.id, actionMatcher(a)])) };
   }
 
   /** Parses a legacy filter (query string and/or body) for this project. */

@@ -3,7 +3,7 @@ import { ApiError } from '../../../src/common/errors/api-error';
 import { targetSeries } from '../../../src/modules/analytics/parsers/actors-request.parser';
 import { insightKindOf, legacyBreakdown, parseLegacyFilter } from '../../../src/modules/analytics/parsers/legacy-filter.parser';
 
-const context = { timezone: 'UTC', weekStartDay: 0 as const, now: DateTime.fromISO('2026-01-10T12:00:00Z'), earliest: () => null };
+const context = { timezone: 'UTC', weekStartDay: 0 as const, now: DateTime.fromISO('2026-01-10T12:00:00Z'), earliest: () => null, actions: new Map() };
 const attrOf = (run: () => unknown) => {
   try {
     run();

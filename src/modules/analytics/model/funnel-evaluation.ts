@@ -211,7 +211,9 @@ export function funnelSpecOf(query: InsightQuery): FunnelSpec {
       ? (start: number) => DateTime.fromMillis(start, { zone: 'utc' }).plus({ months: interval }).toMillis()
       : (start: number) => start + interval * UNIT_MS[unit];
   const steps = query.series;
-  const sameAsPrevious = steps.map((step, i) => i > 0 && step.event === steps[i - 1].event && JSON.stringify(step.rawProperties) === JSON.stringify(steps[i - 1].rawProperties));
+  const sameAsPrevious = steps.map(
+    (step, i) => i > 0 && step.event === steps[i - 1].event && step.action?.id === steps[i - 1].action?.id && JSON.stringify(step.rawProperties) === JSON.stringify(steps[i - 1].rawProperties),
+  );
   const exclusions = options.exclusions.map((e, j) => ({ bit: steps.length + j, fromStep: e.fromStep, toStep: e.toStep }));
   return { stepCount: steps.length, orderType: options.orderType, window: options.window, windowEnd, sameAsPrevious, exclusions };
 }

@@ -1,5 +1,6 @@
 import type { DateTime } from 'luxon';
 import type { PropertyNode } from '../../events/property-filters';
+import type { ActionMatcher } from './action-matcher';
 
 /**
  * The one internal model every door (legacy filters, query nodes, persons endpoints) parses into and
@@ -86,8 +87,10 @@ export interface PathActorsSelection {
 
 /** A retention entity: the event that puts an actor in a cohort (target) or counts as coming back (returning). */
 export interface RetentionEntity {
-  /** null: any event. */
+  /** null: any event (or the action's). */
   event: string | null;
+  /** An action's events instead of one event name. */
+  action: ActionMatcher | null;
   name: string;
   properties: PropertyNode | null;
   raw: unknown;
@@ -118,6 +121,8 @@ export type FunnelVizType = (typeof FUNNEL_VIZ_TYPES)[number];
 /** Events that disqualify a funnel run when they happen between two of its steps. */
 export interface FunnelExclusion {
   event: string | null;
+  /** An action's events instead of one event name. */
+  action: ActionMatcher | null;
   name: string;
   properties: PropertyNode | null;
   /** 0-based steps the exclusion applies between. */
@@ -146,8 +151,10 @@ export interface FunnelOptions {
 export interface Series {
   /** Position after sorting by `order` (PostHog's entity index); formulas call it A, B, C… */
   index: number;
-  /** Event name; null means every event. */
+  /** Event name; null means every event, or the action's. */
   event: string | null;
+  /** An action series (`actions`, ActionsNode): the events matching the action instead of one event name. */
+  action: ActionMatcher | null;
   name: string;
   customName: string | null;
   order: number | null;

@@ -19,8 +19,7 @@ export const DEFAULT_ACTORS_LIMIT = 100;
  */
 export function targetSeries(query: InsightQuery, input: FilterInput, firstByDefault = false): InsightQuery {
   const entityType = textValue(input, 'entity_type') ?? textValue(input, 'type') ?? 'events';
-  if (entityType === 'actions') throw ApiError.validation('Actions are not supported by this server: select the series with entity_type=events.', 'entity_type');
-  if (entityType !== 'events') throw ApiError.validation(`entity_type "${entityType}" is not supported: use events.`, 'entity_type');
+  if (entityType !== 'events' && entityType !== 'actions') throw ApiError.validation(`entity_type "${entityType}" is not supported: use events or actions.`, 'entity_type');
   if (present(input, 'entity_order')) {
     const index = integerValue(input, 'entity_order', 0, 0, Math.max(0, query.series.length - 1));
     if (!query.series[index]) throw ApiError.validation('entity_order names no series of events.', 'entity_order');
@@ -32,7 +31,12 @@ export function targetSeries(query: InsightQuery, input: FilterInput, firstByDef
     if (query.series.length === 1 || (firstByDefault && query.series.length > 1)) return { ...query, series: query.series.slice(0, 1) };
     throw ApiError.validation('An entity must be provided for target entity to be determined: entity_id (and entity_math), or entity_order.', 'entity_id');
   }
-  const found = query.series.find((s) => s.event === entityId && s.math === math);
+  if (entityType === 'actions') {
+    const found = query.series.find((s) => String(s.action?.id) === entityId && s.math === math);
+    if (!found) throw ApiError.validation(`entity_id ${entityId} names no action series of this insight (with entity_math ${math}).`, 'entity_id');
+    return { ...query, series: [{ ...found, index: 0 }] };
+  }
+  const found = query.series.find((s) => s.action === null && s.event === entityId && s.math === math);
   const series = found ?? seriesFrom({ event: entityId, name: entityId, customName: null, order: null, math, mathProperty: null, mathGroupTypeIndex: null, properties: null }, 0);
   return { ...query, series: [{ ...series, index: 0 }] };
 }

@@ -8,6 +8,7 @@ import {
 } from '../model/insight-query';
 import { pageOf } from './actors-request.parser';
 import { booleanValue, enumValue, FilterInput, integerValue, jsonValue, present, propertyFilterValue, textValue } from './filter-values';
+import { actionNamed, entityType, ProjectActions } from './entity-values';
 import { legacyBreakdown, ParseContext, parseLegacyFilter } from './legacy-filter.parser';
 
 /**
@@ -37,11 +38,11 @@ function stepIndex(value: unknown, attr: string): number {
   return step;
 }
 
-function exclusionOf(raw: unknown, query: InsightQuery, orderType: FunnelOptions['orderType']): FunnelExclusion {
+function exclusionOf(raw: unknown, query: InsightQuery, orderType: FunnelOptions['orderType'], actions: ProjectActions): FunnelExclusion {
   const last = query.series.length - 1;
   if (!isJsonObject(raw)) throw ApiError.validation('exclusions must be a JSON list of {"id": "<event>", "funnel_from_step": i, "funnel_to_step": j}.', 'exclusions');
-  if ((raw.type ?? 'events') !== 'events') throw ApiError.validation('Actions are not supported by this server: exclude events (type "events").', 'exclusions');
-  if (typeof raw.id !== 'string' || raw.id === '') throw ApiError.validation('Each exclusion needs id: the event name to exclude.', 'exclusions');
+  const action = entityType(raw, 'events', 'exclusions') === 'actions' ? actionNamed(raw.id, actions, 'exclusions') : null;
+  if (!action && (typeof raw.id !== 'string' || raw.id === '')) throw ApiError.validation('Each exclusion needs id: the event name to exclude.', 'exclusions');
   const fromStep = stepIndex(raw.funnel_from_step, 'funnel_from_step');
   const toStep = stepIndex(raw.funnel_to_step, 'funnel_to_step');
   if (fromStep < 0 || toStep > last || fromStep >= toStep) {
@@ -51,19 +52,21 @@ function exclusionOf(raw: unknown, query: InsightQuery, orderType: FunnelOptions
     throw ApiError.validation(`Partial exclusions are not allowed in unordered funnels: use funnel_from_step 0 and funnel_to_step ${last}.`, 'exclusions');
   }
   const properties = propertyFilterValue(raw.properties, 'exclusions');
-  const clash = query.series.slice(fromStep, toStep + 1).some((step) => step.event === raw.id || step.event === null);
-  if (clash && properties === null) {
-    throw ApiError.validation(`Exclusion "${raw.id}" would exclude a step of its own range: exclude another event, or narrow it with properties.`, 'exclusions');
+  // A step of the range that is the same event or action (or any event) would be excluded by itself.
+  const same = (step: InsightQuery['series'][number]) => (action ? step.action?.id === action.id : step.action === null && (step.event === raw.id || step.event === null));
+  if (query.series.slice(fromStep, toStep + 1).some(same) && properties === null) {
+    throw ApiError.validation(`Exclusion "${String(action?.name ?? raw.id)}" would exclude a step of its own range: exclude another event, or narrow it with properties.`, 'exclusions');
   }
-  return { event: raw.id, name: typeof raw.name === 'string' ? raw.name : raw.id, properties, fromStep, toStep, raw };
+  const event = action ? null : (raw.id as string);
+  return { event, action, name: action?.name ?? (typeof raw.name === 'string' ? raw.name : (event ?? '')), properties, fromStep, toStep, raw };
 }
 
-function exclusionsOf(input: FilterInput, query: InsightQuery, orderType: FunnelOptions['orderType']): FunnelExclusion[] {
+function exclusionsOf(input: FilterInput, query: InsightQuery, orderType: FunnelOptions['orderType'], actions: ProjectActions): FunnelExclusion[] {
   if (!present(input, 'exclusions')) return [];
   const list = jsonValue(input, 'exclusions');
   if (!Array.isArray(list)) throw ApiError.validation('exclusions must be a JSON list of {"id": "<event>", "funnel_from_step": i, "funnel_to_step": j}.', 'exclusions');
   if (list.length > MAX_EXCLUSIONS) throw ApiError.validation(`At most ${MAX_EXCLUSIONS} exclusions are allowed in one funnel.`, 'exclusions');
-  return list.map((raw) => exclusionOf(raw, query, orderType));
+  return list.map((raw) => exclusionOf(raw, query, orderType, actions));
 }
 
 /** The viz type; the legacy `display=ActionsLineGraph` on a funnel means funnel trends. */
@@ -106,7 +109,7 @@ export function parseFunnelFilter(input: FilterInput, context: ParseContext): In
   const funnel: FunnelOptions = {
     orderType,
     window: windowOf(input),
-    exclusions: exclusionsOf(input, query, orderType),
+    exclusions: exclusionsOf(input, query, orderType, context.actions),
     vizType,
     ...conversionSteps(input, stepCount),
     binCount: present(input, 'bin_count') ? integerValue(input, 'bin_count', 1, 1, 90) : null,

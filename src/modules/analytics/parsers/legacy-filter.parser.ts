@@ -9,6 +9,7 @@ import {
 import {
   booleanValue, enumValue, FilterInput, integerValue, jsonValue, present, propertyFilterValue, textValue,
 } from './filter-values';
+import { actionNamed, entityType, ProjectActions } from './entity-values';
 import { groupTypeIndex, SeriesFields, sortedSeries } from './series-values';
 
 /** What parsing needs from outside the request: the project's zone, the clock, the earliest event. */
@@ -17,6 +18,8 @@ export interface ParseContext {
   weekStartDay: 0 | 1;
   now: DateTime;
   earliest: () => DateTime | null;
+  /** The project's live actions, which `actions` entities name by id. */
+  actions: ProjectActions;
 }
 
 const BREAKDOWN_TYPES = ['event', 'person', 'group', 'cohort'] as const;
@@ -40,23 +43,26 @@ export function insightKindOf(input: FilterInput): InsightKind {
   return 'trends';
 }
 
-function entityFields(raw: unknown, position: number): SeriesFields {
-  if (!isJsonObject(raw)) throw ApiError.validation(`events[${position}] must be an object like {"id": "$pageview"}.`, 'events');
+/** One entity of `events` or `actions`: an event name, or (type `actions`) an action of the project by id. */
+function entityFields(raw: unknown, position: number, list: 'events' | 'actions', actions: ProjectActions): SeriesFields {
+  if (!isJsonObject(raw)) throw ApiError.validation(`${list}[${position}] must be an object like ${list === 'events' ? '{"id": "$pageview"}' : '{"id": 12}'}.`, list);
+  const action = entityType(raw, list, list) === 'actions' ? actionNamed(raw.id, actions, list) : null;
   return {
-    event: raw.id, name: raw.name, customName: raw.custom_name, order: raw.order, math: raw.math,
+    event: raw.id, action, name: raw.name, customName: raw.custom_name, order: raw.order, math: raw.math,
     mathProperty: raw.math_property, mathGroupTypeIndex: raw.math_group_type_index, properties: raw.properties,
   };
 }
 
-/** `events` (and a refusal of `actions`, which do not exist here). */
-export function legacySeries(input: FilterInput): Series[] {
-  const actions = present(input, 'actions') ? jsonValue(input, 'actions') : [];
-  if (!Array.isArray(actions) || actions.length > 0) {
-    throw ApiError.validation('Actions are not supported by this server: describe each series with events (`events=[{"id": "<event name>"}]`).', 'actions');
-  }
-  const events = present(input, 'events') ? jsonValue(input, 'events') : [];
-  if (!Array.isArray(events)) throw ApiError.validation('events must be a JSON list of series, e.g. [{"id": "$pageview"}].', 'events');
-  return sortedSeries(events.map(entityFields));
+function entityList(input: FilterInput, list: 'events' | 'actions'): unknown[] {
+  const entities = present(input, list) ? jsonValue(input, list) : [];
+  if (!Array.isArray(entities)) throw ApiError.validation(`${list} must be a JSON list of series, e.g. ${list === 'events' ? '[{"id": "$pageview"}]' : '[{"id": 12, "type": "actions"}]'}.`, list);
+  return entities;
+}
+
+/** `events` and `actions` together, sorted by `order` (events first among equals, as PostHog lists them). */
+export function legacySeries(input: FilterInput, actions: ProjectActions): Series[] {
+  const events = entityList(input, 'events').map((raw, i) => entityFields(raw, i, 'events', actions));
+  return sortedSeries([...events, ...entityList(input, 'actions').map((raw, i) => entityFields(raw, i, 'actions', actions))]);
 }
 
 function propertyBreakdown(input: FilterInput, type: 'event' | 'person' | 'group', limit: number, raw: unknown): Breakdown {
@@ -161,7 +167,7 @@ export function parseLegacyFilter(input: FilterInput, context: ParseContext, kin
   const interval: Interval = enumValue(input, 'interval', INTERVALS, 'day', normalizeInterval);
   // A funnel's `display` (FunnelViz, ActionsLineGraph) only chooses its viz type, read by the funnel parser; paths have none.
   const display: Display = kind === 'funnels' || kind === 'paths' ? 'ActionsLineGraph' : enumValue(input, 'display', DISPLAYS, 'ActionsLineGraph');
-  const series = legacySeries(input);
+  const series = legacySeries(input, context.actions);
   const range = resolveRange(
     { dateFrom: textValue(input, 'date_from'), dateTo: textValue(input, 'date_to'), interval, zone: context.timezone, now: context.now, explicit: booleanValue(input, 'explicit_date'), earliest: context.earliest },
     context.weekStartDay,

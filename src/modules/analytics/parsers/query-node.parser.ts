@@ -38,12 +38,15 @@ function commonInput(node: Json): FilterInput {
   };
 }
 
+/** An EventsNode or ActionsNode as a legacy entity (`type` tells which; an action by its `id`). */
 function seriesEntity(raw: unknown, position: number): Json {
-  if (!isJsonObject(raw)) throw ApiError.validation(`series[${position}] must be an EventsNode object.`, 'series');
-  if (raw.kind === 'ActionsNode') throw ApiError.validation('Actions are not supported by this server: use EventsNode series.', 'series');
-  if (raw.kind !== undefined && raw.kind !== 'EventsNode') throw ApiError.validation(`series[${position}].kind "${String(raw.kind)}" is not supported: use EventsNode.`, 'series');
+  if (!isJsonObject(raw)) throw ApiError.validation(`series[${position}] must be an EventsNode or ActionsNode object.`, 'series');
+  if (raw.kind !== undefined && raw.kind !== 'EventsNode' && raw.kind !== 'ActionsNode') {
+    throw ApiError.validation(`series[${position}].kind "${String(raw.kind)}" is not supported: use EventsNode or ActionsNode.`, 'series');
+  }
+  const action = raw.kind === 'ActionsNode';
   return {
-    id: raw.event ?? null, name: raw.name, custom_name: raw.custom_name, order: position, math: raw.math,
+    id: action ? raw.id : (raw.event ?? null), type: action ? 'actions' : 'events', name: raw.name, custom_name: raw.custom_name, order: position, math: raw.math,
     math_property: raw.math_property, math_group_type_index: raw.math_group_type_index, properties: raw.properties,
   };
 }
@@ -68,8 +71,8 @@ function funnelInput(filter: Json): FilterInput {
     if (!Array.isArray(filter.exclusions)) throw ApiError.validation('funnelsFilter.exclusions must be a list of EventsNode with funnelFromStep and funnelToStep.', 'exclusions');
     input.exclusions = filter.exclusions.map((raw) => {
       if (!isJsonObject(raw)) throw ApiError.validation('Each exclusion must be an EventsNode with funnelFromStep and funnelToStep.', 'exclusions');
-      if (raw.kind === 'ActionsNode') throw ApiError.validation('Actions are not supported by this server: exclude with an EventsNode.', 'exclusions');
-      return { id: raw.event, name: raw.name, properties: raw.properties, funnel_from_step: raw.funnelFromStep, funnel_to_step: raw.funnelToStep };
+      const action = raw.kind === 'ActionsNode';
+      return { id: action ? raw.id : raw.event, type: action ? 'actions' : 'events', name: raw.name, properties: raw.properties, funnel_from_step: raw.funnelFromStep, funnel_to_step: raw.funnelToStep };
     });
   }
   return input;
@@ -79,7 +82,7 @@ function funnelInput(filter: Json): FilterInput {
 function retentionEntity(raw: unknown, key: string): unknown {
   if (raw === undefined || raw === null) return undefined;
   if (!isJsonObject(raw)) throw ApiError.validation(`${key} must be an EventsNode or {"id": "<event>", "type": "events"}.`, key);
-  if (raw.kind === 'ActionsNode' || raw.type === 'actions') return { id: raw.id, type: 'actions' };
+  if (raw.kind === 'ActionsNode' || raw.type === 'actions') return { id: raw.id, type: 'actions', properties: raw.properties };
   return { id: raw.event ?? raw.id ?? null, type: 'events', name: raw.name, properties: raw.properties };
 }
 

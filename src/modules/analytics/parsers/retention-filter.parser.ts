@@ -4,6 +4,7 @@ import { isJsonObject } from '../../../common/json/json-object';
 import { intervalStart, parseInsightDate } from '../model/insight-dates';
 import { InsightQuery, Interval, INTERVALS, RetentionActorsSelection, RetentionEntity, RetentionOptions } from '../model/insight-query';
 import { pageOf } from './actors-request.parser';
+import { actionNamed, entityType, ProjectActions } from './entity-values';
 import { booleanValue, enumValue, FilterInput, integerValue, jsonValue, present, propertyFilterValue, textValue } from './filter-values';
 import { legacyBreakdown, ParseContext } from './legacy-filter.parser';
 import { groupTypeIndex } from './series-values';
@@ -21,14 +22,17 @@ const DEFAULT_INTERVALS = 11;
 const RETENTION_TYPES = ['retention_recurring', 'retention_first_time'] as const;
 const DEFAULT_ENTITY = { id: '$pageview', type: 'events' };
 
-function entityOf(input: FilterInput, key: string, fallback: unknown): RetentionEntity {
+function entityOf(input: FilterInput, key: string, fallback: unknown, actions: ProjectActions): RetentionEntity {
   const raw = present(input, key) ? jsonValue(input, key) : fallback;
   if (!isJsonObject(raw)) throw ApiError.validation(`${key} must be an event entity, e.g. {"id": "$pageview", "type": "events"}.`, key);
-  if ((raw.type ?? 'events') === 'actions') throw ApiError.validation(`Actions are not supported by this server: give ${key} as an event ({"id": "<event>", "type": "events"}).`, key);
-  if ((raw.type ?? 'events') !== 'events') throw ApiError.validation(`${key} type "${String(raw.type)}" is not supported: use events.`, key);
+  const properties = propertyFilterValue(raw.properties, key);
+  if (entityType(raw, 'events', key) === 'actions') {
+    const action = actionNamed(raw.id, actions, key);
+    return { event: null, action, name: action.name, properties, raw };
+  }
   if (raw.id !== null && raw.id !== undefined && typeof raw.id !== 'string') throw ApiError.validation(`${key}.id must be an event name (or null for any event).`, key);
   const event = typeof raw.id === 'string' && raw.id !== '' ? raw.id : null;
-  return { event, name: typeof raw.name === 'string' ? raw.name : (event ?? 'All events'), properties: propertyFilterValue(raw.properties, key), raw };
+  return { event, action: null, name: typeof raw.name === 'string' ? raw.name : (event ?? 'All events'), properties, raw };
 }
 
 /** The period, as PostHog spells it (Hour, Day, Week, Month) or in lower case. */
@@ -46,8 +50,8 @@ export function parseRetentionFilter(input: FilterInput, context: ParseContext):
   const period = periodOf(input);
   const totalIntervals = integerValue(input, 'total_intervals', DEFAULT_INTERVALS, 1, MAX_RETENTION_INTERVALS);
   const typeName = enumValue(input, 'retention_type', RETENTION_TYPES, 'retention_recurring');
-  const target = entityOf(input, 'target_entity', DEFAULT_ENTITY);
-  const returning = present(input, 'returning_entity') ? entityOf(input, 'returning_entity', DEFAULT_ENTITY) : target;
+  const target = entityOf(input, 'target_entity', DEFAULT_ENTITY, context.actions);
+  const returning = present(input, 'returning_entity') ? entityOf(input, 'returning_entity', DEFAULT_ENTITY, context.actions) : target;
   const dateTo = textValue(input, 'date_to');
   const anchor = dateTo === null ? context.now.setZone(context.timezone) : parseInsightDate(dateTo, 'date_to', context.timezone, context.now).at.setZone(context.timezone);
   const from = firstCohort(anchor, period, totalIntervals, context.weekStartDay);

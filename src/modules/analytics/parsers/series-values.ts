@@ -1,4 +1,5 @@
 import { ApiError } from '../../../common/errors/api-error';
+import type { ActionMatcher } from '../model/action-matcher';
 import { COUNT_PER_ACTOR_MATHS, EVENT_MATHS, FIRST_TIME_MATHS, PROPERTY_MATHS, Series, SeriesMath } from '../model/insight-query';
 import { propertyFilterValue } from './filter-values';
 
@@ -9,6 +10,8 @@ const MATHS: readonly string[] = [...EVENT_MATHS, ...PROPERTY_MATHS, ...COUNT_PE
 /** The fields of one series, whichever door it came through (legacy entity or EventsNode). */
 export interface SeriesFields {
   event: unknown;
+  /** An action series: the action its id names (resolved by the caller), instead of an event. */
+  action?: ActionMatcher | null;
   name: unknown;
   customName: unknown;
   order: unknown;
@@ -40,7 +43,8 @@ function groupIndexOf(value: unknown, attr: string): number | null {
 
 /** One validated series; `index` is its place after sorting by order. */
 export function seriesFrom(fields: SeriesFields, index: number): Series {
-  const event = optionalText(fields.event);
+  const action = fields.action ?? null;
+  const event = action ? null : optionalText(fields.event);
   const math = mathOf(fields.math);
   const mathProperty = optionalText(fields.mathProperty);
   if ((PROPERTY_MATHS as readonly string[]).includes(math) && mathProperty === null) {
@@ -54,7 +58,8 @@ export function seriesFrom(fields: SeriesFields, index: number): Series {
   return {
     index,
     event,
-    name: optionalText(fields.name) ?? event ?? 'All events',
+    action,
+    name: action?.name ?? optionalText(fields.name) ?? event ?? 'All events',
     customName: optionalText(fields.customName),
     order: Number.isFinite(order) ? order : null,
     math,

@@ -49,13 +49,13 @@ function stepsOf(query: InsightQuery, line: FunnelLineKey & { steps: StepSummary
         }
       : {};
     return {
-      action_id: unordered ? null : step.event,
+      action_id: unordered ? null : (step.action?.id ?? step.event),
       name: unordered ? `Completed ${index + 1} step${index === 0 ? '' : 's'}` : step.name,
       custom_name: unordered ? null : step.customName,
       order: index,
       people: [],
       count: summary?.count ?? 0,
-      type: 'events',
+      type: step.action ? 'actions' : 'events',
       average_conversion_time: summary?.averageConversionTime ?? null,
       median_conversion_time: summary?.medianConversionTime ?? null,
       ...urls,

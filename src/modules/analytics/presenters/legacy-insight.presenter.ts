@@ -54,7 +54,8 @@ export function personsUrl(ctx: PresentContext, path: string, point: Record<stri
 }
 
 function entityParams(series: Series): Record<string, string | number> {
-  return { ...(series.event === null ? {} : { entity_id: series.event }), entity_type: 'events', entity_math: series.math, entity_order: series.index };
+  const entity = series.action ? { entity_id: series.action.id, entity_type: 'actions' } : { ...(series.event === null ? {} : { entity_id: series.event }), entity_type: 'events' };
+  return { ...entity, entity_math: series.math, entity_order: series.index };
 }
 
 function breakdownParam(line: SeriesResult): Record<string, string | number> {
@@ -76,8 +77,8 @@ function pointRange(query: InsightQuery, line: SeriesResult, start: DateTime): {
 
 function action(series: Series) {
   return {
-    id: series.event,
-    type: 'events',
+    id: series.action?.id ?? series.event,
+    type: series.action ? 'actions' : 'events',
     order: series.order ?? series.index,
     name: series.name,
     custom_name: series.customName,

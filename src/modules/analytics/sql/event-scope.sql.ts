@@ -1,6 +1,8 @@
 import type { CohortDefinition } from '../../events/property-filter-sql';
 import type { PropertyNode } from '../../events/property-filters';
+import { ActionColumns, actionSql } from '../clickhouse/action-steps.ch';
 import { needsPerson, propertyFiltersToClickHouse } from '../clickhouse/property-filter.ch';
+import { ActionMatcher, actionFilterTrees } from '../model/action-matcher';
 import { ChParams, ChSql } from '../engine/ch-sql';
 import { HOT_EVENT_PROPERTIES, hotEventColumns } from '../engine/schema/hot-properties';
 import { BREAKDOWN_NULL, DateRange, InsightQuery, Interval, isSubDay, Series } from '../model/insight-query';
@@ -176,9 +178,9 @@ function groupIndexesOf(node: PropertyNode | null, into: Set<number>): void {
  * the given entity filters (series, steps, exclusions, retention entities), or a breakdown by person
  * property or cohort read them; group properties for each group type they read.
  */
-export function joinNeeds(query: InsightQuery, ctx: SqlContext, entityFilters: Array<PropertyNode | null>, actor: boolean): JoinNeeds {
+export function joinNeeds(query: InsightQuery, ctx: SqlContext, entityTrees: Array<PropertyNode | null>, actor: boolean): JoinNeeds {
   const breakdown = query.breakdown;
-  const trees = [query.properties, query.filterTestAccounts ? ctx.testAccountFilters : null, ...entityFilters];
+  const trees = [query.properties, query.filterTestAccounts ? ctx.testAccountFilters : null, ...entityTrees];
   const personProperties = breakdown?.kind === 'cohort' || (breakdown?.kind === 'property' && breakdown.properties.some((b) => b.type === 'person')) || trees.some(needsPerson);
   const groups = new Set<number>();
   trees.forEach((tree) => groupIndexesOf(tree, groups));
@@ -204,12 +206,35 @@ export function queryFiltersWhere(query: InsightQuery, ctx: SqlContext, p: ChPar
   return where;
 }
 
-/** The conditions of one entity's events (a series, a funnel step or exclusion, a retention entity): its event (any when null) and its own filters. */
-export function entityWhere(event: string | null, properties: PropertyNode | null, ctx: SqlContext, p: ChParams): string[] {
+/** What selects an entity's events: an event name (any when null) or an action, and the entity's own filters. */
+export interface EntityRef {
+  event: string | null;
+  action?: ActionMatcher | null;
+  properties: PropertyNode | null;
+}
+
+/** The conditions of one entity's events (a series, a funnel step or exclusion, a retention entity). */
+export function entityWhere(entity: EntityRef, ctx: SqlContext, p: ChParams): string[] {
   const where: string[] = [];
-  if (event !== null) where.push(`e.event = ${p.add(event, 'String')}`);
-  if (properties) where.push(filterSql(properties, ctx, p));
+  if (entity.event !== null) where.push(`e.event = ${p.add(entity.event, 'String')}`);
+  if (entity.action) where.push(actionSql(entity.action, actionColumns(ctx, p), p));
+  if (entity.properties) where.push(filterSql(entity.properties, ctx, p));
   return where;
+}
+
+/** The columns of `e` an action's steps read. */
+function actionColumns(ctx: SqlContext, p: ChParams): ActionColumns {
+  return {
+    event: 'e.event',
+    currentUrl: `ifNull(e.${HOT_EVENT_PROPERTIES.get('$current_url')}, '')`,
+    elementsChain: 'e.elements_chain',
+    filter: (node) => filterSql(node, ctx, p),
+  };
+}
+
+/** The property filters an entity reads (its own and its action's steps'), for the joins they need. */
+export function entityFilters(entity: EntityRef): Array<PropertyNode | null> {
+  return [entity.properties, ...actionFilterTrees(entity.action)];
 }
 
 /** The event's actor is a member of a cohort. */
@@ -219,7 +244,7 @@ export function cohortMemberSql(cohort: number, ctx: SqlContext, p: ChParams): s
 
 /** The conditions of one series' events in a range: the shared scope and the series' own event and filters. */
 export function seriesWhere(query: InsightQuery, series: Series, range: DateRange, ctx: SqlContext, p: ChParams): string[] {
-  return [...scopeWhere(query, range, ctx, p), ...entityWhere(series.event, series.properties, ctx, p)];
+  return [...scopeWhere(query, range, ctx, p), ...entityWhere(series, ctx, p)];
 }
 
 /**

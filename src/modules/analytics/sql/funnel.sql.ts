@@ -2,7 +2,7 @@ import type { PropertyNode } from '../../events/property-filters';
 import { ChParams } from '../engine/ch-sql';
 import { funnelSpecOf } from '../model/funnel-evaluation';
 import type { FunnelActorsSelection, InsightQuery } from '../model/insight-query';
-import { actorSequencesSql, actorSql, bucketSql, bucketTextSql, BuiltSql, cohortMemberSql, currentPersonsSql, entityWhere, eventsFrom, filterSql, instantSql, joinNeeds, personBreakdownColumns, personBreakdownKeys, scopeWhere, SequenceColumn, SqlContext } from './event-scope.sql';
+import { actorSequencesSql, actorSql, bucketSql, bucketTextSql, BuiltSql, cohortMemberSql, currentPersonsSql, EntityRef, entityFilters, entityWhere, eventsFrom, filterSql, instantSql, joinNeeds, personBreakdownColumns, personBreakdownKeys, scopeWhere, SequenceColumn, SqlContext } from './event-scope.sql';
 import {
   conversionSecondsSql, correlationActorsSql, correlationEventsSql, FunnelEventsInput, FunnelOutcomeSpec, FunnelPathSpan, funnelSpansSql, OtherLine, stepActorsSql, stepLinesSql,
   trendActorsSql, trendLinesSql,
@@ -18,14 +18,14 @@ import { breakdownValueSql } from './trends.sql';
  */
 
 /** One step's or exclusion's events as one condition (`1` for "any event" without filters). */
-function entitySql(event: string | null, properties: PropertyNode | null, ctx: SqlContext, p: ChParams): string {
-  const where = entityWhere(event, properties, ctx, p);
+function entitySql(entity: EntityRef, ctx: SqlContext, p: ChParams): string {
+  const where = entityWhere(entity, ctx, p);
   return where.length === 0 ? '1' : `(${where.join(' AND ')})`;
 }
 
 /** Steps first, then exclusions: the bit order funnel-evaluation reads. */
-function entities(query: InsightQuery): Array<{ event: string | null; properties: PropertyNode | null }> {
-  return [...query.series.map((s) => ({ event: s.event, properties: s.properties })), ...(query.funnel?.exclusions ?? [])];
+function entities(query: InsightQuery): EntityRef[] {
+  return [...query.series, ...(query.funnel?.exclusions ?? [])];
 }
 
 /** What a funnel read adds: one cohort's actors, every event with its name, some events' properties, marks. */
@@ -134,14 +134,14 @@ function entrancePeriod(query: InsightQuery, p: ChParams): (ms: string) => strin
 /** What every funnel read shares: the actor, each event's step and exclusion bits (and marks, when asked), FROM and WHERE. */
 function funnelRead(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions, p: ChParams): Omit<FunnelEventsInput, 'value'> {
   const steps = entities(query);
-  const conditions = steps.map((entity) => entitySql(entity.event, entity.properties, ctx, p));
+  const conditions = steps.map((entity) => entitySql(entity, ctx, p));
   const mask = conditions.map((condition, bit) => `if(${condition}, ${2 ** bit}, 0)`).join(' + ');
   const where = scopeWhere(query, query.range, ctx, p);
-  const marked = options.marked ? entitySql(options.marked.event, options.marked.properties, ctx, p) : null;
+  const marked = options.marked ? entitySql(options.marked, ctx, p) : null;
   if (query.funnel?.orderType !== 'strict' && !options.withNames) where.push(`(${[...conditions, ...(marked ? [marked] : [])].join(' OR ')})`);
   if (options.extraFilter) where.push(filterSql(options.extraFilter, ctx, p));
   if (typeof options.cohort === 'number') where.push(cohortMemberSql(options.cohort, ctx, p));
-  const needs = joinNeeds(query, ctx, [...steps.map((e) => e.properties), options.extraFilter ?? null], true);
+  const needs = joinNeeds(query, ctx, [...steps.flatMap(entityFilters), options.extraFilter ?? null], true);
   if (typeof options.cohort === 'number') needs.actor = true;
   return { actor: actorSql(query, ctx, p), mask, marked, from: eventsFrom(needs, ctx, p), where };
 }

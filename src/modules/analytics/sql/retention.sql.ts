@@ -1,6 +1,6 @@
 import { ChParams } from '../engine/ch-sql';
 import type { InsightQuery, Interval, RetentionActorsSelection } from '../model/insight-query';
-import { actorSql, bucketKeySql, bucketOfKeySql, BuiltSql, entityWhere, eventsFrom, filtersWhere, instantSql, joinNeeds, localTimestamp, SqlContext } from './event-scope.sql';
+import { actorSql, bucketKeySql, bucketOfKeySql, BuiltSql, entityFilters, entityWhere, eventsFrom, filtersWhere, instantSql, joinNeeds, localTimestamp, SqlContext } from './event-scope.sql';
 import { breakdownValueSql } from './trends.sql';
 
 /**
@@ -29,7 +29,7 @@ function periodIndexSql(interval: Interval, from: string, period: string): strin
  */
 function retentionCte(query: InsightQuery, ctx: SqlContext, p: ChParams, onlyCohort: number | null = null): string {
   const options = query.retention!;
-  const from = eventsFrom(joinNeeds(query, ctx, [options.target.properties, options.returning.properties], true), ctx, p);
+  const from = eventsFrom(joinNeeds(query, ctx, [...entityFilters(options.target), ...entityFilters(options.returning)], true), ctx, p);
   const nullableActor = actorSql(query, ctx, p);
   // Rows without an actor are filtered out (`common`), so the actor is read without its null map.
   const actor = `assumeNotNull(${nullableActor})`;
@@ -40,8 +40,8 @@ function retentionCte(query: InsightQuery, ctx: SqlContext, p: ChParams, onlyCoh
   const index = (keyColumn: string) => periodIndexSql(query.interval, cohortZero, bucketOfKeySql(query.interval, keyColumn, zone));
   const after = `e.timestamp >= ${instantSql(query.range.from, p)}`;
   const before = `e.timestamp <= ${instantSql(query.range.to, p)}`;
-  const isTarget = `(${['1', ...entityWhere(options.target.event, options.target.properties, ctx, p)].join(' AND ')})`;
-  const isReturn = `(${['1', ...entityWhere(options.returning.event, options.returning.properties, ctx, p), after].join(' AND ')})`;
+  const isTarget = `(${['1', ...entityWhere(options.target, ctx, p)].join(' AND ')})`;
+  const isReturn = `(${['1', ...entityWhere(options.returning, ctx, p), after].join(' AND ')})`;
   const breakdown = query.breakdown ? breakdownValueSql(query, ctx, p) : 'CAST(NULL AS Nullable(String))';
   const firstTime = options.type === 'first_time';
   // First-time retention reads the target event of all time: an actor's cohort is their first one ever, and

@@ -1,7 +1,7 @@
 import { ChParams } from '../engine/ch-sql';
 import { CountPerActorMath, DateRange, FirstTimeMath, InsightQuery, isCountPerActor, PERCENTILES, Series } from '../model/insight-query';
 import {
-  actorSql, breakdownPropertySql, bucketSql, bucketTextSql, BuiltSql, cohortMemberSql, entityWhere, eventsFrom, groupKeySql, instantSql,
+  actorSql, breakdownPropertySql, bucketSql, bucketTextSql, BuiltSql, cohortMemberSql, entityFilters, entityWhere, eventsFrom, groupKeySql, instantSql,
   joinNeeds, propertyTextSql, queryFiltersWhere, seriesWhere, SqlContext,
 } from './event-scope.sql';
 import { HOT_EVENT_PROPERTIES } from '../engine/schema/hot-properties';
@@ -106,7 +106,7 @@ function sliceWhere(query: InsightQuery, slice: BreakdownSlice, ctx: SqlContext,
 }
 
 function sliceFrom(query: InsightQuery, series: Series, slice: BreakdownSlice, ctx: SqlContext, p: ChParams, actor: boolean): string {
-  return eventsFrom(joinNeeds(query, ctx, [series.properties], actor || slice?.kind === 'cohort'), ctx, p);
+  return eventsFrom(joinNeeds(query, ctx, entityFilters(series), actor || slice?.kind === 'cohort'), ctx, p);
 }
 
 /** FROM and WHERE of one series' events in a range, restricted to a breakdown slice. */
@@ -119,7 +119,7 @@ export function sliceScope(query: InsightQuery, series: Series, range: DateRange
 export function topBreakdownValuesSql(query: InsightQuery, ctx: SqlContext, limit: number, offset: number): BuiltSql {
   const p = new ChParams();
   const scopes = query.series.map((s) => `(${seriesWhere(query, s, query.range, ctx, p).join(' AND ')})`);
-  const from = eventsFrom(joinNeeds(query, ctx, query.series.map((s) => s.properties), false), ctx, p);
+  const from = eventsFrom(joinNeeds(query, ctx, query.series.flatMap(entityFilters), false), ctx, p);
   const value = breakdownValueSql(query, ctx, p);
   // Ties go by byte order, as in every deployment.
   return p.sql(`SELECT value, toString(n) AS events FROM (SELECT ${value} AS value, count() AS n FROM ${from} WHERE (${scopes.join(' OR ')}) GROUP BY value)
@@ -175,11 +175,11 @@ export function firstTimeActorsSql(
   query: InsightQuery, series: Series & { math: FirstTimeMath }, range: DateRange, slice: BreakdownSlice, ctx: SqlContext, p: ChParams, having: string[] = [],
 ): string {
   const actor = seriesActorSql(query, series, ctx, p);
-  const matching = [...queryFiltersWhere(query, ctx, p), ...entityWhere(null, series.properties, ctx, p), ...sliceWhere(query, slice, ctx, p)];
+  const matching = [...queryFiltersWhere(query, ctx, p), ...entityWhere({ event: null, properties: series.properties }, ctx, p), ...sliceWhere(query, slice, ctx, p)];
   const meets = matching.length ? matching.join(' AND ') : '1';
   const counted = `e.timestamp >= ${instantSql(range.from, p)} AND ${meets}`;
   const first = series.math === 'first_time_for_user' ? 'min(e.timestamp)' : `minIf(e.timestamp, ${meets})`;
-  const where = [`e.team_id = ${p.add(ctx.projectId, 'Int64')}`, ...entityWhere(series.event, null, ctx, p), `e.timestamp <= ${instantSql(range.to, p)}`, `${actor} IS NOT NULL`];
+  const where = [`e.team_id = ${p.add(ctx.projectId, 'Int64')}`, ...entityWhere({ event: series.event, action: series.action, properties: null }, ctx, p), `e.timestamp <= ${instantSql(range.to, p)}`, `${actor} IS NOT NULL`];
   return `SELECT ${actor} AS actor_key, minIf(e.timestamp, ${counted}) AS first_at, argMinIf(${breakdownValueSql(query, ctx, p)}, e.timestamp, ${counted}) AS breakdown_value
     FROM ${sliceFrom(query, series, slice, ctx, p, true)} WHERE ${where.join(' AND ')}
     GROUP BY actor_key HAVING ${[`countIf(${counted}) > 0`, `${first} = first_at`, ...having].join(' AND ')}`;
