@@ -10,7 +10,7 @@ const text = (name: string, description: string, example?: string): ApiQueryOpti
 
 const FILTER: ApiQueryOptions[] = [
   text('events', 'JSON list of series: {id (event name, null = all events), name, custom_name, order, math, math_property, math_group_type_index, properties}.', '[{"id":"$pageview","math":"dau"}]'),
-  text('actions', 'Not supported (there are no actions): a non-empty list is a 400.'),
+  text('actions', 'JSON list of action series: {id (an action id), order, custom_name, math, math_property, math_group_type_index, properties}; sorted with events by order.', '[{"id":12,"type":"actions"}]'),
   text('date_from', 'Start: a date, a date and time, relative (-7d, -24h, -1m, dStart, mStart, yStart) or all. Default -7d.'),
   text('date_to', 'End: a date (the whole day), a date and time, or relative. Default now.'),
   { name: 'explicit_date', required: false, type: Boolean, description: 'true: take date_from/date_to exactly instead of rounding them to the interval.' },
@@ -33,7 +33,7 @@ const FILTER: ApiQueryOptions[] = [
 
 const TARGET: ApiQueryOptions[] = [
   text('entity_id', 'Event of the series (with entity_math), unless entity_order picks it.'),
-  { name: 'entity_type', required: false, enum: ['events'] },
+  { name: 'entity_type', required: false, enum: ['events', 'actions'] },
   text('entity_math', 'Math of the series. Default total.'),
   { name: 'entity_order', required: false, type: Number, description: 'Index of the series in the sorted events list.' },
   text('search', 'Only persons whose email or name, or whose event distinct id, contains this text.'),
