@@ -18,12 +18,14 @@ const OTHER = '$$_posthog_breakdown_other_$$';
  * $pageviews by browser: Chrome 4, Firefox 3, then Edge, Safari and none 1 each. With breakdown_limit 2 the Other line
  * holds eve, fay and gus: Jan 1 eve + gus, Jan 2 fay. In the funnel $pageview → signed_up, Chrome (ann, ben) and
  * Firefox (cal, dan) each have 2 entrants; Other has eve, fay and gus, of whom eve and fay converted.
+ *
+ * The $pageviews' amounts, in the order above, are 10, 20, 30, 40, 50, 60, 70, 80, 90 (gus has none).
  */
-describe('Insights: breakdowns past the limit', () => {
+describe('Insights: breakdowns past the limit, and in histogram bins', () => {
   let t: TestApp;
   let base: string;
   const at = (event: string, distinct_id: string, timestamp: string, properties: Record<string, unknown> = {}) => ({ event, distinct_id, timestamp, properties });
-  const pv = (distinct_id: string, timestamp: string, browser?: string) => at('$pageview', distinct_id, timestamp, browser ? { $browser: browser } : {});
+  const pv = (distinct_id: string, timestamp: string, browser?: string, amount?: number) => at('$pageview', distinct_id, timestamp, { ...(browser ? { $browser: browser } : {}), ...(amount === undefined ? {} : { amount }) });
   const get = async (path: string, params: Record<string, unknown>) => {
     const res = await t.http.get(`${base}/insights/${path}/?${q({ date_from: '2026-01-01', date_to: '2026-01-02', ...params })}`);
     expect(res.status).toBe(200);
@@ -42,12 +44,12 @@ describe('Insights: breakdowns past the limit', () => {
     t = await startTestApp({ env: { ROLE: 'all' } });
     base = `/api/projects/${t.keys.projectId}`;
     await ingestBatch(t, t.keys.projectApiKey, [
-      pv('ann', '2026-01-01T10:00:00Z', 'Chrome'), pv('ann', '2026-01-01T11:00:00Z', 'Chrome'), at('signed_up', 'ann', '2026-01-01T12:00:00Z'),
-      pv('ben', '2026-01-01T10:00:00Z', 'Chrome'), pv('ben', '2026-01-02T10:00:00Z', 'Chrome'),
-      pv('cal', '2026-01-01T10:00:00Z', 'Firefox'), pv('cal', '2026-01-02T10:00:00Z', 'Firefox'), at('signed_up', 'cal', '2026-01-02T11:00:00Z'),
-      pv('dan', '2026-01-02T10:00:00Z', 'Firefox'),
-      pv('eve', '2026-01-01T10:00:00Z', 'Safari'), at('signed_up', 'eve', '2026-01-01T10:10:00Z'),
-      pv('fay', '2026-01-02T09:00:00Z', 'Edge'), at('signed_up', 'fay', '2026-01-02T09:30:00Z'),
+      pv('ann', '2026-01-01T10:00:00Z', 'Chrome', 10), pv('ann', '2026-01-01T11:00:00Z', 'Chrome', 20), at('signed_up', 'ann', '2026-01-01T12:00:00Z'),
+      pv('ben', '2026-01-01T10:00:00Z', 'Chrome', 30), pv('ben', '2026-01-02T10:00:00Z', 'Chrome', 40),
+      pv('cal', '2026-01-01T10:00:00Z', 'Firefox', 50), pv('cal', '2026-01-02T10:00:00Z', 'Firefox', 60), at('signed_up', 'cal', '2026-01-02T11:00:00Z'),
+      pv('dan', '2026-01-02T10:00:00Z', 'Firefox', 70),
+      pv('eve', '2026-01-01T10:00:00Z', 'Safari', 80), at('signed_up', 'eve', '2026-01-01T10:10:00Z'),
+      pv('fay', '2026-01-02T09:00:00Z', 'Edge', 90), at('signed_up', 'fay', '2026-01-02T09:30:00Z'),
       pv('gus', '2026-01-01T10:00:00Z'),
     ]);
   });
@@ -84,6 +86,32 @@ describe('Insights: breakdowns past the limit', () => {
         breakdownFilter: { breakdown: '$browser', breakdown_type: 'event', breakdown_limit: 2 },
       });
       expect(lines(body.results)).toEqual([['Chrome', [3, 1]], ['Firefox', [1, 2]], [OTHER, [2, 1]]]);
+    });
+  });
+
+  describe('histogram bins', () => {
+    const bins = (count: number) => get('trend', { events: [{ id: '$pageview' }], breakdown: 'amount', breakdown_histogram_bin_count: count });
+
+    it('cuts a numeric property at its quantiles: 2 bins at 10, 50 and 90, the last one reaching past the largest value', async () => {
+      const body = await bins(2);
+      // Jan 1: 10, 20, 30, 50, 80; Jan 2: 40, 60, 70, 90. gus's $pageview has no amount and is in no bin.
+      expect(lines(body.result)).toEqual([['[10.0,50.0]', [3, 1]], ['[50.0,90.01]', [2, 3]]]);
+      expect(body.result[0].label).toBe('$pageview - [10.0,50.0]');
+      expect(names(await followUrl(t, body.result[1].persons_urls[1].url))).toEqual(['cal', 'dan', 'fay']);
+    });
+
+    it('makes as many bins as asked for, and the same through the query API', async () => {
+      expect((await bins(4)).result.map((s: { breakdown_value: string }) => s.breakdown_value)).toEqual(['[10.0,30.0]', '[30.0,50.0]', '[50.0,70.0]', '[70.0,90.01]']);
+      const body = await query({
+        kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }], dateRange: { date_from: '2026-01-01', date_to: '2026-01-02' },
+        breakdownFilter: { breakdown: 'amount', breakdown_type: 'event', breakdown_histogram_bin_count: 2 },
+      });
+      expect(lines(body.results)).toEqual([['[10.0,50.0]', [3, 1]], ['[50.0,90.01]', [2, 3]]]);
+    });
+
+    it('refuses bins on a funnel, as PostHog offers them in trends only', async () => {
+      const res = await t.http.get(`${base}/insights/funnel/?${q({ events: STEPS, breakdown: 'amount', breakdown_histogram_bin_count: 2 })}`);
+      expect([res.status, res.body.attr]).toEqual([400, 'breakdown_histogram_bin_count']);
     });
   });
 

@@ -70,6 +70,12 @@ export class AnalyticsRepository {
   }
 
   /** `(value, events)` rows of a breakdown's top values. */
+  /** A histogram breakdown's bin edges (NaN-free: no numeric value, no edge). */
+  async histogramEdges(sql: ChSql): Promise<number[]> {
+    const rows = await this.engine.query<{ edges: unknown[] }>(sql);
+    return (rows[0]?.edges ?? []).map(Number).filter((edge) => Number.isFinite(edge));
+  }
+
   breakdownValues(sql: ChSql): Promise<Array<{ value: string; events: string }>> {
     return this.engine.query(sql);
   }

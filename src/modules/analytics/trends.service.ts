@@ -2,12 +2,13 @@ import { Injectable } from '@nestjs/common';
 import type { DateTime } from 'luxon';
 import { AnalyticsRepository, PointRow } from './analytics.repository';
 import { evaluateFormula, parseFormula } from './model/formula';
+import { histogramBins } from './model/histogram-bins';
 import { bucketKey, bucketStarts, nextInterval, previousRange } from './model/insight-dates';
 import { ACTIVE_USER_DAYS, AGGREGATE_DISPLAYS, Breakdown, DateRange, FormulaLine, InsightQuery, isCountPerActor, isFirstTime, otherValue, Series } from './model/insight-query';
 import type { BreakdownValue, InsightResult, SeriesResult } from './model/insight-result';
 import type { SqlContext } from './sql/event-scope.sql';
 import {
-  activeActorsSql, ActiveWindow, BreakdownSlice, countPerActorPointsSql, firstSeenPointsSql, firstTimePointsSql, topBreakdownValuesSql, trendPointsSql,
+  activeActorsSql, ActiveWindow, BreakdownSlice, countPerActorPointsSql, firstSeenPointsSql, firstTimePointsSql, histogramEdgesSql, topBreakdownValuesSql, trendPointsSql,
 } from './sql/trends.sql';
 
 /** One breakdown slice as queried (`slice`) and as shown (value, label, the row key it comes back under). */
@@ -28,7 +29,8 @@ function shownValue(key: string, multi: boolean): BreakdownValue {
 export class TrendsService {
   constructor(private readonly repository: AnalyticsRepository) {}
 
-  async compute(query: InsightQuery, ctx: SqlContext, cohortNames: ReadonlyMap<number, string>): Promise<InsightResult> {
+  async compute(parsed: InsightQuery, ctx: SqlContext, cohortNames: ReadonlyMap<number, string>): Promise<InsightResult> {
+    const query = await this.binned(parsed, ctx);
     const { slices, hasMore } = await this.slices(query, ctx, cohortNames);
     const periods: Array<[SeriesResult['compareLabel'], DateRange]> = query.compare
       ? [['current', query.range], ['previous', previousRange(query.range)]]
@@ -46,7 +48,15 @@ export class TrendsService {
     return { series: lines, hasMore };
   }
 
-  /** The breakdown values of this page (most events first), or the listed cohorts, or no breakdown. */
+  /** A histogram breakdown with its bins read from the data; any other query as it is. */
+  private async binned(query: InsightQuery, ctx: SqlContext): Promise<InsightQuery> {
+    const breakdown = query.breakdown;
+    if (breakdown?.kind !== 'property' || breakdown.histogramBinCount === null) return query;
+    const edges = await this.repository.histogramEdges(histogramEdgesSql(query, ctx, breakdown.histogramBinCount));
+    return { ...query, breakdown: { ...breakdown, bins: histogramBins(edges) } };
+  }
+
+  /** The breakdown values of this page (most events first), the bins in order, the listed cohorts, or no breakdown. */
   private async slices(query: InsightQuery, ctx: SqlContext, cohortNames: ReadonlyMap<number, string>): Promise<{ slices: SliceView[]; hasMore: boolean }> {
     const breakdown = query.breakdown;
     if (!breakdown) return { slices: [{ slice: null, values: [{ key: null, value: null, label: null }] }], hasMore: false };
@@ -56,6 +66,10 @@ export class TrendsService {
         values: [{ key: null, value: cohort, label: cohort === 'all' ? 'all users' : (cohortNames.get(cohort) ?? String(cohort)) }],
       }));
       return { slices, hasMore: false };
+    }
+    if (breakdown.bins) {
+      const labels = breakdown.bins.map((bin) => bin.label);
+      return { slices: labels.length ? [{ slice: { kind: 'values', values: labels }, values: labels.map((label) => ({ key: label, value: label, label })) }] : [], hasMore: false };
     }
     const { page, ranked, hasMore } = await this.rankedValues(query, breakdown, ctx);
     const multi = breakdown.properties.length > 1;

@@ -184,9 +184,20 @@ export type Breakdown =
       limit: number;
       /** `breakdown_hide_other_aggregation`: no Other line for the values past the limit. */
       hideOther: boolean;
+      /** `breakdown_histogram_bin_count`: a numeric property in this many bins, by quantile (trends). */
+      histogramBinCount: number | null;
+      /** The bins' bounds `[lo, hi)` and labels once read from the data (set by the trends service, never parsed). */
+      bins?: HistogramBin[];
       raw: unknown;
     }
   | { kind: 'cohort'; cohorts: Array<number | 'all'>; raw: unknown };
+
+/** One histogram bin of a numeric breakdown: values from `lo` up to (not with) `hi`, and its label `[lo,hi]`. */
+export interface HistogramBin {
+  lo: number;
+  hi: number;
+  label: string;
+}
 
 /** What the persons of one data point are selected by, on top of the insight itself. */
 export interface ActorsSelection {

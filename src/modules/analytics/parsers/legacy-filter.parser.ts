@@ -65,6 +65,9 @@ export function legacySeries(input: FilterInput, actions: ProjectActions): Serie
   return sortedSeries([...events, ...entityList(input, 'actions').map((raw, i) => entityFields(raw, i, 'actions', actions))]);
 }
 
+/** Most bins a histogram breakdown may ask for. */
+const MAX_HISTOGRAM_BINS = 100;
+
 function propertyBreakdown(input: FilterInput, type: 'event' | 'person' | 'group', limit: number, raw: unknown): Breakdown {
   const groupIndex = groupTypeIndex(input.breakdown_group_type_index, 'breakdown_group_type_index');
   if (type === 'group' && groupIndex === null) throw ApiError.validation('A group breakdown needs breakdown_group_type_index (0–4).', 'breakdown_group_type_index');
@@ -72,7 +75,10 @@ function propertyBreakdown(input: FilterInput, type: 'event' | 'person' | 'group
   if (keys.length === 0 || keys.some((k) => typeof k !== 'string' || k === '')) {
     throw ApiError.validation('breakdown must name a property (or a JSON list of property names).', 'breakdown');
   }
-  return { kind: 'property', properties: keys.map((key) => ({ key: key as string, type, groupTypeIndex: groupIndex })), limit, hideOther: booleanValue(input, 'breakdown_hide_other_aggregation'), raw };
+  const histogramBinCount = present(input, 'breakdown_histogram_bin_count') ? integerValue(input, 'breakdown_histogram_bin_count', 10, 1, MAX_HISTOGRAM_BINS) : null;
+  if (histogramBinCount !== null && keys.length > 1) throw ApiError.validation('breakdown_histogram_bin_count bins one numeric property: give breakdown one property name.', 'breakdown_histogram_bin_count');
+  const properties = keys.map((key) => ({ key: key as string, type, groupTypeIndex: groupIndex }));
+  return { kind: 'property', properties, limit, hideOther: booleanValue(input, 'breakdown_hide_other_aggregation'), histogramBinCount, raw };
 }
 
 /** `breakdowns=[{"property": "$browser", "type": "event"}, …]`: several properties, one value list each. */
@@ -87,7 +93,7 @@ function multiBreakdown(input: FilterInput, limit: number): Breakdown {
     if (type === 'group' && groupIndex === null) throw ApiError.validation('A group breakdown needs group_type_index (0–4).', 'breakdowns');
     return { key: item.property, type: type as 'event' | 'person' | 'group', groupTypeIndex: groupIndex };
   });
-  return { kind: 'property', properties, limit, hideOther: booleanValue(input, 'breakdown_hide_other_aggregation'), raw: list };
+  return { kind: 'property', properties, limit, hideOther: booleanValue(input, 'breakdown_hide_other_aggregation'), histogramBinCount: null, raw: list };
 }
 
 function cohortBreakdown(raw: unknown): Breakdown {

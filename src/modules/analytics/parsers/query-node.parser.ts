@@ -56,7 +56,7 @@ function breakdownInput(node: Json): FilterInput {
   const input: FilterInput = {};
   if (filter.breakdowns !== undefined) input.breakdowns = filter.breakdowns;
   if (filter.breakdown !== undefined && filter.breakdown !== null) input.breakdown = filter.breakdown;
-  for (const key of ['breakdown_type', 'breakdown_limit', 'breakdown_group_type_index', 'breakdown_hide_other_aggregation']) if (filter[key] !== undefined && filter[key] !== null) input[key] = filter[key];
+  for (const key of ['breakdown_type', 'breakdown_limit', 'breakdown_group_type_index', 'breakdown_hide_other_aggregation', 'breakdown_histogram_bin_count']) if (filter[key] !== undefined && filter[key] !== null) input[key] = filter[key];
   return input;
 }
 

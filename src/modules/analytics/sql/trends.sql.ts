@@ -1,5 +1,7 @@
 import { ChParams } from '../engine/ch-sql';
-import { CountPerActorMath, DateRange, FirstTimeMath, InsightQuery, isCountPerActor, PERCENTILES, Series } from '../model/insight-query';
+import { binOfLabel, histogramLevels } from '../model/histogram-bins';
+import { Breakdown, CountPerActorMath, DateRange, FirstTimeMath, HistogramBin, InsightQuery, isCountPerActor, PERCENTILES, Series } from '../model/insight-query';
+import { bindDouble } from '../clickhouse/sql-text.ch';
 import {
   actorSql, breakdownPropertySql, bucketSql, bucketTextSql, BuiltSql, cohortMemberSql, entityFilters, entityWhere, eventsFrom, groupKeySql, instantSql,
   joinNeeds, propertyTextSql, queryFiltersWhere, seriesWhere, SqlContext,
@@ -87,16 +89,43 @@ function countAggregateSql(math: CountPerActorMath, column: string): string {
   return `${prefix}(${column})`;
 }
 
-/** The breakdown value of an event: one property's text, or a JSON list of several. */
+/** The breakdown value of an event: one property's text, a JSON list of several, or its histogram bin's label. */
 export function breakdownValueSql(query: InsightQuery, ctx: SqlContext, p: ChParams): string {
   if (query.breakdown?.kind !== 'property') return 'CAST(NULL AS Nullable(String))';
+  if (query.breakdown.bins) return binLabelSql(numericBreakdownSql(query, p), query.breakdown.bins, p);
   const parts = query.breakdown.properties.map((b, i) => breakdownPropertySql(b.key, b.type, b.groupTypeIndex, i, p));
   return parts.length === 1 ? parts[0] : `toJSONString([${parts.join(', ')}])`;
+}
+
+/** PostHog's label for a value in no bin (not a number). */
+const NO_BIN = '["",""]';
+
+/** A single-property breakdown's value as a number (NULL when it is none). */
+function numericBreakdownSql(query: InsightQuery, p: ChParams): string {
+  const [b] = (query.breakdown as Breakdown & { kind: 'property' }).properties;
+  return `toFloat64OrNull(${breakdownPropertySql(b.key, b.type, b.groupTypeIndex, 0, p)})`;
+}
+
+function binLabelSql(value: string, bins: HistogramBin[], p: ChParams): string {
+  const cases = bins.map((bin) => `${value} >= ${bindDouble(p, bin.lo)} AND ${value} < ${bindDouble(p, bin.hi)}, ${p.add(bin.label, 'String')}`);
+  return `multiIf(${[...cases, p.add(NO_BIN, 'String')].join(', ')})`;
+}
+
+/** The edges of a histogram breakdown's bins over every series' events in the range (see model/histogram-bins.ts). */
+export function histogramEdgesSql(query: InsightQuery, ctx: SqlContext, binCount: number): BuiltSql {
+  const p = new ChParams();
+  const scopes = query.series.map((s) => `(${seriesWhere(query, s, query.range, ctx, p).join(' AND ')})`);
+  const from = eventsFrom(joinNeeds(query, ctx, query.series.flatMap(entityFilters), false), ctx, p);
+  // Exact quantiles interpolated between neighbours: what ClickHouse's sampling `quantiles` gives on fewer than 8,192 values.
+  return p.sql(`SELECT arrayCompact(arrayMap((x) -> floor(x, 2), quantilesExactInclusive(${histogramLevels(binCount).join(', ')})(value))) AS edges
+    FROM (SELECT ${numericBreakdownSql(query, p)} AS value FROM ${from} WHERE (${scopes.join(' OR ')})) WHERE value IS NOT NULL`);
 }
 
 /** The conditions that put an event in a breakdown slice. */
 function sliceWhere(query: InsightQuery, slice: BreakdownSlice, ctx: SqlContext, p: ChParams): string[] {
   if (slice?.kind === 'values') return [`${breakdownValueSql(query, ctx, p)} IN ${p.add(slice.values, 'Array(String)')}`];
+  const bin = slice?.kind === 'point' && query.breakdown?.kind === 'property' && query.breakdown.histogramBinCount !== null ? binOfLabel(slice.values[0] ?? '') : null;
+  if (bin) return [`${numericBreakdownSql(query, p)} >= ${bindDouble(p, bin.lo)}`, `${numericBreakdownSql(query, p)} < ${bindDouble(p, bin.hi)}`];
   if (slice?.kind === 'point' && query.breakdown?.kind === 'property') {
     return query.breakdown.properties.map((b, i) => `${breakdownPropertySql(b.key, b.type, b.groupTypeIndex, i, p)} = ${p.add(slice.values[i] ?? '', 'String')}`);
   }
