@@ -47,6 +47,9 @@ describe('Insights: maths per actor and first events, formulas, minutes', () => 
       ...['08', '09', '10', '11'].map((hour) => pv('cal', `2026-01-02T${hour}:00:00Z`, { $browser: 'Safari' })),
       pv('dan', '2026-01-02T12:00:00Z', { $browser: 'Firefox' }),
       ...['10:00:05', '10:00:55', '10:01:30', '10:03:00'].map((time) => ({ event: 'tick', distinct_id: 'ann', timestamp: `2026-01-02T${time}Z`, properties: {} })),
+      // PostHog's weekly lifecycle case (test_lifecycle_trend_weeks), on an event of its own.
+      ...['2020-02-01', '2020-02-05', '2020-02-10', '2020-02-15', '2020-02-27', '2020-03-02'].map((day) => ({ event: 'visit', distinct_id: 'p1', timestamp: `${day}T12:00:00Z`, properties: {} })),
+      ...[['p2', '2020-02-11'], ['p2', '2020-02-18'], ['p3', '2020-02-12'], ['p4', '2020-02-27']].map(([who, day]) => ({ event: 'visit', distinct_id: who, timestamp: `${day}T12:00:00Z`, properties: {} })),
       { event: '$groupidentify', distinct_id: 'ann', timestamp: '2026-01-01T09:00:00Z', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { name: 'Acme' } } },
     ]);
   });
@@ -190,6 +193,31 @@ describe('Insights: maths per actor and first events, formulas, minutes', () => 
       expect(body.results[0].data).toEqual([2, 1, 0]);
       const res = await t.http.get(`${base}/insights/trend/?${q({ ...minutes, shown_as: 'Stickiness' })}`);
       expect([res.status, res.body.detail]).toEqual([400, 'interval "minute" is supported by trends only: use hour, day, week or month for stickiness.']);
+    });
+  });
+
+  describe('weeks', () => {
+    // Weeks from Sunday: Dec 28 (holding Jan 1–3), Jan 4, Jan 11.
+    const weekly = (math: string) => trend({ events: [{ id: '$pageview', math }], interval: 'week', date_from: '2026-01-01', date_to: '2026-01-14' });
+
+    it('counts monthly actives at each week over the 30 days up to its first day, before date_from too', async () => {
+      const body = await weekly('monthly_active');
+      // Dec 28: ann's Dec 20 $pageview; Jan 4 and Jan 11: ann, ben, cal and dan, all active since Dec 6.
+      expect(body.result[0].data).toEqual([1, 4, 4]);
+      expect(names(await followUrl(t, body.result[0].persons_urls[1].url)).sort()).toEqual(['ann', 'ben', 'cal', 'dan']);
+    });
+
+    it('counts weekly actives at week intervals as the week\'s own actors, as PostHog turns them into dau', async () => {
+      expect((await weekly('weekly_active')).result[0].data).toEqual([4, 0, 0]);
+    });
+
+    it('starts lifecycle weeks on Monday, as PostHog\'s lifecycle does', async () => {
+      const body = await trend({ events: [{ id: 'visit' }], shown_as: 'Lifecycle', interval: 'week', date_from: '2020-02-05T00:00:00Z', date_to: '2020-03-09T00:00:00Z' });
+      expect(body.result[0].days).toEqual(['2020-02-03', '2020-02-10', '2020-02-17', '2020-02-24', '2020-03-02', '2020-03-09']);
+      const byStatus = Object.fromEntries(body.result.map((s: { status: string; data: number[] }) => [s.status, s.data]));
+      expect(byStatus).toEqual({
+        new: [0, 2, 0, 1, 0, 0], returning: [1, 1, 1, 0, 1, 0], resurrecting: [0, 0, 0, 1, 0, 0], dormant: [0, 0, -2, -1, -1, -1],
+      });
     });
   });
 

@@ -338,9 +338,10 @@ describe('Insights: trends, stickiness, lifecycle', () => {
       expect(shape(query.results).length).toBeGreaterThan(0);
     });
 
-    it('refuses a node it does not serve, naming the field', async () => {
+    it('refuses a node it does not serve or an action that does not exist, naming the field', async () => {
       const res = await t.http.post(`${base}/query/`, { query: { kind: 'TrendsQuery', series: [{ kind: 'ActionsNode', id: 1 }] } });
-      expect([res.status, res.body]).toEqual([400, { type: 'validation_error', code: 'invalid_input', detail: 'Actions are not supported by this server: use EventsNode series.', attr: 'series' }]);
+      const detail = 'Action 1 does not exist in this project (or was deleted): the id of an action from /api/projects/:id/actions/.';
+      expect([res.status, res.body]).toEqual([400, { type: 'validation_error', code: 'invalid_input', detail, attr: 'series' }]);
       const kind = await t.http.post(`${base}/query/`, { query: { kind: 'HogQLQuery', query: 'select 1' } });
       expect([kind.status, kind.body.attr]).toEqual([400, 'kind']);
       // A kind that is no string at all, even one whose text cannot be made (an own `toString` that is no function).
@@ -377,7 +378,7 @@ describe('Insights: trends, stickiness, lifecycle', () => {
       [{ events: [{ id: '$pageview' }], date_from: 'yesterday' }, invalid('date_from "yesterday" is not a date: use a date (2024-01-31), a date and time (2024-01-31T12:00:00Z) or a relative date (-7d, -24h, mStart, all).', 'date_from')],
       [{ events: [{ id: '$pageview' }], date_from: '2026-01-05', date_to: '2026-01-04' }, invalid('date_from (2026-01-05T00:00:00.000Z) is after date_to (2026-01-04T23:59:59.999Z): swap them or widen the range.', 'date_from')],
       [{ events: [{ id: '$pageview' }], interval: 'hour', date_from: '2020-01-01' }, invalid('This range has more than 10000 hour intervals: narrow date_from/date_to or use a longer interval.', 'interval')],
-      [{ actions: [{ id: 1 }] }, invalid('Actions are not supported by this server: describe each series with events (`events=[{"id": "<event name>"}]`).', 'actions')],
+      [{ actions: [{ id: 1 }] }, invalid('Action 1 does not exist in this project (or was deleted): the id of an action from /api/projects/:id/actions/.', 'actions')],
       [{ events: [{ id: '$pageview' }], formula: 'A+' }, invalid('formula "A+" ends too early: use series letters (A, B, …), numbers, + - * / and parentheses.', 'formula')],
       [{ events: [{ id: '$pageview' }], formula: 'A+B' }, invalid('formula "A+B" uses series B, but there is 1 series: use series letters (A, B, …), numbers, + - * / and parentheses.', 'formula')],
       [{ events: [{ id: '$pageview' }], insight: 'FUNNELS' }, invalid('insight "FUNNELS" is not served here: use TRENDS, STICKINESS or LIFECYCLE (funnels, retention and paths have their own endpoints).', 'insight')],

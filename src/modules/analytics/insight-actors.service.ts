@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../common/errors/api-error';
 import { PersonQueriesService } from '../persons/person-queries.service';
 import { ActorRow, AnalyticsRepository } from './analytics.repository';
-import { ACTIVE_USER_DAYS, ActorsSelection, DateRange, InsightQuery, isOtherValue, Series } from './model/insight-query';
+import { activeUserDays, ActorsSelection, AGGREGATE_DISPLAYS, DateRange, InsightQuery, isOtherValue, Series } from './model/insight-query';
 import type { ActorPage } from './model/insight-result';
 import { serializedGroup, serializedPerson, SerializedActor } from './presenters/actor.presenter';
 import { searchConditions, trendActorsSql } from './sql/actors.sql';
@@ -42,7 +42,7 @@ export class InsightActorsService {
     if (query.kind === 'lifecycle' && selection.lifecycle) {
       return this.repository.actors(lifecycleActorsSql(query, series, selection.lifecycle.status, selection.lifecycle.target, search, ctx, page));
     }
-    const range = activeWindow(series, selection.range);
+    const range = activeWindow(query, series, selection.range);
     return this.repository.actors(trendActorsSql(query, series, range, await this.sliceOf(query, selection, ctx), selection.search, ctx, page));
   }
 
@@ -76,12 +76,16 @@ export class InsightActorsService {
   }
 }
 
-/** Weekly/monthly active users of a point: the 7 or 30 days ending on the point's last day. */
-function activeWindow(series: Series, range: DateRange): DateRange {
-  const days = ACTIVE_USER_DAYS[series.math];
+/**
+ * Weekly/monthly active users of a point: the 7 or 30 days ending on the point's own day (the first of its week or
+ * month), as its number counts them; of one number over the whole range, those ending on its last day.
+ */
+function activeWindow(query: InsightQuery, series: Series, range: DateRange): DateRange {
+  const days = activeUserDays(series.math, query.interval);
   if (!days) return range;
-  const lastDay = range.to.startOf('day');
-  return { ...range, from: lastDay.minus({ days: days - 1 }) };
+  if (AGGREGATE_DISPLAYS.has(query.display)) return { ...range, from: range.to.startOf('day').minus({ days: days - 1 }) };
+  const day = range.from.startOf('day');
+  return { ...range, from: day.minus({ days: days - 1 }), to: day.endOf('day') };
 }
 
 

@@ -4,7 +4,7 @@ import { AnalyticsRepository, PointRow } from './analytics.repository';
 import { evaluateFormula, parseFormula } from './model/formula';
 import { histogramBins } from './model/histogram-bins';
 import { bucketKey, bucketStarts, nextInterval, previousRange } from './model/insight-dates';
-import { ACTIVE_USER_DAYS, AGGREGATE_DISPLAYS, Breakdown, DateRange, FormulaLine, InsightQuery, isCountPerActor, isFirstTime, otherValue, Series } from './model/insight-query';
+import { activeUserDays, AGGREGATE_DISPLAYS, Breakdown, DateRange, FormulaLine, InsightQuery, isCountPerActor, isFirstTime, otherValue, Series } from './model/insight-query';
 import type { BreakdownValue, InsightResult, SeriesResult } from './model/insight-result';
 import type { SqlContext } from './sql/event-scope.sql';
 import {
@@ -117,8 +117,8 @@ export class TrendsService {
   }
 
   private points(query: InsightQuery, series: Series, range: DateRange, slice: BreakdownSlice, buckets: DateTime[], aggregate: boolean, ctx: SqlContext): Promise<PointRow[]> {
-    const days = ACTIVE_USER_DAYS[series.math];
-    if (days) return this.repository.points(activeActorsSql(query, series, range, slice, this.windows(query, range, buckets, aggregate), days, ctx));
+    const days = activeUserDays(series.math, query.interval);
+    if (days) return this.repository.points(activeActorsSql(query, series, range, slice, this.windows(range, buckets, aggregate), days, ctx));
     const cumulativeActors = query.display === 'ActionsLineGraphCumulative' && (series.math === 'dau' || series.math === 'unique_group');
     if (cumulativeActors) return this.repository.points(firstSeenPointsSql(query, series, range, slice, ctx));
     if (isFirstTime(series.math)) return this.repository.points(firstTimePointsSql(query, { ...series, math: series.math }, range, slice, ctx, aggregate));
@@ -126,11 +126,14 @@ export class TrendsService {
     return this.repository.points(trendPointsSql(query, series, range, slice, ctx, aggregate));
   }
 
-  /** Active-users windows: each point's window ends on its bucket's last day, never past the range. */
-  private windows(query: InsightQuery, range: DateRange, buckets: DateTime[], aggregate: boolean): ActiveWindow[] {
-    const lastDayOf = (end: DateTime) => bucketKey((end > range.to ? range.to : end).startOf('day'));
-    if (aggregate) return [{ bucket: 'all', lastDay: lastDayOf(range.to) }];
-    return buckets.map((start) => ({ bucket: bucketKey(start), lastDay: lastDayOf(nextInterval(start, query.interval).minus({ milliseconds: 1 })) }));
+  /**
+   * Active-users windows: each point's ends on the point's own day, the first of its week or month (PostHog counts the
+   * days up to each label, so a weekly point of monthly actives is the 30 days up to the week's first day); one number
+   * over the whole range ends on its last day.
+   */
+  private windows(range: DateRange, buckets: DateTime[], aggregate: boolean): ActiveWindow[] {
+    if (aggregate) return [{ bucket: 'all', lastDay: bucketKey(range.to.startOf('day')) }];
+    return buckets.map((start) => ({ bucket: bucketKey(start), lastDay: bucketKey(start.startOf('day')) }));
   }
 
   /** Zero-filled values in bucket order; the cumulative display runs a sum over them. */

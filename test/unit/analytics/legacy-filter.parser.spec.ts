@@ -52,9 +52,10 @@ describe(targetSeries.name, () => {
     expect(targetSeries(query, { entity_order: '0' }).series.map((s) => s.event)).toEqual(['a']);
   });
 
-  it('makes a new series for an event the insight does not have, and refuses actions', () => {
+  it('makes a new series for an event the insight does not have, and refuses an action series it does not have', () => {
     expect(targetSeries(query, { entity_id: 'c' }).series.map((s) => [s.event, s.math])).toEqual([['c', 'total']]);
-    expect(attrOf(() => targetSeries(query, { entity_id: '1', entity_type: 'actions' }))).toBe('entity_type');
+    expect(attrOf(() => targetSeries(query, { entity_id: '1', entity_type: 'actions' }))).toBe('entity_id');
+    expect(attrOf(() => targetSeries(query, { entity_id: '1', entity_type: 'cohorts' }))).toBe('entity_type');
     expect(attrOf(() => targetSeries(query, {}))).toBe('entity_id');
     expect(targetSeries(query, {}, true).series.map((s) => s.event)).toEqual(['a']);
   });

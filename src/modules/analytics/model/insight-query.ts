@@ -32,8 +32,18 @@ export type CountPerActorMath = (typeof COUNT_PER_ACTOR_MATHS)[number];
  */
 export const FIRST_TIME_MATHS = ['first_time_for_user', 'first_matching_event_for_user'] as const;
 export type FirstTimeMath = (typeof FIRST_TIME_MATHS)[number];
-/** The window of the active-users maths, in days ending on the data point's last day. */
+/** The window of the active-users maths, in days ending on the data point's day (its first, for weeks and months). */
 export const ACTIVE_USER_DAYS: Readonly<Record<string, number>> = { weekly_active: 7, monthly_active: 30 };
+
+/**
+ * The days an active-users math counts over at this interval, or undefined when it is no active-users math or counts
+ * as `dau` (the actors of the point itself): weekly at week and month intervals, monthly at months, as PostHog's trends
+ * convert them (`convert_active_user_math_based_on_interval`).
+ */
+export function activeUserDays(math: SeriesMath, interval: Interval): number | undefined {
+  if ((math === 'weekly_active' && (interval === 'week' || interval === 'month')) || (math === 'monthly_active' && interval === 'month')) return undefined;
+  return ACTIVE_USER_DAYS[math];
+}
 export type SeriesMath = (typeof EVENT_MATHS)[number] | PropertyMath | CountPerActorMath | FirstTimeMath;
 
 export function isCountPerActor(math: SeriesMath): math is CountPerActorMath {

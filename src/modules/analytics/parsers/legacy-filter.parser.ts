@@ -174,9 +174,11 @@ export function parseLegacyFilter(input: FilterInput, context: ParseContext, kin
   // A funnel's `display` (FunnelViz, ActionsLineGraph) only chooses its viz type, read by the funnel parser; paths have none.
   const display: Display = kind === 'funnels' || kind === 'paths' ? 'ActionsLineGraph' : enumValue(input, 'display', DISPLAYS, 'ActionsLineGraph');
   const series = legacySeries(input, context.actions);
+  // PostHog's lifecycle counts weeks from Monday (toStartOfInterval's weeks) where its other insights start them on Sunday.
+  const weekStartDay = kind === 'lifecycle' ? 1 : context.weekStartDay;
   const range = resolveRange(
     { dateFrom: textValue(input, 'date_from'), dateTo: textValue(input, 'date_to'), interval, zone: context.timezone, now: context.now, explicit: booleanValue(input, 'explicit_date'), earliest: context.earliest },
-    context.weekStartDay,
+    weekStartDay,
   );
   const breakdown = kind === 'trends' ? legacyBreakdown(input, display) : null;
   return {
@@ -185,7 +187,7 @@ export function parseLegacyFilter(input: FilterInput, context: ParseContext, kin
     range,
     interval,
     timezone: context.timezone,
-    weekStartDay: context.weekStartDay,
+    weekStartDay,
     properties: propertyFilterValue(input.properties, 'properties'),
     filterTestAccounts: booleanValue(input, 'filter_test_accounts'),
     breakdown,

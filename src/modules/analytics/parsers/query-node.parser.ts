@@ -149,13 +149,17 @@ export function nodeToFilter(node: Json): { kind: InsightKind; input: FilterInpu
   return { kind, input };
 }
 
-/** Errors name the node's fields, not the legacy ones they were translated into. */
+function inNodeNames(error: unknown): unknown {
+  return error instanceof ApiError && error.attr === 'events' ? ApiError.validation(error.detail.replace(/^events/, 'series'), 'series') : error;
+}
+
+/** Errors name the node's fields, not the legacy ones they were translated into (from a parse that returns a promise too). */
 export function withNodeNames<T>(parse: () => T): T {
   try {
-    return parse();
+    const parsed = parse();
+    return (parsed instanceof Promise ? parsed.catch((error: unknown) => Promise.reject(inNodeNames(error))) : parsed) as T;
   } catch (error) {
-    if (error instanceof ApiError && error.attr === 'events') throw ApiError.validation(error.detail.replace(/^events/, 'series'), 'series');
-    throw error;
+    throw inNodeNames(error);
   }
 }
 
