@@ -128,7 +128,8 @@ describe('Insights: retention', () => {
     const node = { kind: 'RetentionQuery', dateRange: { date_to: '2026-03-05' }, retentionFilter: { period: 'Day', totalIntervals: 5, targetEntity: { id: '$pageview', type: 'events' } } };
     const res = await t.http.post(`${base}/query/`, { query: node });
     expect(res.status).toBe(200);
-    expect(res.body.results.map((row: { values: Array<{ count: number }> }) => row.values.map((v) => v.count))).toEqual([[4, 3, 1, 1, 0], [4, 1, 2, 1], [3, 1, 1], [2, 1], [1]]);
+    // The legacy table's cells, every row padded with 0 to the table's periods, as PostHog's RetentionQuery answers.
+    expect(res.body.results.map((row: { values: Array<{ count: number }> }) => row.values.map((v) => v.count))).toEqual([[4, 3, 1, 1, 0], [4, 1, 2, 1, 0], [3, 1, 1, 0, 0], [2, 1, 0, 0, 0], [1, 0, 0, 0, 0]]);
     expect(res.body.results[0].values[1]).toEqual({ count: 3, label: 'Day 1' });
     const actors = await t.http.post(`${base}/query/`, { query: { kind: 'ActorsQuery', source: { kind: 'InsightActorsQuery', source: node, interval: 1 } } });
     expect(actors.status).toBe(200);
@@ -139,6 +140,24 @@ describe('Insights: retention', () => {
     expect([options.status, options.body.attr]).toEqual([400, 'source']);
   });
 
+  it('answers a RetentionQuery with a breakdown as PostHog does: every cohort of each line, with its breakdown_value', async () => {
+    const node = {
+      kind: 'RetentionQuery', dateRange: { date_to: '2026-03-05' }, breakdownFilter: { breakdown: 'plan', breakdown_type: 'person' },
+      retentionFilter: { period: 'Day', totalIntervals: 5, targetEntity: { id: '$pageview', type: 'events' } },
+    };
+    const res = await t.http.post(`${base}/query/`, { query: node });
+    expect(res.status).toBe(200);
+    // Lines as the legacy table ranks them (two persons each, then byte order): none, free, pro; five cohorts each.
+    expect(res.body.results.map((row: { breakdown_value: string }) => row.breakdown_value)).toEqual(
+      ['$$_posthog_breakdown_null_$$', 'free', 'pro'].flatMap((value) => Array(5).fill(value)),
+    );
+    // pro: r1 (1st, 2nd, 4th) and r3 (2nd to 5th).
+    expect(res.body.results.slice(10).map((row: { values: Array<{ count: number }> }) => row.values.map((v) => v.count))).toEqual([
+      [1, 1, 0, 1, 0], [2, 1, 2, 1, 0], [1, 1, 1, 0, 0], [2, 1, 0, 0, 0], [1, 0, 0, 0, 0],
+    ]);
+    expect(res.body.results[11]).toMatchObject({ label: 'Day 1', date: '2026-03-02T00:00:00Z', values: [{ count: 2, label: 'Day 0' }, { count: 1, label: 'Day 1' }, {}, {}, {}] });
+  });
+
   describe('bad input', () => {
     const invalid = (detail: string, attr: string) => ({ type: 'validation_error', code: 'invalid_input', detail, attr });
     it.each([
@@ -147,7 +166,7 @@ describe('Insights: retention', () => {
       ['too many intervals', { total_intervals: 101 }, invalid('total_intervals must be an integer from 1 to 100 (got "101").', 'total_intervals')],
       ['no intervals', { total_intervals: 0 }, invalid('total_intervals must be an integer from 1 to 100 (got "0").', 'total_intervals')],
       ['a malformed target', { target_entity: '{"id":' }, invalid('target_entity is not valid JSON: send a URL-encoded JSON value, e.g. target_entity=[{"id":"$pageview"}].', 'target_entity')],
-      ['an action target', { target_entity: { id: 3, type: 'actions' } }, invalid('Actions are not supported by this server: give target_entity as an event ({"id": "<event>", "type": "events"}).', 'target_entity')],
+      ['an action that does not exist', { target_entity: { id: 3, type: 'actions' } }, invalid('Action 3 does not exist in this project (or was deleted): the id of an action from /api/projects/:id/actions/.', 'target_entity')],
       ['an unparseable date_to', { date_to: 'someday' }, invalid('date_to "someday" is not a date: use a date (2024-01-31), a date and time (2024-01-31T12:00:00Z) or a relative date (-7d, -24h, mStart, all).', 'date_to')],
       ['a cohort breakdown', { breakdown: [1], breakdown_type: 'cohort' }, invalid('Retention breaks down by event, person or group properties: use breakdown_type event, person or group.', 'breakdown_type')],
     ])('refuses %s', async (_, params, expected) => {

@@ -24,7 +24,7 @@ import { parsePathFilter } from './parsers/path-filter.parser';
 import { parseRetentionFilter } from './parsers/retention-filter.parser';
 import { PathsService } from './paths.service';
 import type { SerializedActor } from './presenters/actor.presenter';
-import { RetentionLine, RetentionService } from './retention.service';
+import { RetentionCohortLine, RetentionLine, RetentionService } from './retention.service';
 import { AnalyticsCopy } from './copy/analytics-copy.service';
 import type { SqlContext } from './sql/event-scope.sql';
 import { StickinessLifecycleService } from './stickiness-lifecycle.service';
@@ -100,6 +100,11 @@ export class InsightsService {
 
   async computeRetention(project: ProjectEntity, query: InsightQuery, refresh: boolean): Promise<Cached<RetentionLine[]>> {
     return this.cache.through(project.id, query, refresh, async () => this.retention.table(query, (await this.sqlContext(project, query)).sql));
+  }
+
+  /** The retention table by cohort and line (the query API's shape). */
+  async computeRetentionByCohort(project: ProjectEntity, query: InsightQuery, refresh: boolean): Promise<Cached<RetentionCohortLine[]>> {
+    return this.cache.through(project.id, { byCohort: query }, refresh, async () => this.retention.byCohort(query, (await this.sqlContext(project, query)).sql));
   }
 
   /** The persons of one retention cohort (or line), serialized with the actor id, and their appearances. */

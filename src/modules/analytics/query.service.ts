@@ -16,7 +16,7 @@ import { correlationResult } from './presenters/correlation.presenter';
 import { pathActorsSelection } from './parsers/path-filter.parser';
 import { cachedEnvelope } from './presenters/actors-page.presenter';
 import { pathEdges } from './presenters/path.presenter';
-import { retentionPersonsRows, retentionTable } from './presenters/retention.presenter';
+import { retentionPersonsRows, retentionQueryRows } from './presenters/retention.presenter';
 import { actorColumns, actorOptions, actorRows, queryResult } from './presenters/query.presenter';
 
 type Json = Record<string, unknown>;
@@ -41,8 +41,8 @@ export class QueryService {
       return { results: pathEdges(edges.value), ...cachedEnvelope(project, edges) };
     }
     if (query.kind === 'retention') {
-      const table = await this.insights.computeRetention(project, query, refresh);
-      return { results: retentionTable(query, table.value, null), ...cachedEnvelope(project, table) };
+      const table = await this.insights.computeRetentionByCohort(project, query, refresh);
+      return { results: retentionQueryRows(query, table.value), ...cachedEnvelope(project, table) };
     }
     if (query.kind === 'funnels') {
       const funnel = await this.insights.computeFunnel(project, query, refresh);

@@ -87,6 +87,15 @@ export function retentionCountsSql(query: InsightQuery, ctx: SqlContext): BuiltS
     GROUP BY line, interval`);
 }
 
+/** Rows of `(line, cohort, interval, value)`: a breakdown line's actors of one cohort retained `interval` periods after it. */
+export function retentionCohortCountsSql(query: InsightQuery, ctx: SqlContext): BuiltSql {
+  const p = new ChParams();
+  return p.sql(`${retentionCte(query, ctx, p)}
+    SELECT line, cohort, interval, toFloat64(uniqExact(actor)) AS value FROM (
+      SELECT actor, breakdown_value AS line, cohort, arrayJoin(arrayConcat([0], ${RETURNED_AFTER})) AS interval FROM target)
+    GROUP BY line, cohort, interval`);
+}
+
 /**
  * One page of the actors of one cohort (or breakdown line), each with the intervals they came back in (of the
  * `intervals` the line shows): most appearances first (the cohort's own period counts), then by actor (persons by
