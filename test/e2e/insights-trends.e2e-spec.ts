@@ -384,6 +384,8 @@ describe('Insights: trends, stickiness, lifecycle', () => {
       [{ events: [{ id: '$pageview' }], insight: 'FUNNELS' }, invalid('insight "FUNNELS" is not served here: use TRENDS, STICKINESS or LIFECYCLE (funnels, retention and paths have their own endpoints).', 'insight')],
       [{ events: [{ id: '$pageview' }], shown_as: 'Stick' }, invalid('shown_as "Stick" is not supported: use one of Volume, Stickiness, Lifecycle.', 'shown_as')],
       [{ event: '$pageview' }, invalid('Unknown parameter event: did you mean events?', 'event')],
+      [{ events: [{ id: '$pageview' }], compare_to: '-1w' }, invalid('compare_to is not supported by this server: compare=true compares with the previous period of the same length.', 'compare_to')],
+      [{ events: [{ id: '$pageview' }], smoothing_intervals: '7' }, invalid('smoothing_intervals is not supported by this server: leave it out (or 1) for the points as they are.', 'smoothing_intervals')],
       [{ events: [{ id: '$pageview' }], property: [{ key: '$browser', value: 'Chrome' }] }, invalid('Unknown parameter property: did you mean properties?', 'property')],
     ])('refuses %j', async (params, expected) => {
       const res = await t.http.get(`${base}/insights/trend/?${q(params)}`);

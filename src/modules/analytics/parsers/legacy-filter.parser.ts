@@ -167,9 +167,27 @@ function refuseNearMisses(input: FilterInput): void {
   }
 }
 
+/**
+ * PostHog's trend options this service does not compute, when set to anything but their neutral value: a 400 saying so,
+ * where ignoring them would answer another question with a 200.
+ */
+const UNSUPPORTED_OPTIONS: Array<{ key: string; neutral: (value: unknown) => boolean; detail: string }> = [
+  { key: 'compare_to', neutral: () => false, detail: 'compare_to is not supported by this server: compare=true compares with the previous period of the same length.' },
+  { key: 'smoothing_intervals', neutral: (v) => Number(v) === 1, detail: 'smoothing_intervals is not supported by this server: leave it out (or 1) for the points as they are.' },
+  { key: 'breakdown_normalize_url', neutral: (v) => v === false || v === 'false', detail: 'breakdown_normalize_url is not supported by this server: break down by the URL as it is.' },
+  { key: 'sampling_factor', neutral: (v) => Number(v) === 1, detail: 'sampling_factor is not supported by this server: insights read every event.' },
+];
+
+function refuseUnsupported(input: FilterInput): void {
+  for (const { key, neutral, detail } of UNSUPPORTED_OPTIONS) {
+    if (present(input, key) && !neutral(input[key])) throw ApiError.validation(detail, key);
+  }
+}
+
 /** The legacy filter (query string and/or JSON body) as one insight query. */
 export function parseLegacyFilter(input: FilterInput, context: ParseContext, kind: InsightKind = insightKindOf(input)): InsightQuery {
   refuseNearMisses(input);
+  refuseUnsupported(input);
   const interval: Interval = enumValue(input, 'interval', INTERVALS, 'day', normalizeInterval);
   // A funnel's `display` (FunnelViz, ActionsLineGraph) only chooses its viz type, read by the funnel parser; paths have none.
   const display: Display = kind === 'funnels' || kind === 'paths' ? 'ActionsLineGraph' : enumValue(input, 'display', DISPLAYS, 'ActionsLineGraph');

@@ -38,6 +38,19 @@ function commonInput(node: Json): FilterInput {
   };
 }
 
+/** The node's options this service does not compute, under their legacy names, for the legacy parser to refuse. */
+function unsupportedOptions(node: Json): FilterInput {
+  const input: FilterInput = {};
+  const compareTo = objectField(node, 'compareFilter').compare_to;
+  const smoothing = objectField(node, 'trendsFilter').smoothingIntervals;
+  const normalize = objectField(node, 'breakdownFilter').breakdown_normalize_url;
+  if (compareTo !== undefined && compareTo !== null) input.compare_to = compareTo;
+  if (smoothing !== undefined && smoothing !== null) input.smoothing_intervals = smoothing;
+  if (normalize !== undefined && normalize !== null) input.breakdown_normalize_url = normalize;
+  if (node.samplingFactor !== undefined && node.samplingFactor !== null) input.sampling_factor = node.samplingFactor;
+  return input;
+}
+
 /** An EventsNode or ActionsNode as a legacy entity (`type` tells which; an action by its `id`). */
 function seriesEntity(raw: unknown, position: number): Json {
   if (!isJsonObject(raw)) throw ApiError.validation(`series[${position}] must be an EventsNode or ActionsNode object.`, 'series');
@@ -136,6 +149,7 @@ export function nodeToFilter(node: Json): { kind: InsightKind; input: FilterInpu
     ...(node.interval !== undefined && node.interval !== null ? { interval: node.interval } : {}),
     explicit_date: objectField(node, 'dateRange').explicitDate === true,
     compare: objectField(node, 'compareFilter').compare === true,
+    ...unsupportedOptions(node),
   };
   if (kind === 'funnels') Object.assign(input, breakdownInput(node), funnelInput(objectField(node, 'funnelsFilter')));
   if (kind === 'trends') {
