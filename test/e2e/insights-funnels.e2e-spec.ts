@@ -295,7 +295,7 @@ describe('Insights: funnels', () => {
       ['an unknown attribution', { breakdown: '$browser', breakdown_attribution_type: 'middle_touch' }, invalid('breakdown_attribution_type "middle_touch" is not supported: use one of first_touch, last_touch, all_events, step.', 'breakdown_attribution_type')],
       ['funnel_to_step before funnel_from_step', { funnel_from_step: 1, funnel_to_step: 1 }, invalid('funnel_to_step (1) must come after funnel_from_step (1).', 'funnel_to_step')],
       ['a bin count past 90', { funnel_viz_type: 'time_to_convert', bin_count: 91 }, invalid('bin_count must be an integer from 1 to 90 (got "91").', 'bin_count')],
-      ['an actions step', { actions: [{ id: 1 }] }, invalid('Actions are not supported by this server: describe each series with events (`events=[{"id": "<event name>"}]`).', 'actions')],
+      ['an action step that does not exist', { actions: [{ id: 1 }] }, invalid('Action 1 does not exist in this project (or was deleted): the id of an action from /api/projects/:id/actions/.', 'actions')],
     ];
     it.each(cases)('refuses %s with a 400 naming the parameter', async (_, params, expected) => {
       const res = await t.http.get(`${base}/insights/funnel/?${filter(params)}`);

@@ -350,6 +350,7 @@ describe('Service processes', () => {
       expect(await openApiLintProblems(documentText)).toEqual([
         'warn operation-2xx-response at #/paths/~1api~1projects~1{project_id}~1feature_flags~1{id}/delete/responses',
         'warn operation-2xx-response at #/paths/~1api~1projects~1{project_id}~1cohorts~1{id}/delete/responses',
+        'warn operation-2xx-response at #/paths/~1api~1projects~1{project_id}~1actions~1{id}/delete/responses',
       ]);
 
       await expectFlagChangesToReachOtherProcess(`http://127.0.0.1:${portA}`, `http://127.0.0.1:${portB}`, shared);
