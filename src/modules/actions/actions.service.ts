@@ -96,13 +96,6 @@ export class ActionsService {
   }
 
   private log(em: EntityManager, principal: UserPrincipal, project: ProjectEntity, actionId: number, activity: string, changes: ActivityChange[] | null, name: string) {
-    return this.activity.record(em, project.id, {
-      organizationId: project.organizationId,
-      userId: principal.user.id,
-      activity,
-      scope: SCOPE,
-      itemId: String(actionId),
-      detail: { changes, trigger: null, name, short_id: null, type: null },
-    });
+    return this.activity.recordChange(em, project, principal.user.id, { scope: SCOPE, itemId: actionId, activity, changes, name });
   }
 }

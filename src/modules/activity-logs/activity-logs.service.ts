@@ -3,7 +3,17 @@ import { EntityManager } from 'typeorm';
 import { queryInteger, withQueryParams } from '../../common/http/pagination';
 import type { ActivityLogEntryDto, ActivityLogPageDto } from './dto/activity-log.dto';
 import { ActivityLogEntity } from './activity-log.entity';
+import type { ActivityChange } from './activity-changes';
 import { ActivityLogsRepository, NewActivity } from './activity-logs.repository';
+
+/** What was done to which item of which scope, with its field changes and the name it is shown by. */
+export interface ItemChange {
+  scope: string;
+  itemId: number | string;
+  activity: string;
+  changes: ActivityChange[] | null;
+  name: string | null;
+}
 
 /** PostHog's activity pages default to 10 entries. */
 const DEFAULT_ACTIVITY_LIMIT = 10;
@@ -45,8 +55,20 @@ export function activityEntryJson(row: ActivityLogEntity): ActivityLogEntryDto {
 export class ActivityLogsService {
   constructor(private readonly logs: ActivityLogsRepository) {}
 
-  record(em: EntityManager, projectId: number, entry: NewActivity): Promise<void> {
+  private record(em: EntityManager, projectId: number, entry: NewActivity): Promise<void> {
     return this.logs.insert(em, projectId, entry);
+  }
+
+  /** A user's change to one item of a project (created, updated, deleted…), recorded in the caller's transaction. */
+  recordChange(em: EntityManager, project: { id: number; organizationId: string }, userId: number, change: ItemChange): Promise<void> {
+    return this.record(em, project.id, {
+      organizationId: project.organizationId,
+      userId,
+      activity: change.activity,
+      scope: change.scope,
+      itemId: String(change.itemId),
+      detail: { changes: change.changes, trigger: null, name: change.name, short_id: null, type: null },
+    });
   }
 
   async page(projectId: number, scope: string, itemId: string | null, request: ActivityPageRequest, url: URL): Promise<ActivityLogPageDto> {

@@ -3,7 +3,7 @@ import type { DateTime } from 'luxon';
 import { AnalyticsRepository, PointRow } from './analytics.repository';
 import { evaluateFormula, parseFormula } from './model/formula';
 import { histogramBins } from './model/histogram-bins';
-import { bucketKey, bucketStarts, nextInterval, previousRange } from './model/insight-dates';
+import { bucketKey, bucketStarts, previousRange } from './model/insight-dates';
 import { activeUserDays, AGGREGATE_DISPLAYS, Breakdown, DateRange, FormulaLine, InsightQuery, isCountPerActor, isFirstTime, otherValue, Series } from './model/insight-query';
 import type { BreakdownValue, InsightResult, SeriesResult } from './model/insight-result';
 import type { SqlContext } from './sql/event-scope.sql';

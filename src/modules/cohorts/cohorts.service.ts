@@ -176,14 +176,7 @@ export class CohortsService {
   }
 
   private log(em: EntityManager, principal: UserPrincipal, project: ProjectEntity, cohortId: number, activity: string, changes: ActivityChange[] | null, name: string) {
-    return this.activity.record(em, project.id, {
-      organizationId: project.organizationId,
-      userId: principal.user.id,
-      activity,
-      scope: SCOPE,
-      itemId: String(cohortId),
-      detail: { changes, trigger: null, name, short_id: null, type: null },
-    });
+    return this.activity.recordChange(em, project, principal.user.id, { scope: SCOPE, itemId: cohortId, activity, changes, name });
   }
 
   /**

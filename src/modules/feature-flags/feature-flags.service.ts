@@ -152,14 +152,7 @@ export class FeatureFlagsService {
   }
 
   private log(em: EntityManager, principal: UserPrincipal, project: ProjectEntity, flagId: number, activity: string, changes: ActivityChange[] | null, key: string) {
-    return this.activity.record(em, project.id, {
-      organizationId: project.organizationId,
-      userId: principal.user.id,
-      activity,
-      scope: SCOPE,
-      itemId: String(flagId),
-      detail: { changes, trigger: null, name: key, short_id: null, type: null },
-    });
+    return this.activity.recordChange(em, project, principal.user.id, { scope: SCOPE, itemId: flagId, activity, changes, name: key });
   }
 
   /** Two writers can pass the key check at once; the partial unique index decides. */

@@ -147,14 +147,7 @@ export class PersonWritesService {
     changes: ActivityChange[] | null,
     distinctIds: string[],
   ) {
-    return this.activity.record(em, ctx.project.id, {
-      organizationId: ctx.project.organizationId,
-      userId: ctx.principal.user.id,
-      activity,
-      scope: PERSON_SCOPE,
-      itemId: String(person.id),
-      detail: { changes, trigger: null, name: personName(person, distinctIds), short_id: null, type: null },
-    });
+    return this.activity.recordChange(em, ctx.project, ctx.principal.user.id, { scope: PERSON_SCOPE, itemId: person.id, activity, changes, name: personName(person, distinctIds) });
   }
 }
 
