@@ -18,6 +18,7 @@ export interface SelectorPart {
 
 const ATTRIBUTE = /\[\s*([^\]\s=]+)\s*=\s*(['"])(.*?)\2\s*\]/g;
 const POSITIONAL = /:(nth-child|nth-of-type)\((\d+)\)/g;
+const ID = /#([^.#[\]:]+)/g;
 /** Dots outside square brackets (Tailwind classes such as `shadow-[0_4px_rgba(0,0,0,0.1)]` keep theirs). */
 const CLASS_DOT = /\.(?![^[]*\])/;
 
@@ -52,9 +53,12 @@ function parsePart(text: string, directParent: boolean): SelectorPart {
     attributes.push([which, position]);
     return '';
   });
-  const [head, ...classes] = rest.split(CLASS_DOT);
-  const [tag, id] = head.split('#');
-  if (id !== undefined && id !== '') attributes.push(['attr_id', id]);
+  // An id may stand anywhere in the compound (`a#go.btn`, `a.btn#go`); no class holds a `#`.
+  rest = rest.replace(ID, (_, id: string) => {
+    attributes.push(['attr_id', id]);
+    return '';
+  });
+  const [tag, ...classes] = rest.split(CLASS_DOT);
   return { tag: tag === '' || tag === '*' ? null : tag, classes: classes.filter((c) => c !== ''), attributes, directParent };
 }
 
