@@ -1,6 +1,6 @@
 import { ingestBatch } from '../support/ingestion';
 import { startTestApp, TestApp } from '../support/test-app';
-import { filterQuery as q, followUrl } from '../support/insights';
+import { filterQuery as q, followUrl, runQuery } from '../support/insights';
 
 const OTHER = '$$_posthog_breakdown_other_$$';
 
@@ -31,11 +31,7 @@ describe('Insights: breakdowns past the limit, and in histogram bins', () => {
     expect(res.status).toBe(200);
     return res.body;
   };
-  const query = async (body: Record<string, unknown>) => {
-    const res = await t.http.post(`${base}/query/`, { query: body });
-    expect(res.status).toBe(200);
-    return res.body;
-  };
+  const query = (body: Record<string, unknown>) => runQuery(t, base, body);
   const names = (body: { results: Array<{ people: Array<{ distinct_ids: string[] }> }> }) => body.results[0].people.map((p) => p.distinct_ids[0]).sort();
   const lines = (result: Array<{ breakdown_value: unknown; data: number[] }>) => result.map((s) => [s.breakdown_value, s.data]);
   const STEPS = [{ id: '$pageview', order: 0 }, { id: 'signed_up', order: 1 }];

@@ -1,6 +1,6 @@
 import { ingestBatch } from '../support/ingestion';
 import { startTestApp, TestApp } from '../support/test-app';
-import { filterQuery as q, followUrl } from '../support/insights';
+import { filterQuery as q, followUrl, runQuery } from '../support/insights';
 
 /**
  * The maths over actors' event counts and first events, with every number computed by hand from the
@@ -23,11 +23,7 @@ describe('Insights: maths per actor and first events, formulas, minutes', () => 
     expect(res.status).toBe(200);
     return res.body;
   };
-  const query = async (body: Record<string, unknown>) => {
-    const res = await t.http.post(`${base}/query/`, { query: body });
-    expect(res.status).toBe(200);
-    return res.body;
-  };
+  const query = (body: Record<string, unknown>) => runQuery(t, base, body);
   const names = (body: { results: Array<{ people: Array<{ distinct_ids: string[] }> }> }) => body.results[0].people.map((p) => p.distinct_ids[0]);
   const rounded = (values: number[]) => values.map((v) => Number(v.toFixed(6)));
 

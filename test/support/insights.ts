@@ -12,3 +12,10 @@ export async function followUrl(t: TestApp, url: string): Promise<any> {
   expect(res.status).toBe(200);
   return res.body;
 }
+
+/** Runs a query node through `base`'s /query/ and returns its 200 body. */
+export async function runQuery(t: TestApp, base: string, query: Record<string, unknown>): Promise<any> {
+  const res = await t.http.post(`${base}/query/`, { query });
+  expect(res.status).toBe(200);
+  return res.body;
+}
