@@ -197,12 +197,19 @@ describe('Events API: orderBy, include_person, action_id', () => {
   });
 
   describe('action_id', () => {
-    it('answers an empty list for any action id (there are no actions), in JSON and CSV', async () => {
+    it('answers an empty list for an action that does not exist, in JSON and CSV', async () => {
       expect(await list('?action_id=1')).toEqual({ next: null, results: [] });
       expect(await list(`?action_id=999&orderBy=${ASCENDING}&event=tick`)).toEqual({ next: null, results: [] });
       const csv = await t.http.get(`${base}/?format=csv&action_id=1`);
       expect(csv.status).toBe(200);
       expect(csv.text).toBe('');
+    });
+
+    it('refuses an existing action with a 400 that says where to look, rather than a wrong empty list', async () => {
+      const action = await t.http.post(`/api/projects/${t.keys.projectId}/actions/`, { name: 'Ticks', steps: [{ event: 'tick' }] });
+      expect(action.status).toBe(201);
+      const res = await t.http.get(`${base}/?action_id=${action.body.id}`);
+      expect([res.status, res.body.attr, res.body.detail]).toEqual([400, 'action_id', expect.stringMatching(/^The events list does not filter by action_id yet: count the action with an insight/)]);
     });
 
     it('refuses an action id that is not an integer', async () => {

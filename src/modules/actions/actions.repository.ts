@@ -56,6 +56,11 @@ export class ActionsRepository {
     );
   }
 
+  async liveExists(projectId: number, id: number): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query('SELECT 1 FROM action WHERE project_id = $1 AND id = $2 AND NOT deleted', [projectId, id]);
+    return rows.length > 0;
+  }
+
   /** Live actions of the project: what insights resolve `actions` series against. */
   async liveDefinitions(projectId: number): Promise<ActionDefinition[]> {
     return this.dataSource.query('SELECT id, name, steps FROM action WHERE project_id = $1 AND NOT deleted', [projectId]);

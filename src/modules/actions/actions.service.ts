@@ -41,6 +41,11 @@ export class ActionsService {
     return actionJson(action);
   }
 
+  /** Whether the project has this live action. */
+  liveExists(projectId: number, id: number): Promise<boolean> {
+    return this.actions.liveExists(projectId, id);
+  }
+
   /** Live actions of the project, as insights read them. */
   liveDefinitions(projectId: number): Promise<ActionDefinition[]> {
     return this.actions.liveDefinitions(projectId);

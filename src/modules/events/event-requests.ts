@@ -14,7 +14,7 @@ export interface EventListFilters {
   /** With `after`, oldest first: the same cursor for ascending pages. */
   afterId?: string;
   order: EventOrder;
-  /** `action_id` as given; no action exists here, so any id selects nothing. */
+  /** `action_id` as given: a missing action selects nothing; an existing one is refused (see EventQueriesService). */
   actionId?: number;
   distinctId?: string;
   event?: string;

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BoundedReads } from '../../database/bounded-reads';
+import { ActionsModule } from '../actions/actions.module';
 import { EventDefinitionsModule } from '../event-definitions/event-definitions.module';
 import { EventPartitionsService } from './event-partitions.service';
 import { EventQueriesRepository } from './event-queries.repository';
@@ -10,7 +11,7 @@ import { EventsService } from './events.service';
 
 /** Events: ingestion's writes and partitions (EventsService) and the management reads over them. */
 @Module({
-  imports: [EventDefinitionsModule],
+  imports: [EventDefinitionsModule, ActionsModule],
   controllers: [EventsController],
   providers: [BoundedReads, EventsRepository, EventsService, EventPartitionsService, EventQueriesRepository, EventQueriesService],
   exports: [EventsService],

@@ -29,7 +29,7 @@ const LIST_PARAMETERS: ApiQueryOptions[] = [
     example: '["timestamp"]',
     description: 'JSON list: `["-timestamp"]` (default, newest first) or `["timestamp"]` (oldest first).',
   },
-  { name: 'action_id', required: false, type: Number, description: 'Accepted for compatibility: there are no actions, so the list is empty.' },
+  { name: 'action_id', required: false, type: Number, description: 'A missing action gives an empty list; filtering by an existing action is not supported yet (400): use an insight.' },
   { name: 'limit', required: false, type: Number, description: 'Default 100, at most 1000 (CSV: 1000 by default, at most 10,000).' },
   { name: 'offset', required: false, type: Number, description: 'Deprecated; `next` pages by cursor instead.' },
   { name: 'format', required: false, enum: ['json', 'csv'] },
