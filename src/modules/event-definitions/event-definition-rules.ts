@@ -27,7 +27,7 @@ function values(raw: unknown): string[] {
 export function parseDefinitionListFilters(query: Record<string, unknown>): DefinitionListFilters {
   const search = values(query.search).pop() ?? '';
   const type = values(query.event_type).pop();
-  // `all` and `action_event` also listed actions in PostHog; there are no actions here.
+  // `all` and `action_event` list event definitions as `event` does: PostHog's open-source list reads no actions either.
   const eventType: EventTypeFilter = type === 'event_custom' || type === 'event_posthog' ? type : 'event';
   const ordering = values(query.ordering)
     .flatMap((entry) => entry.split(','))
