@@ -1,5 +1,5 @@
 import { ApiError } from '../../common/errors/api-error';
-import { ActionStep, parseSteps, storedSteps } from './action-steps';
+import { ActionStep, parseSteps } from './action-steps';
 import type { ActionEntity } from './action.entity';
 import type { CreateActionDto, UpdateActionDto } from './dto/action.dto';
 
@@ -44,7 +44,7 @@ export function columnsForCreate(dto: CreateActionDto): ActionColumns {
 export function columnsOf(action: ActionEntity): ActionColumns {
   return {
     name: action.name, description: action.description, tags: action.tags, postToSlack: action.postToSlack, slackMessageFormat: action.slackMessageFormat,
-    steps: storedSteps(action.steps), deleted: action.deleted, pinnedAt: action.pinnedAt,
+    steps: action.steps, deleted: action.deleted, pinnedAt: action.pinnedAt,
   };
 }
 

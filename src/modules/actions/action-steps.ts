@@ -25,6 +25,13 @@ export interface ActionStep {
   url_matching: StepMatching | null;
 }
 
+/** What insights read of an action: its id, its name and its steps. */
+export interface ActionDefinition {
+  id: number;
+  name: string;
+  steps: ActionStep[];
+}
+
 const TEXT_FIELDS = ['event', 'selector', 'tag_name', 'text', 'href', 'url'] as const;
 const MATCHING_FIELDS = ['text_matching', 'href_matching', 'url_matching'] as const;
 const KNOWN_FIELDS = new Set<string>([...TEXT_FIELDS, ...MATCHING_FIELDS, 'properties', 'id', 'name', 'isNew', 'selector_regex']);
@@ -95,18 +102,4 @@ export function parseSteps(raw: unknown): ActionStep[] {
   if (!Array.isArray(raw)) throw ApiError.validation('steps must be a list of steps.', 'steps');
   if (raw.length > MAX_STEPS) throw ApiError.validation(`An action holds at most ${MAX_STEPS} steps (got ${raw.length}).`, 'steps');
   return raw.map(parseStep);
-}
-
-/** Steps as stored (written through {@link parseSteps}), read back without failing on any one of them. */
-export function storedSteps(raw: unknown): ActionStep[] {
-  return Array.isArray(raw) ? raw.filter(isJsonObject).map(parseStepLenient) : [];
-}
-
-function parseStepLenient(raw: Record<string, unknown>): ActionStep {
-  const text = (field: string) => (typeof raw[field] === 'string' ? (raw[field] as string) : null);
-  const matching = (field: string) => ((STEP_MATCHING as readonly unknown[]).includes(raw[field]) ? (raw[field] as StepMatching) : null);
-  return {
-    event: text('event'), properties: Array.isArray(raw.properties) ? raw.properties : null, selector: text('selector'), tag_name: text('tag_name'),
-    text: text('text'), text_matching: matching('text_matching'), href: text('href'), href_matching: matching('href_matching'), url: text('url'), url_matching: matching('url_matching'),
-  };
 }

@@ -1,5 +1,6 @@
 import { Column, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { UserEntity } from '../users/user.entity';
+import type { ActionStep } from './action-steps';
 
 /** A named group of events: any event matching one of its steps (see action-steps.ts). */
 @Entity('action')
@@ -27,7 +28,7 @@ export class ActionEntity {
 
   /** The steps as written through parseSteps: every field present. */
   @Column('jsonb')
-  steps: unknown[];
+  steps: ActionStep[];
 
   @Column('boolean')
   deleted: boolean;

@@ -1,5 +1,4 @@
 import { optionalUserBasicJson } from '../users/user-basic.presenter';
-import { storedSteps } from './action-steps';
 import type { ActionEntity } from './action.entity';
 import type { ActionDto } from './dto/action.dto';
 
@@ -12,7 +11,7 @@ export function actionJson(action: ActionEntity): ActionDto {
     tags: action.tags,
     post_to_slack: action.postToSlack,
     slack_message_format: action.slackMessageFormat,
-    steps: storedSteps(action.steps),
+    steps: action.steps,
     created_at: action.createdAt.toISOString(),
     created_by: optionalUserBasicJson(action.createdBy),
     deleted: action.deleted,

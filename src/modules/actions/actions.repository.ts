@@ -2,14 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import type { ActionColumns } from './action-changes';
+import type { ActionDefinition } from './action-steps';
 import { ActionEntity } from './action.entity';
-
-/** What insights read of an action: its name and its steps. */
-export interface ActionDefinition {
-  id: number;
-  name: string;
-  steps: unknown[];
-}
 
 @Injectable()
 export class ActionsRepository {

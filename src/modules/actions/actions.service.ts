@@ -11,7 +11,8 @@ import type { ActivityLogPageDto } from '../activity-logs/dto/activity-log.dto';
 import type { ProjectEntity } from '../projects/project.entity';
 import { ACTION_ACTIVITY_FIELDS, ActionColumns, activityView, columnsForCreate, columnsForUpdate, columnsOf } from './action-changes';
 import { actionJson } from './action.presenter';
-import { ActionDefinition, ActionsRepository } from './actions.repository';
+import type { ActionDefinition } from './action-steps';
+import { ActionsRepository } from './actions.repository';
 import type { ActionDto, ActionListDto, CreateActionDto, UpdateActionDto } from './dto/action.dto';
 
 const SCOPE = 'Action';

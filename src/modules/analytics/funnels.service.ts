@@ -4,7 +4,7 @@ import { actorPage, byteOrder, sortActors } from './model/actor-page';
 import { conversionHistogram, conversionRates, Histogram } from './model/funnel-conversion';
 import type { StepSummary } from './model/funnel-evaluation';
 import { bucketKey, bucketStarts } from './model/insight-dates';
-import { FunnelActorsSelection, InsightQuery, isOtherValue, otherValue } from './model/insight-query';
+import { breakdownLabel, FunnelActorsSelection, InsightQuery, isOtherValue, otherValue } from './model/insight-query';
 import type { ActorPage, BreakdownValue } from './model/insight-result';
 import type { BuiltSql, SqlContext } from './sql/event-scope.sql';
 import type { OtherLine } from './sql/funnel-outcome.sql';
@@ -108,7 +108,7 @@ export class FunnelsService {
       if (rows.length <= breakdown.limit || breakdown.hideOther) return shown;
       const value = otherValue(breakdown);
       const other = await read(null, { ranked: rows.slice(0, breakdown.limit).map((row) => row.line), line: Array.isArray(value) ? JSON.stringify(value) : value });
-      return [...shown, { value, label: Array.isArray(value) ? value.join('::') : value, ...shape(other[0]) }];
+      return [...shown, { value, label: breakdownLabel(value), ...shape(other[0]) }];
     }
     const lines: Array<FunnelLineKey & L> = [];
     for (const pass of this.passes(query, cohortNames)) lines.push({ ...pass.key, ...shape((await read(pass.cohort))[0]) });
@@ -138,7 +138,7 @@ export class FunnelsService {
 
   private lineKey(query: InsightQuery, value: string): FunnelLineKey {
     const shown = this.shown(query, value);
-    return { value: shown, label: Array.isArray(shown) ? shown.join('::') : String(shown) };
+    return { value: shown, label: Array.isArray(shown) ? breakdownLabel(shown) : String(shown) };
   }
 
   /** Several breakdown properties come back as JSON text of a list and are shown as the list. */
@@ -147,7 +147,6 @@ export class FunnelsService {
     // An actor with no attributed event (the null marker) has no list to show.
     return multi && typeof value === 'string' && value.startsWith('[') ? (JSON.parse(value) as string[]) : value;
   }
-
 }
 
 /** Property breakdown lines by how many actors entered them, ties in byte order of their text. */

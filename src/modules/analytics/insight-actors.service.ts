@@ -87,5 +87,3 @@ function activeWindow(query: InsightQuery, series: Series, range: DateRange): Da
   const day = range.from.startOf('day');
   return { ...range, from: day.minus({ days: days - 1 }), to: day.endOf('day') };
 }
-
-

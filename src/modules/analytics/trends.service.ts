@@ -4,7 +4,7 @@ import { AnalyticsRepository, PointRow } from './analytics.repository';
 import { evaluateFormula, parseFormula } from './model/formula';
 import { histogramBins } from './model/histogram-bins';
 import { bucketKey, bucketStarts, previousRange } from './model/insight-dates';
-import { activeUserDays, AGGREGATE_DISPLAYS, Breakdown, DateRange, FormulaLine, InsightQuery, isCountPerActor, isFirstTime, otherValue, Series } from './model/insight-query';
+import { activeUserDays, AGGREGATE_DISPLAYS, Breakdown, breakdownLabel, DateRange, FormulaLine, InsightQuery, isCountPerActor, isFirstTime, otherValue, Series } from './model/insight-query';
 import type { BreakdownValue, InsightResult, SeriesResult } from './model/insight-result';
 import type { SqlContext } from './sql/event-scope.sql';
 import {
@@ -18,7 +18,7 @@ interface SliceView {
 }
 
 /** The breakdown text a row carries, as shown: several properties come back as a JSON list. */
-function shownValue(key: string, multi: boolean): BreakdownValue {
+function shownValue(key: string, multi: boolean): string | string[] {
   return multi ? (JSON.parse(key) as string[]) : key;
 }
 
@@ -73,12 +73,14 @@ export class TrendsService {
     }
     const { page, ranked, hasMore } = await this.rankedValues(query, breakdown, ctx);
     const multi = breakdown.properties.length > 1;
-    const label = (key: string) => (multi ? (JSON.parse(key) as string[]).join('::') : key);
-    const values = page.map((key) => ({ key, value: shownValue(key, multi), label: label(key) }));
+    const values = page.map((key) => {
+      const value = shownValue(key, multi);
+      return { key, value, label: breakdownLabel(value) };
+    });
     const slices: SliceView[] = page.length ? [{ slice: { kind: 'values', values: page }, values }] : [];
     if (hasMore && !breakdown.hideOther) {
       const other = otherValue(breakdown);
-      slices.push({ slice: { kind: 'other', ranked }, values: [{ key: null, value: other, label: Array.isArray(other) ? other.join('::') : other }] });
+      slices.push({ slice: { kind: 'other', ranked }, values: [{ key: null, value: other, label: breakdownLabel(other) }] });
     }
     return { slices, hasMore };
   }

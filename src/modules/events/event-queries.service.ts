@@ -44,6 +44,7 @@ export class EventQueriesService {
    * cursor past the last event, so paging never scans what earlier pages returned.
    */
   async page(projectId: number, filters: EventListFilters, page: PageRequest, url: URL, options: EventReadOptions): Promise<EventPageDto> {
+    if (filters.actionId !== undefined) await this.refuseExistingAction(projectId, filters.actionId);
     const { more, results } = await this.reads.run(LIST_ADVICE, async (em) => {
       const rows = await this.rows(em, projectId, filters, page);
       return { more: rows.length > page.limit, results: await this.present(em, projectId, rows.slice(0, page.limit), options) };
@@ -54,7 +55,8 @@ export class EventQueriesService {
   }
 
   private async rows(em: EntityManager, projectId: number, filters: EventListFilters, page: PageRequest): Promise<EventRow[]> {
-    if (filters.actionId !== undefined) return this.actionEvents(projectId, filters.actionId);
+    // Only a missing action gets this far (see refuseExistingAction): it has no events, as PostHog answers it.
+    if (filters.actionId !== undefined) return [];
     let personDistinctIds: string[] | undefined;
     if (filters.personRef !== undefined) {
       const ref = filters.personRef;
@@ -70,11 +72,11 @@ export class EventQueriesService {
   }
 
   /**
-   * A missing action has no events, as PostHog answers it. The list does not match events to an action's steps yet
-   * (insights do): an existing one is a 400 that says where to look instead of an empty list that would be wrong.
+   * The list does not match events to an action's steps yet (insights do): an existing action is a 400 that says where
+   * to look instead of an empty list that would be wrong. Asked before the list's bounded read opens its connection.
    */
-  private async actionEvents(projectId: number, actionId: number): Promise<EventRow[]> {
-    if (!(await this.actions.liveExists(projectId, actionId))) return [];
+  private async refuseExistingAction(projectId: number, actionId: number): Promise<void> {
+    if (!(await this.actions.liveExists(projectId, actionId))) return;
     throw ApiError.validation(
       'The events list does not filter by action_id yet: count the action with an insight (actions=[{"id": <id>}] or an ActionsNode), or list its events with event and properties.',
       'action_id',

@@ -82,8 +82,8 @@ function positiveSql(leaf: PropertyLeaf, operator: string, value: unknown, chain
 export function elementFilterSql(leaf: PropertyLeaf, chain: string, p: ChParams): string {
   const negated = Object.hasOwn(NEGATED_ELEMENT, leaf.operator);
   const operator = negated ? NEGATED_ELEMENT[leaf.operator] : leaf.operator;
-  const values = Array.isArray(leaf.value) ? leaf.value : [leaf.value];
-  if (operator === 'is_set') return negated ? `NOT ${attributeSql(leaf.key as 'text', 'is_set', '', chain, p)}` : attributeSql(leaf.key as 'text', 'is_set', '', chain, p);
+  // `is_set` compares no value: one condition, whatever the filter's value says.
+  const values = operator === 'is_set' ? [null] : Array.isArray(leaf.value) ? leaf.value : [leaf.value];
   if (values.length === 0) return negated ? '1' : '0';
   const each = values.map((value) => positiveSql(leaf, operator, value, chain, p));
   return negated ? `(NOT (${each.join(' OR ')}))` : `(${each.join(' OR ')})`;

@@ -1,5 +1,4 @@
-import { ActionStep, storedSteps } from '../../actions/action-steps';
-import type { ActionDefinition } from '../../actions/actions.repository';
+import type { ActionDefinition, ActionStep } from '../../actions/action-steps';
 import { parsePropertyFilters, PropertyNode } from '../../events/property-filters';
 
 /** An action as insights match it: its steps, each with its property filters parsed. */
@@ -11,7 +10,7 @@ export interface ActionMatcher {
 
 /** A stored action as a matcher; its steps were checked when saved, so a filter this service cannot read matches nothing. */
 export function actionMatcher(definition: ActionDefinition): ActionMatcher {
-  const steps = storedSteps(definition.steps).map((step) => ({
+  const steps = definition.steps.map((step) => ({
     ...step,
     filters: step.properties ? parsePropertyFilters(JSON.stringify(step.properties), 'event', { checked: false }) : null,
   }));

@@ -291,6 +291,11 @@ export function otherValue(breakdown: Breakdown & { kind: 'property' }): string 
   return breakdown.properties.length > 1 ? breakdown.properties.map(() => BREAKDOWN_OTHER) : BREAKDOWN_OTHER;
 }
 
+/** A breakdown value as lines are labelled: several properties' values joined by `::`, as PostHog shows them. */
+export function breakdownLabel(value: string | string[]): string {
+  return Array.isArray(value) ? value.join('::') : value;
+}
+
 /** Whether a breakdown value (text, or a list for several properties) names the Other line. */
 export function isOtherValue(value: unknown): boolean {
   return value === BREAKDOWN_OTHER || (Array.isArray(value) && value.length > 0 && value.every((v) => v === BREAKDOWN_OTHER));

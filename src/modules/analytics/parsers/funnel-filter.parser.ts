@@ -103,7 +103,6 @@ export function parseFunnelFilter(input: FilterInput, context: ParseContext): In
   const orderType = enumValue(input, 'funnel_order_type', FUNNEL_ORDER_TYPES, 'ordered');
   const vizType = vizTypeOf(input);
   const breakdown = legacyBreakdown(input, 'ActionsLineGraph');
-  if (breakdown?.kind === 'property' && breakdown.histogramBinCount !== null) throw ApiError.validation('breakdown_histogram_bin_count bins trends only, as in PostHog: remove it from the funnel.', 'breakdown_histogram_bin_count');
   if (breakdown && vizType === 'time_to_convert') {
     throw ApiError.validation('Time to convert is one histogram for the whole funnel: remove breakdown, or use funnel_viz_type=steps or trends.', 'breakdown');
   }

@@ -68,15 +68,22 @@ export function legacySeries(input: FilterInput, actions: ProjectActions): Serie
 /** Most bins a histogram breakdown may ask for. */
 const MAX_HISTOGRAM_BINS = 100;
 
-function propertyBreakdown(input: FilterInput, type: 'event' | 'person' | 'group', limit: number, raw: unknown): Breakdown {
+/** `breakdown_histogram_bin_count`, where the insight bins numbers (trends only, as in PostHog), or null. */
+function histogramBinCountOf(input: FilterInput, bins: boolean, keys: unknown[]): number | null {
+  if (!present(input, 'breakdown_histogram_bin_count')) return null;
+  if (!bins) throw ApiError.validation('breakdown_histogram_bin_count bins trends only, as in PostHog: remove it.', 'breakdown_histogram_bin_count');
+  if (keys.length > 1) throw ApiError.validation('breakdown_histogram_bin_count bins one numeric property: give breakdown one property name.', 'breakdown_histogram_bin_count');
+  return integerValue(input, 'breakdown_histogram_bin_count', 10, 1, MAX_HISTOGRAM_BINS);
+}
+
+function propertyBreakdown(input: FilterInput, type: 'event' | 'person' | 'group', limit: number, raw: unknown, bins: boolean): Breakdown {
   const groupIndex = groupTypeIndex(input.breakdown_group_type_index, 'breakdown_group_type_index');
   if (type === 'group' && groupIndex === null) throw ApiError.validation('A group breakdown needs breakdown_group_type_index (0–4).', 'breakdown_group_type_index');
   const keys = Array.isArray(raw) ? raw : [raw];
   if (keys.length === 0 || keys.some((k) => typeof k !== 'string' || k === '')) {
     throw ApiError.validation('breakdown must name a property (or a JSON list of property names).', 'breakdown');
   }
-  const histogramBinCount = present(input, 'breakdown_histogram_bin_count') ? integerValue(input, 'breakdown_histogram_bin_count', 10, 1, MAX_HISTOGRAM_BINS) : null;
-  if (histogramBinCount !== null && keys.length > 1) throw ApiError.validation('breakdown_histogram_bin_count bins one numeric property: give breakdown one property name.', 'breakdown_histogram_bin_count');
+  const histogramBinCount = histogramBinCountOf(input, bins, keys);
   const properties = keys.map((key) => ({ key: key as string, type, groupTypeIndex: groupIndex }));
   return { kind: 'property', properties, limit, hideOther: booleanValue(input, 'breakdown_hide_other_aggregation'), histogramBinCount, raw };
 }
@@ -108,7 +115,8 @@ function cohortBreakdown(raw: unknown): Breakdown {
   return { kind: 'cohort', cohorts, raw };
 }
 
-export function legacyBreakdown(input: FilterInput, display: Display): Breakdown | null {
+/** The breakdown of a filter; `bins` says whether the insight cuts a numeric property in histogram bins (trends). */
+export function legacyBreakdown(input: FilterInput, display: Display, bins = false): Breakdown | null {
   const limit = integerValue(input, 'breakdown_limit', display === 'WorldMap' ? 300 : DEFAULT_BREAKDOWN_LIMIT, 1, MAX_BREAKDOWN_LIMIT);
   if (present(input, 'breakdowns')) return multiBreakdown(input, limit);
   if (!present(input, 'breakdown')) return null;
@@ -116,7 +124,7 @@ export function legacyBreakdown(input: FilterInput, display: Display): Breakdown
   let raw: unknown = input.breakdown;
   if (typeof raw === 'string' && /^[[\d"]/.test(raw.trim())) raw = jsonValue(input, 'breakdown');
   if (type === 'cohort') return cohortBreakdown(raw);
-  return propertyBreakdown(input, type, limit, raw);
+  return propertyBreakdown(input, type, limit, raw, bins);
 }
 
 function checkedFormula(formula: string, seriesCount: number): string {
@@ -153,8 +161,6 @@ function listOf(value: unknown): unknown[] {
   return value;
 }
 
-const normalizeInterval = (value: string) => value.toLowerCase();
-
 /**
  * Parameters no insight reads that are slips for one that does (`event=$pageview` for `events=`): answered with a 400
  * naming the one meant, where ignoring them would answer a different question with a 200.
@@ -188,7 +194,7 @@ function refuseUnsupported(input: FilterInput): void {
 export function parseLegacyFilter(input: FilterInput, context: ParseContext, kind: InsightKind = insightKindOf(input)): InsightQuery {
   refuseNearMisses(input);
   refuseUnsupported(input);
-  const interval: Interval = enumValue(input, 'interval', INTERVALS, 'day', normalizeInterval);
+  const interval: Interval = enumValue(input, 'interval', INTERVALS, 'day', (value) => value.toLowerCase());
   // A funnel's `display` (FunnelViz, ActionsLineGraph) only chooses its viz type, read by the funnel parser; paths have none.
   const display: Display = kind === 'funnels' || kind === 'paths' ? 'ActionsLineGraph' : enumValue(input, 'display', DISPLAYS, 'ActionsLineGraph');
   const series = legacySeries(input, context.actions);
@@ -198,7 +204,7 @@ export function parseLegacyFilter(input: FilterInput, context: ParseContext, kin
     { dateFrom: textValue(input, 'date_from'), dateTo: textValue(input, 'date_to'), interval, zone: context.timezone, now: context.now, explicit: booleanValue(input, 'explicit_date'), earliest: context.earliest },
     weekStartDay,
   );
-  const breakdown = kind === 'trends' ? legacyBreakdown(input, display) : null;
+  const breakdown = kind === 'trends' ? legacyBreakdown(input, display, true) : null;
   return {
     kind,
     series,

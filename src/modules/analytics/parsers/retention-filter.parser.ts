@@ -58,7 +58,6 @@ export function parseRetentionFilter(input: FilterInput, context: ParseContext):
   const to = from.plus({ [`${period}s`]: totalIntervals }).minus({ milliseconds: 1 });
   const retention: RetentionOptions = { type: typeName === 'retention_first_time' ? 'first_time' : 'recurring', totalIntervals, target, returning };
   const breakdown = legacyBreakdown(input, 'ActionsTable');
-  if (breakdown?.kind === 'property' && breakdown.histogramBinCount !== null) throw ApiError.validation('breakdown_histogram_bin_count bins trends only, as in PostHog: remove it from the retention filter.', 'breakdown_histogram_bin_count');
   if (breakdown?.kind === 'cohort') throw ApiError.validation('Retention breaks down by event, person or group properties: use breakdown_type event, person or group.', 'breakdown_type');
   if (breakdown?.kind === 'property' && breakdown.properties.length > 1) throw ApiError.validation('Retention breaks down by one property at a time: give a single breakdown.', 'breakdowns');
   return {

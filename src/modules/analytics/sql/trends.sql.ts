@@ -121,11 +121,19 @@ export function histogramEdgesSql(query: InsightQuery, ctx: SqlContext, binCount
     FROM (SELECT ${numericBreakdownSql(query, p)} AS value FROM ${from} WHERE (${scopes.join(' OR ')})) WHERE value IS NOT NULL`);
 }
 
+/** The breakdown value a point is keyed by: the event's when the slice lists values (one line each), else none. */
+function sliceBreakdownSql(query: InsightQuery, slice: BreakdownSlice, ctx: SqlContext, p: ChParams): string {
+  return slice?.kind === 'values' ? breakdownValueSql(query, ctx, p) : 'CAST(NULL AS Nullable(String))';
+}
+
 /** The conditions that put an event in a breakdown slice. */
 function sliceWhere(query: InsightQuery, slice: BreakdownSlice, ctx: SqlContext, p: ChParams): string[] {
   if (slice?.kind === 'values') return [`${breakdownValueSql(query, ctx, p)} IN ${p.add(slice.values, 'Array(String)')}`];
   const bin = slice?.kind === 'point' && query.breakdown?.kind === 'property' && query.breakdown.histogramBinCount !== null ? binOfLabel(slice.values[0] ?? '') : null;
-  if (bin) return [`${numericBreakdownSql(query, p)} >= ${bindDouble(p, bin.lo)}`, `${numericBreakdownSql(query, p)} < ${bindDouble(p, bin.hi)}`];
+  if (bin) {
+    const value = numericBreakdownSql(query, p);
+    return [`${value} >= ${bindDouble(p, bin.lo)}`, `${value} < ${bindDouble(p, bin.hi)}`];
+  }
   if (slice?.kind === 'point' && query.breakdown?.kind === 'property') {
     return query.breakdown.properties.map((b, i) => `${breakdownPropertySql(b.key, b.type, b.groupTypeIndex, i, p)} = ${p.add(slice.values[i] ?? '', 'String')}`);
   }
@@ -156,12 +164,11 @@ export function topBreakdownValuesSql(query: InsightQuery, ctx: SqlContext, limi
 }
 
 /**
- * What a point is keyed by: the event's breakdown value (only when the slice lists values), and its bucket start
- * (`time` is the instant bucketed; NULL for one point over the whole range), with that start written as text.
+ * The bucket a point is keyed by: the start of the one holding `time` (NULL for one point over the whole range), and
+ * that start (`bucket_start`) written as text.
  */
-function pointKeys(query: InsightQuery, slice: BreakdownSlice, ctx: SqlContext, p: ChParams, aggregate: boolean, time = 'e.timestamp') {
+function pointBucket(query: InsightQuery, p: ChParams, aggregate: boolean, time = 'e.timestamp') {
   return {
-    breakdown: slice?.kind === 'values' ? breakdownValueSql(query, ctx, p) : 'CAST(NULL AS Nullable(String))',
     bucket: aggregate ? 'CAST(NULL AS Nullable(DateTime))' : bucketSql(query.interval, query.weekStartDay, p.add(query.timezone, 'String'), time),
     // Buckets are grouped as times and written as text once per point, not once per event.
     text: aggregate ? 'CAST(NULL AS Nullable(String))' : bucketTextSql('bucket_start'),
@@ -173,11 +180,11 @@ export function trendPointsSql(query: InsightQuery, series: Series, range: DateR
   const p = new ChParams();
   const distinct = distinctTargetSql(query, series, ctx, p);
   const scope = sliceScope(query, series, range, slice, ctx, p, distinct !== null);
-  const keys = pointKeys(query, slice, ctx, p, aggregate);
+  const keys = pointBucket(query, p, aggregate);
   const value = distinct === null ? pointValueSql(series, p) : `toFloat64(uniqExact(${distinct}))`;
   const where = distinct === null ? scope.where : `${scope.where} AND ${distinct} IS NOT NULL`;
   return p.sql(`SELECT breakdown_value, ${keys.text} AS bucket, value FROM (
-    SELECT ${keys.breakdown} AS breakdown_value, ${keys.bucket} AS bucket_start, ${value} AS value FROM ${scope.from} WHERE ${where}
+    SELECT ${sliceBreakdownSql(query, slice, ctx, p)} AS breakdown_value, ${keys.bucket} AS bucket_start, ${value} AS value FROM ${scope.from} WHERE ${where}
     GROUP BY breakdown_value, bucket_start)`);
 }
 
@@ -188,9 +195,9 @@ export function countPerActorPointsSql(
   const p = new ChParams();
   const scope = sliceScope(query, series, range, slice, ctx, p, true);
   const actor = seriesActorSql(query, series, ctx, p);
-  const keys = pointKeys(query, slice, ctx, p, aggregate);
+  const keys = pointBucket(query, p, aggregate);
   return p.sql(`SELECT breakdown_value, ${keys.text} AS bucket, toFloat64(${countAggregateSql(series.math, 'events')}) AS value FROM (
-      SELECT ${keys.breakdown} AS breakdown_value, ${keys.bucket} AS bucket_start, ${actor} AS actor, count() AS events FROM ${scope.from}
+      SELECT ${sliceBreakdownSql(query, slice, ctx, p)} AS breakdown_value, ${keys.bucket} AS bucket_start, ${actor} AS actor, count() AS events FROM ${scope.from}
        WHERE ${scope.where} AND ${actor} IS NOT NULL GROUP BY breakdown_value, bucket_start, actor)
     GROUP BY breakdown_value, bucket_start`);
 }
@@ -219,7 +226,7 @@ export function firstTimePointsSql(
   query: InsightQuery, series: Series & { math: FirstTimeMath }, range: DateRange, slice: BreakdownSlice, ctx: SqlContext, aggregate: boolean,
 ): BuiltSql {
   const p = new ChParams();
-  const keys = pointKeys(query, slice, ctx, p, aggregate, 'first_at');
+  const keys = pointBucket(query, p, aggregate, 'first_at');
   const breakdown = slice?.kind === 'values' ? 'breakdown_value' : 'CAST(NULL AS Nullable(String))';
   return p.sql(`SELECT ${breakdown} AS breakdown_value, ${keys.text} AS bucket, toFloat64(count()) AS value FROM (
       SELECT breakdown_value, ${keys.bucket} AS bucket_start FROM (${firstTimeActorsSql(query, series, range, slice, ctx, p)}))
@@ -233,15 +240,15 @@ export function firstTimePointsSql(
 export function firstSeenPointsSql(query: InsightQuery, series: Series, range: DateRange, slice: BreakdownSlice, ctx: SqlContext): BuiltSql {
   const p = new ChParams();
   const scope = sliceScope(query, series, range, slice, ctx, p, true);
-  const actor = series.math === 'unique_group' ? groupKeySql(series.mathGroupTypeIndex ?? 0, ctx, p) : actorSql(query, ctx, p);
-  const breakdown = slice?.kind === 'values' ? breakdownValueSql(query, ctx, p) : 'CAST(NULL AS Nullable(String))';
+  const actor = seriesActorSql(query, series, ctx, p);
+  const breakdown = sliceBreakdownSql(query, slice, ctx, p);
   const bucket = bucketSql(query.interval, query.weekStartDay, p.add(query.timezone, 'String'));
   return p.sql(`SELECT breakdown_value, ${bucketTextSql('first_bucket')} AS bucket, toFloat64(count()) AS value FROM (
       SELECT ${breakdown} AS breakdown_value, ${actor} AS actor, min(${bucket}) AS first_bucket FROM ${scope.from}
        WHERE ${scope.where} AND ${actor} IS NOT NULL GROUP BY breakdown_value, actor) GROUP BY breakdown_value, first_bucket`);
 }
 
-/** A data point of weekly/monthly active users: the bucket it labels and the last day its window covers. */
+/** A data point of weekly/monthly active users: the bucket it labels and the last day its window covers (its own day). */
 export interface ActiveWindow {
   bucket: string;
   lastDay: string;
@@ -249,14 +256,14 @@ export interface ActiveWindow {
 
 /**
  * Weekly (7-day) or monthly (30-day) active actors: for each point, the distinct actors with an event on
- * one of the `days` days ending on the point's last day. Reads each (actor, day) once.
+ * one of the `days` days ending on its window's last day. Reads each (actor, day) once.
  */
 export function activeActorsSql(query: InsightQuery, series: Series, range: DateRange, slice: BreakdownSlice, windows: ActiveWindow[], days: number, ctx: SqlContext): BuiltSql {
   const p = new ChParams();
   const widened = { ...range, from: range.from.minus({ days: days - 1 }).startOf('day') };
   const scope = sliceScope(query, series, widened, slice, ctx, p, true);
   const actor = actorSql(query, ctx, p);
-  const breakdown = slice?.kind === 'values' ? breakdownValueSql(query, ctx, p) : 'CAST(NULL AS Nullable(String))';
+  const breakdown = sliceBreakdownSql(query, slice, ctx, p);
   const zone = p.add(query.timezone, 'String');
   const buckets = p.add(windows.map((w) => w.bucket), 'Array(String)');
   const lastDays = p.add(windows.map((w) => w.lastDay.slice(0, 10)), 'Array(String)');
