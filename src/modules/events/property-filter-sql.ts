@@ -2,7 +2,7 @@
 import { asNumber, asText, NEGATED, regexFinds } from '../decide/engine/property-match';
 import { filterDate } from '../decide/engine/dates';
 import { parseVersion, versionRange, Version } from '../decide/engine/semver';
-import { PropertyFilterError, PropertyLeaf, PropertyNode, parsePropertyFilters } from './property-filters';
+import { POSITIVE_OPERATORS, PropertyFilterError, PropertyLeaf, PropertyNode, parsePropertyFilters } from './property-filters';
 import { likePattern } from '../../database/like-pattern';
 import { SqlParams } from '../../database/sql-params';
 
@@ -113,11 +113,6 @@ function presentSql(operator: string, t: Target, value: unknown, p: SqlParams, o
   return textSql(operator, t, value, p);
 }
 
-const POSITIVE = new Set([
-  'exact', 'regex', 'gt', 'gte', 'lt', 'lte', 'is_date_before', 'is_date_after', 'is_date_exact', 'icontains', 'icontains_multi',
-  'starts_with', 'ends_with', ...Object.keys(SEMVER_COMPARISONS), 'semver_tilde', 'semver_caret', 'semver_wildcard',
-]);
-
 /** What a condition reads besides the property: the clock for relative dates, the case rule for `exact`. */
 export interface ConditionOptions {
   now: Date;
@@ -137,7 +132,7 @@ function propertySql(leaf: PropertyLeaf, column: string, p: SqlParams, options: 
     if (positive === 'regex' && regexFinds(leaf.value, '') === null) return `(NOT ${t.present} OR jsonb_typeof(${t.value}) = 'null')`;
     return `(NOT ${t.present} OR jsonb_typeof(${t.value}) = 'null' OR NOT coalesce(${presentSql(positive, t, leaf.value, p, options)}, FALSE))`;
   }
-  if (!POSITIVE.has(operator)) throw new PropertyFilterError(`Invalid operator: ${operator}`);
+  if (!POSITIVE_OPERATORS.has(operator)) throw new PropertyFilterError(`Invalid operator: ${operator}`);
   return `(${t.present} AND ${presentSql(operator, t, leaf.value, p, options)})`;
 }
 

@@ -1,6 +1,7 @@
 import { queryText } from '../../common/http/query-values';
 import { isJsonObject } from '../../common/json/json-object';
 import { closestWord, didYouMean } from '../../common/text/did-you-mean';
+import { NEGATED } from '../decide/engine/property-match';
 
 /** One leaf of PostHog's property filter list (`{key, value, operator, type, negation}`). */
 export interface PropertyLeaf {
@@ -45,6 +46,14 @@ export const PROPERTY_OPERATORS = [
   'icontains_multi', 'not_icontains_multi', 'semver_eq', 'semver_neq', 'semver_gt', 'semver_gte', 'semver_lt', 'semver_lte',
   'semver_tilde', 'semver_caret', 'semver_wildcard', 'in', 'not_in',
 ] as const;
+
+/**
+ * The operators a property condition tests itself, as both SQL compilers write them: all but presence (`is_set`,
+ * `is_not_set`), cohort membership (`in`, `not_in`) and the negated forms, each the opposite of one of these.
+ */
+export const POSITIVE_OPERATORS: ReadonlySet<string> = new Set(
+  PROPERTY_OPERATORS.filter((operator) => !Object.hasOwn(NEGATED, operator) && !['is_set', 'is_not_set', 'in', 'not_in'].includes(operator)),
+);
 
 /** Words people write for an operator that PostHog spells otherwise. */
 const OPERATOR_SYNONYMS: Readonly<Record<string, string>> = {

@@ -58,21 +58,15 @@ function textSql(operator: string, t: PropertyTarget, value: unknown, p: ChParam
 const VERSION_OPERATORS = new Set([
   'semver_eq', 'semver_neq', 'semver_gt', 'semver_gte', 'semver_lt', 'semver_lte', 'semver_tilde', 'semver_caret', 'semver_wildcard',
 ]);
-const TEXT_OPERATORS = new Set(['icontains', 'icontains_multi', 'starts_with', 'ends_with']);
 const DATE_OPERATORS = new Set(['is_date_before', 'is_date_after', 'is_date_exact']);
 const NUMBER_OPERATORS = new Set(['gt', 'gte', 'lt', 'lte']);
-
-/** The operators with a condition here: all but `is_set`/`is_not_set` and the negated forms. */
-export const POSITIVE_OPERATORS: ReadonlySet<string> = new Set([
-  'exact', 'regex', ...NUMBER_OPERATORS, ...DATE_OPERATORS, ...TEXT_OPERATORS, ...VERSION_OPERATORS,
-]);
 
 /** Whether an operator reads the value's JSON type, which a hot column does not keep. */
 export function needsJson(operator: string): boolean {
   return DATE_OPERATORS.has(operator);
 }
 
-/** The condition of a positive operator (one of {@link POSITIVE_OPERATORS}); never NULL. */
+/** The condition of a positive operator (one of property-filters.ts's POSITIVE_OPERATORS); never NULL. */
 export function positiveSql(operator: string, t: PropertyTarget, value: unknown, p: ChParams, options: ConditionOptions): string {
   if (operator === 'exact') return exactSql(t, value, p, options.caseSensitiveExact);
   if (operator === 'regex') {
@@ -88,5 +82,6 @@ export function positiveSql(operator: string, t: PropertyTarget, value: unknown,
     return expected === null ? FALSE : dateConditionSql(operator, t, expected, p);
   }
   if (VERSION_OPERATORS.has(operator)) return versionConditionSql(operator, t.text, value, p) ?? FALSE;
+  // What is left is a text operator: icontains, icontains_multi, starts_with, ends_with.
   return textSql(operator, t, value, p);
 }

@@ -1,11 +1,11 @@
 import { NEGATED, regexFinds } from '../../decide/engine/property-match';
 import { needsPerson, type CohortDefinition } from '../../events/property-filter-sql';
-import { PropertyFilterError, PropertyLeaf, PropertyNode, parsePropertyFilters } from '../../events/property-filters';
+import { POSITIVE_OPERATORS, PropertyFilterError, PropertyLeaf, PropertyNode, parsePropertyFilters } from '../../events/property-filters';
 import type { ChParams } from '../engine/ch-sql';
 import { elementFilterSql } from './element-filter.ch';
 import { sessionFilterSql } from './session-filter.ch';
 import { bindText } from './sql-text.ch';
-import { FALSE, TRUE, needsJson, positiveSql, POSITIVE_OPERATORS } from './property-conditions.ch';
+import { FALSE, TRUE, needsJson, positiveSql } from './property-conditions.ch';
 import { coldTarget, hotTarget, PropertyTarget } from './property-target.ch';
 import type { HotColumn } from '../engine/schema/hot-properties';
 
