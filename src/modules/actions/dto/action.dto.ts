@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsArray, IsBoolean, IsDateString, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { Allow, IsArray, IsBoolean, IsDateString, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { OptionalNonNull } from '../../../common/validation/validators';
 import { UserBasicDto } from '../../users/dto/user-basic.dto';
 
@@ -31,7 +31,7 @@ class ActionWritableFields {
   slack_message_format?: string;
 
   /** `[{event, url, url_matching, text, text_matching, href, href_matching, tag_name, selector, properties}, …]`: any step matches. */
-  @ValidateIf(() => false)
+  @Allow()
   @ApiProperty({ required: false, type: [Object] })
   steps?: unknown;
 
