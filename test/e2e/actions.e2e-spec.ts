@@ -29,6 +29,13 @@ describe('Actions', () => {
     expect(res.status).toBe(200);
     return res.body;
   };
+  /** The events list's events of an action (`action_id`), per day: the PostgreSQL compiler of the same steps. */
+  const listedPerDay = async (actionId: number) => {
+    const res = await t.http.get(`${base}/events/?action_id=${actionId}&after=2026-01-01T00:00:00Z&before=2026-01-04T00:00:00Z`);
+    expect(res.status).toBe(200);
+    const days = res.body.results.map((e: { timestamp: string }) => e.timestamp.slice(0, 10));
+    return ['2026-01-01', '2026-01-02', '2026-01-03'].map((day) => days.filter((d: string) => d === day).length);
+  };
   const names = (body: { results: Array<{ people: Array<{ distinct_ids: string[] }> }> }) => body.results[0].people.map((p) => p.distinct_ids[0]).sort();
   let pricing: { id: number };
   let cta: { id: number };
@@ -118,9 +125,10 @@ describe('Actions', () => {
       ['a step without an event', [{ url: '/blog', url_matching: 'contains' }], [1, 0, 0]],
       ['no step at all, which matches every event', [], [4, 3, 1]],
       ['an element condition on an event that is no click, which PostHog ignores', [{ event: '$pageview', text: 'Nope' }], [2, 1, 0]],
-    ])('matches a step by %s', async (name, steps, expected) => {
+    ])('matches a step by %s, in insights and on the events list', async (name, steps, expected) => {
       const action = await create({ name: `By ${name}`, steps });
       expect((await trend({ actions: [{ id: action.id }] })).result[0].data).toEqual(expected);
+      expect(await listedPerDay(action.id)).toEqual(expected);
     });
 
     it('mixes action and event series by order, and serves ActionsNode through the query API', async () => {

@@ -205,11 +205,14 @@ describe('Events API: orderBy, include_person, action_id', () => {
       expect(csv.text).toBe('');
     });
 
-    it('refuses an existing action with a 400 that says where to look, rather than a wrong empty list', async () => {
+    it("lists an existing action's events, with the list's other filters and in both orders", async () => {
       const action = await t.http.post(`/api/projects/${t.keys.projectId}/actions/`, { name: 'Ticks', steps: [{ event: 'tick' }] });
       expect(action.status).toBe(201);
-      const res = await t.http.get(`${base}/?action_id=${action.body.id}`);
-      expect([res.status, res.body.attr, res.body.detail]).toEqual([400, 'action_id', expect.stringMatching(/^The events list does not filter by action_id yet: count the action with an insight/)]);
+      const ticks = await list('?event=tick');
+      expect(ticks.results.length).toBeGreaterThan(0);
+      expect(await list(`?action_id=${action.body.id}`)).toEqual(ticks);
+      expect(await list(`?action_id=${action.body.id}&orderBy=${ASCENDING}`)).toEqual(await list(`?event=tick&orderBy=${ASCENDING}`));
+      expect(await list(`?action_id=${action.body.id}&event=step`)).toEqual({ next: null, results: [] });
     });
 
     it('refuses an action id that is not an integer', async () => {

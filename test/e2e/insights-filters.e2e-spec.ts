@@ -32,6 +32,13 @@ describe('Insights: element and session filters, malformed filters', () => {
     return res.body.result[0];
   };
   const element = (key: string, value: unknown, operator = 'exact') => [{ type: 'element', key, value, operator }];
+  /** The events list's $autocaptures with these filters, per day: the PostgreSQL compiler of the same rules. */
+  const listedPerDay = async (properties: unknown[]) => {
+    const res = await t.http.get(`${base}/events/?${q({ event: '$autocapture', after: '2026-01-01T00:00:00Z', before: '2026-01-03T00:00:00Z', properties })}`);
+    expect(res.status).toBe(200);
+    const days = res.body.results.map((e: { timestamp: string }) => e.timestamp.slice(0, 10));
+    return ['2026-01-01', '2026-01-02'].map((day) => days.filter((d: string) => d === day).length);
+  };
 
   beforeAll(async () => {
     t = await startTestApp({ env: { ROLE: 'all' } });
@@ -68,8 +75,9 @@ describe('Insights: element and session filters, malformed filters', () => {
       ['an attribute', element('selector', '[href="/pricing"]'), [1, 0]],
       ['a position', element('selector', 'button:nth-child(2)'), [1, 0]],
       ['a selector is_not', element('selector', 'div.hero button', 'is_not'), [1, 1]],
-    ])('counts the clicks matching %s', async (_, properties, expected) => {
+    ])('counts the clicks matching %s, in insights and on the events list', async (_, properties, expected) => {
       expect((await clicks(properties)).data).toEqual(expected);
+      expect(await listedPerDay(properties)).toEqual(expected);
     });
 
     it('lists the persons behind a point filtered by element, and answers the same through the query API', async () => {

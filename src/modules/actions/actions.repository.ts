@@ -50,9 +50,10 @@ export class ActionsRepository {
     );
   }
 
-  async liveExists(projectId: number, id: number): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query('SELECT 1 FROM action WHERE project_id = $1 AND id = $2 AND NOT deleted', [projectId, id]);
-    return rows.length > 0;
+  /** One live action of the project, as the events list matches events against it. */
+  async liveDefinition(projectId: number, id: number): Promise<ActionDefinition | null> {
+    const rows: ActionDefinition[] = await this.dataSource.query('SELECT id, name, steps FROM action WHERE project_id = $1 AND id = $2 AND NOT deleted', [projectId, id]);
+    return rows[0] ?? null;
   }
 
   /** Live actions of the project: what insights resolve `actions` series against. */

@@ -12,6 +12,7 @@ import type { ProjectEntity } from '../projects/project.entity';
 import { ACTION_ACTIVITY_FIELDS, ActionColumns, activityView, columnsForCreate, columnsForUpdate, columnsOf } from './action-changes';
 import { actionJson } from './action.presenter';
 import type { ActionDefinition } from './action-steps';
+import { ActionMatcher, actionMatcher } from './action-matcher';
 import { ActionsRepository } from './actions.repository';
 import type { ActionDto, ActionListDto, CreateActionDto, UpdateActionDto } from './dto/action.dto';
 
@@ -42,9 +43,10 @@ export class ActionsService {
     return actionJson(action);
   }
 
-  /** Whether the project has this live action. */
-  liveExists(projectId: number, id: number): Promise<boolean> {
-    return this.actions.liveExists(projectId, id);
+  /** A live action of the project as events are matched against it, or null when there is none. */
+  async liveMatcher(projectId: number, id: number): Promise<ActionMatcher | null> {
+    const definition = await this.actions.liveDefinition(projectId, id);
+    return definition ? actionMatcher(definition) : null;
   }
 
   /** Live actions of the project, as insights read them. */

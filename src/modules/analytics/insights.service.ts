@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DateTime } from 'luxon';
 import { ActionsService } from '../actions/actions.service';
 import type { ProjectEntity } from '../projects/project.entity';
-import { actionMatcher } from './model/action-matcher';
+import { actionMatcher } from '../actions/action-matcher';
 import { AnalyticsRepository } from './analytics.repository';
 import { FunnelCorrelationService } from './funnel-correlation.service';
 import { FunnelResult, FunnelsService } from './funnels.service';

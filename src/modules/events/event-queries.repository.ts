@@ -5,7 +5,11 @@ import { prefixIndexedEquals } from '../../database/prefix-index';
 import type { EventOrder } from './event-list-order';
 import type { EventRow, PersonSummary } from './event.presenter';
 import type { EventListFilters } from './event-requests';
-import { needsPerson, propertyFiltersToSql } from './property-filter-sql';
+import { ActionMatcher, actionFilterTrees } from '../actions/action-matcher';
+import { actionSql } from '../actions/action-sql';
+import { pgChainDialect } from './chain-dialect-sql';
+import { FilterSqlContext, needsPerson, propertyFiltersToSql } from './property-filter-sql';
+import type { PropertyNode } from './property-filters';
 import { likePattern } from '../../database/like-pattern';
 import { SqlParams } from '../../database/sql-params';
 
@@ -23,7 +27,11 @@ export interface EventListQuery extends EventListFilters {
   personDistinctIds?: string[];
   cohorts: ReadonlyMap<number, CohortDefinition>;
   now: Date;
+  /** `action_id`'s action: events matching any of its steps. */
+  action?: ActionMatcher;
 }
+
+const ELEMENTS_CHAIN = 'e.elements_chain';
 
 function conditions(projectId: number, query: EventListQuery, bind: SqlParams): string[] {
   const where = [`e.project_id = ${bind.add(projectId)}`];
@@ -40,10 +48,13 @@ function conditions(projectId: number, query: EventListQuery, bind: SqlParams): 
   if (query.event !== undefined) where.push(prefixIndexedEquals('e.event', bind.add(query.event)));
   if (query.distinctId !== undefined) where.push(`e.distinct_id = ${bind.add(query.distinctId)}`);
   if (query.personDistinctIds) where.push(`e.distinct_id = ANY(${bind.add(query.personDistinctIds)}::text[])`);
-  if (query.properties) {
-    const columns = { event: 'e.properties', person: `coalesce(pp.properties, '{}'::jsonb)` };
-    // PostHog's events list compares `exact` case-sensitively (its query engine compiles it to `=`); only flags ignore case.
-    where.push(propertyFiltersToSql(query.properties, { columns, personId: 'pp.id', now: query.now, cohorts: query.cohorts, caseSensitiveExact: true }, bind));
+  const columns = { event: 'e.properties', person: `coalesce(pp.properties, '{}'::jsonb)` };
+  // PostHog's events list compares `exact` case-sensitively (its query engine compiles it to `=`); only flags ignore case.
+  const filters: FilterSqlContext = { columns, elementsChain: ELEMENTS_CHAIN, personId: 'pp.id', now: query.now, cohorts: query.cohorts, caseSensitiveExact: true };
+  if (query.properties) where.push(propertyFiltersToSql(query.properties, filters, bind));
+  if (query.action) {
+    const actionColumns = { event: 'e.event', currentUrl: `coalesce(e.properties ->> '$current_url', '')`, elementsChain: ELEMENTS_CHAIN, filter: (node: PropertyNode) => propertyFiltersToSql(node, filters, bind) };
+    where.push(actionSql(query.action, actionColumns, pgChainDialect(bind)));
   }
   return where;
 }
@@ -63,7 +74,7 @@ export class EventQueriesRepository {
     const bind = new SqlParams();
     const where = conditions(projectId, query, bind);
     // Person filters read the person who owns the distinct id now (merges move ids, not events).
-    const join = needsPerson(query.properties)
+    const join = [query.properties, ...actionFilterTrees(query.action)].some(needsPerson)
       ? `LEFT JOIN person_distinct_id pd ON pd.project_id = e.project_id AND pd.distinct_id = e.distinct_id
          LEFT JOIN person pp ON pp.id = pd.person_id`
       : '';

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { ActionMatcher, actionFilterTrees } from '../actions/action-matcher';
 import { ActionsService } from '../actions/actions.service';
 import type { EntityManager } from 'typeorm';
 import { ApiError } from '../../common/errors/api-error';
@@ -44,9 +45,11 @@ export class EventQueriesService {
    * cursor past the last event, so paging never scans what earlier pages returned.
    */
   async page(projectId: number, filters: EventListFilters, page: PageRequest, url: URL, options: EventReadOptions): Promise<EventPageDto> {
-    if (filters.actionId !== undefined) await this.refuseExistingAction(projectId, filters.actionId);
+    // A missing action has no events, as PostHog answers it; the action is read before the bounded read opens its connection.
+    const action = filters.actionId === undefined ? undefined : await this.actions.liveMatcher(projectId, filters.actionId);
+    if (action === null) return { next: null, results: [] };
     const { more, results } = await this.reads.run(LIST_ADVICE, async (em) => {
-      const rows = await this.rows(em, projectId, filters, page);
+      const rows = await this.rows(em, projectId, filters, action, page);
       return { more: rows.length > page.limit, results: await this.present(em, projectId, rows.slice(0, page.limit), options) };
     });
     if (filters.event !== undefined) this.countUsage(projectId, [filters.event]);
@@ -54,9 +57,7 @@ export class EventQueriesService {
     return { next: more ? nextPageUrl(url, filters.order, last) : null, results };
   }
 
-  private async rows(em: EntityManager, projectId: number, filters: EventListFilters, page: PageRequest): Promise<EventRow[]> {
-    // Only a missing action gets this far (see refuseExistingAction): it has no events, as PostHog answers it.
-    if (filters.actionId !== undefined) return [];
+  private async rows(em: EntityManager, projectId: number, filters: EventListFilters, action: ActionMatcher | undefined, page: PageRequest): Promise<EventRow[]> {
     let personDistinctIds: string[] | undefined;
     if (filters.personRef !== undefined) {
       const ref = filters.personRef;
@@ -65,22 +66,10 @@ export class EventQueriesService {
       else personDistinctIds = [];
       if (personDistinctIds.length === 0) return [];
     }
-    const cohortIds = cohortIdsOf(filters.properties);
-    const cohorts = new Map((cohortIds.length ? await this.events.liveCohorts(em, projectId) : []).map((c) => [c.id, c]));
-    const query = { ...filters, personDistinctIds, cohorts, now: new Date() };
+    const readsCohorts = [filters.properties, ...actionFilterTrees(action)].some((node) => cohortIdsOf(node).length > 0);
+    const cohorts = new Map((readsCohorts ? await this.events.liveCohorts(em, projectId) : []).map((c) => [c.id, c]));
+    const query = { ...filters, action, personDistinctIds, cohorts, now: new Date() };
     return withFilterErrors(() => this.events.list(em, projectId, query, page.limit, page.offset));
-  }
-
-  /**
-   * The list does not match events to an action's steps yet (insights do): an existing action is a 400 that says where
-   * to look instead of an empty list that would be wrong. Asked before the list's bounded read opens its connection.
-   */
-  private async refuseExistingAction(projectId: number, actionId: number): Promise<void> {
-    if (!(await this.actions.liveExists(projectId, actionId))) return;
-    throw ApiError.validation(
-      'The events list does not filter by action_id yet: count the action with an insight (actions=[{"id": <id>}] or an ActionsNode), or list its events with event and properties.',
-      'action_id',
-    );
   }
 
   async describe(projectId: number, rawId: string, options: EventReadOptions): Promise<EventDto> {

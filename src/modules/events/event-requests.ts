@@ -14,7 +14,7 @@ export interface EventListFilters {
   /** With `after`, oldest first: the same cursor for ascending pages. */
   afterId?: string;
   order: EventOrder;
-  /** `action_id` as given: a missing action selects nothing; an existing one is refused (see EventQueriesService). */
+  /** `action_id`: events matching one of the action's steps (none when the project has no such action). */
   actionId?: number;
   distinctId?: string;
   event?: string;

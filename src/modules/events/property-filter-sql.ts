@@ -3,6 +3,8 @@ import { asNumber, asText, NEGATED, regexFinds } from '../decide/engine/property
 import { filterDate } from '../decide/engine/dates';
 import { parseVersion, versionRange, Version } from '../decide/engine/semver';
 import { POSITIVE_OPERATORS, PropertyFilterError, PropertyLeaf, PropertyNode, parsePropertyFilters } from './property-filters';
+import { pgChainDialect } from './chain-dialect-sql';
+import { elementFilterSql } from './element-sql';
 import { likePattern } from '../../database/like-pattern';
 import { SqlParams } from '../../database/sql-params';
 
@@ -15,6 +17,8 @@ export interface CohortDefinition {
 export interface FilterSqlContext {
   /** SQL expressions (trusted, never user input) of the jsonb holding each property type. */
   columns: Partial<Record<'event' | 'person', string>>;
+  /** SQL text of the row's elements chain, where element filters are supported. */
+  elementsChain?: string;
   /** SQL expression of a group's properties by group type index, where group filters are supported. */
   groupColumn?: (groupTypeIndex: number) => string;
   /** SQL expression of the row's person id, for cohort membership; cohorts are refused without it. */
@@ -155,12 +159,13 @@ function dynamicCohortSql(cohort: CohortDefinition, ctx: FilterSqlContext, p: Sq
   } catch {
     return FALSE;
   }
-  const personOnly: FilterSqlContext = { ...ctx, columns: { person: ctx.columns.person } };
+  const personOnly: FilterSqlContext = { ...ctx, columns: { person: ctx.columns.person }, elementsChain: undefined };
   return tree ? nodeSql(tree, personOnly, p, visiting, true) : FALSE;
 }
 
 function leafSql(leaf: PropertyLeaf, ctx: FilterSqlContext, p: SqlParams, visiting: Set<number>, lenient: boolean): string {
   if (leaf.type === 'cohort') return cohortSql(leaf, ctx, p, visiting);
+  if (leaf.type === 'element' && ctx.elementsChain) return elementFilterSql(leaf, ctx.elementsChain, pgChainDialect(p));
   if (leaf.operator === 'in' || leaf.operator === 'not_in') throw new PropertyFilterError(`Invalid operator: ${leaf.operator}`);
   let column = leaf.type === 'event' || leaf.type === 'person' ? ctx.columns[leaf.type] : undefined;
   if (leaf.type === 'group' && ctx.groupColumn && leaf.groupTypeIndex !== undefined) column = ctx.groupColumn(leaf.groupTypeIndex);

@@ -2,7 +2,8 @@ import { NEGATED, regexFinds } from '../../decide/engine/property-match';
 import { needsPerson, type CohortDefinition } from '../../events/property-filter-sql';
 import { POSITIVE_OPERATORS, PropertyFilterError, PropertyLeaf, PropertyNode, parsePropertyFilters } from '../../events/property-filters';
 import type { ChParams } from '../engine/ch-sql';
-import { elementFilterSql } from './element-filter.ch';
+import { elementFilterSql } from '../../events/element-sql';
+import { chChainDialect } from './chain-dialect.ch';
 import { sessionFilterSql } from './session-filter.ch';
 import { bindText } from './sql-text.ch';
 import { FALSE, TRUE, needsJson, positiveSql } from './property-conditions.ch';
@@ -98,7 +99,7 @@ function dynamicCohortSql(cohort: CohortDefinition, ctx: ChFilterContext, p: ChP
 
 function leafSql(leaf: PropertyLeaf, ctx: ChFilterContext, p: ChParams, visiting: Set<number>, lenient: boolean): string {
   if (leaf.type === 'cohort') return cohortSql(leaf, ctx, p, visiting);
-  if (leaf.type === 'element' && ctx.elementsChain) return elementFilterSql(leaf, ctx.elementsChain, p);
+  if (leaf.type === 'element' && ctx.elementsChain) return elementFilterSql(leaf, ctx.elementsChain, chChainDialect(p));
   if (leaf.type === 'session' && ctx.sessionId) return sessionFilterSql(ctx.sessionId, ctx.teamId, propertySql(leaf, 'properties', ctx, p), p);
   if (leaf.operator === 'in' || leaf.operator === 'not_in') throw new PropertyFilterError(`Invalid operator: ${leaf.operator}`);
   const column = columnOf(leaf, ctx);

@@ -1,6 +1,6 @@
 import type { DateTime } from 'luxon';
 import type { PropertyNode } from '../../events/property-filters';
-import type { ActionMatcher } from './action-matcher';
+import type { ActionMatcher } from '../../actions/action-matcher';
 
 /**
  * The one internal model every door (legacy filters, query nodes, persons endpoints) parses into and

@@ -1,5 +1,5 @@
 import { ApiError } from '../../../common/errors/api-error';
-import type { ActionMatcher } from '../model/action-matcher';
+import type { ActionMatcher } from '../../actions/action-matcher';
 
 /** The project's live actions by id, as parsing resolves `actions` entities against them. */
 export type ProjectActions = ReadonlyMap<number, ActionMatcher>;

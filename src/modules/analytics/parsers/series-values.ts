@@ -1,5 +1,5 @@
 import { ApiError } from '../../../common/errors/api-error';
-import type { ActionMatcher } from '../model/action-matcher';
+import type { ActionMatcher } from '../../actions/action-matcher';
 import { COUNT_PER_ACTOR_MATHS, EVENT_MATHS, FIRST_TIME_MATHS, PROPERTY_MATHS, Series, SeriesMath } from '../model/insight-query';
 import { propertyFilterValue } from './filter-values';
 

@@ -1,8 +1,9 @@
 import type { CohortDefinition } from '../../events/property-filter-sql';
 import type { PropertyNode } from '../../events/property-filters';
-import { ActionColumns, actionSql } from '../clickhouse/action-steps.ch';
+import { ActionColumns, actionSql } from '../../actions/action-sql';
+import { chChainDialect } from '../clickhouse/chain-dialect.ch';
 import { needsPerson, propertyFiltersToClickHouse } from '../clickhouse/property-filter.ch';
-import { ActionMatcher, actionFilterTrees } from '../model/action-matcher';
+import { ActionMatcher, actionFilterTrees } from '../../actions/action-matcher';
 import { ChParams, ChSql } from '../engine/ch-sql';
 import { HOT_EVENT_PROPERTIES, hotEventColumns } from '../engine/schema/hot-properties';
 import { BREAKDOWN_NULL, DateRange, InsightQuery, Interval, isSubDay, Series } from '../model/insight-query';
@@ -217,7 +218,7 @@ export interface EntityRef {
 export function entityWhere(entity: EntityRef, ctx: SqlContext, p: ChParams): string[] {
   const where: string[] = [];
   if (entity.event !== null) where.push(`e.event = ${p.add(entity.event, 'String')}`);
-  if (entity.action) where.push(actionSql(entity.action, actionColumns(ctx, p), p));
+  if (entity.action) where.push(actionSql(entity.action, actionColumns(ctx, p), chChainDialect(p)));
   if (entity.properties) where.push(filterSql(entity.properties, ctx, p));
   return where;
 }
