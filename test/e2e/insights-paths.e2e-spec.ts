@@ -136,6 +136,53 @@ describe('Insights: paths', () => {
     expect(actors.body.results.map((row: Array<{ properties: { email: string } }>) => row[0].properties.email).sort()).toEqual(['a@example.com', 'c@example.com']);
   });
 
+  describe("PostHog's own cases (test_paths_query_runner_ee.py)", () => {
+    const suite = (params: Record<string, unknown>, from: string, to: string) => q({ date_from: from, date_to: to, ...params });
+    beforeAll(async () => {
+      const pv = (distinct_id: string, timestamp: string, url: string) => ({ event: '$pageview', distinct_id, timestamp, properties: { $current_url: url } });
+      await ingestBatch(t, t.keys.projectApiKey, [
+        // test_step_limit: one person, four pages.
+        pv('fake', '2012-01-01T03:21:34Z', '/1'), pv('fake', '2012-01-01T03:22:34Z', '/2'), pv('fake', '2012-01-01T03:24:34Z', '/3'), pv('fake', '2012-01-01T03:27:34Z', '/4'),
+        // test_end: three persons, one minute between pages.
+        ...['/1', '/2', '/3/', '/4/', '/5', '/about', '/after/'].map((url, i) => pv('person_1', `2021-05-01T00:0${i + 1}:00Z`, url)),
+        pv('person_2', '2021-05-01T00:01:00Z', '/5'), pv('person_2', '2021-05-01T00:02:00Z', '/about'),
+        ...['/3/', '/4', '/about/', '/after'].map((url, i) => pv('person_3', `2021-05-01T00:0${i + 1}:00Z`, url)),
+      ]);
+    });
+    const stepLimitEdges = async (step_limit: number) => {
+      const res = await t.http.get(`${base}/insights/path/?${suite({ step_limit }, '2012-01-01', '2012-01-07')}`);
+      expect(res.status).toBe(200);
+      return edges(res.body);
+    };
+    const stepLimitPersons = async (step_limit: number, path_start_key: string, path_end_key: string) => {
+      const res = await t.http.get(`${base}/persons/path/?${suite({ step_limit, path_start_key, path_end_key }, '2012-01-01', '2012-01-07')}`);
+      expect(res.status).toBe(200);
+      return res.body.results[0].people.map((p: { distinct_ids: string[] }) => p.distinct_ids[0]);
+    };
+
+    it('stops edges and their persons at the step limit (test_step_limit)', async () => {
+      expect(await stepLimitEdges(2)).toEqual([['1_/1', '2_/2', 1, 60 * S]]);
+      expect(await stepLimitPersons(2, '1_/1', '2_/2')).toEqual(['fake']);
+      expect(await stepLimitPersons(2, '2_/2', '3_/3')).toEqual([]);
+      expect(await stepLimitEdges(3)).toEqual([['1_/1', '2_/2', 1, 60 * S], ['2_/2', '3_/3', 1, 120 * S]]);
+      expect(await stepLimitPersons(3, '2_/2', '3_/3')).toEqual(['fake']);
+      expect(await stepLimitEdges(4)).toEqual([['1_/1', '2_/2', 1, 60 * S], ['2_/2', '3_/3', 1, 120 * S], ['3_/3', '4_/4', 1, 180 * S]]);
+      expect(await stepLimitPersons(4, '3_/3', '4_/4')).toEqual(['fake']);
+    });
+
+    it('lists the edges that lead to an end point, the last steps of each path (test_end)', async () => {
+      const expected = [
+        ['1_/2', '2_/3', 1, 60 * S], ['1_/3', '2_/4', 1, 60 * S], ['1_/5', '2_/about', 1, 60 * S], ['2_/3', '3_/4', 1, 60 * S],
+        ['2_/4', '3_/about', 1, 60 * S], ['3_/4', '4_/5', 1, 60 * S], ['4_/5', '5_/about', 1, 60 * S],
+      ];
+      for (const end_point of ['/about', '/about/']) {
+        const res = await t.http.get(`${base}/insights/path/?${suite({ end_point }, '2021-05-01', '2021-05-07')}`);
+        expect(res.status).toBe(200);
+        expect(edges(res.body)).toEqual(expected);
+      }
+    });
+  });
+
   describe('bad input', () => {
     const invalid = (detail: string, attr: string) => ({ type: 'validation_error', code: 'invalid_input', detail, attr });
     it.each([
@@ -155,7 +202,7 @@ describe('Insights: paths', () => {
       const malformed = await t.http.get(`${base}/persons/path/?${filter({ path_start_key: 'pricing' })}`);
       expect([malformed.status, malformed.body]).toEqual([400, invalid('path_start_key must be a path key: the step number, an underscore and the item, e.g. 2_/pricing.', 'path_start_key')]);
       const unknown = await t.http.get(`${base}/persons/path/?${filter({ path_end_key: '9_/nowhere' })}`);
-      expect([unknown.status, unknown.body]).toEqual([400, invalid('path_end_key "9_/nowhere" names no step of these paths: take keys from the insight\'s edges.', 'path_end_key')]);
+      expect([unknown.status, unknown.body]).toEqual([400, invalid('path_end_key "9_/nowhere" names an item no path visits: take keys from the insight\'s edges.', 'path_end_key')]);
     });
   });
 });

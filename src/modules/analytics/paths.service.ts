@@ -22,11 +22,11 @@ export class PathsService {
     return options.minEdgeWeight === null && options.maxEdgeWeight === null ? reachableEdges(edges) : edges;
   }
 
-  /** The actors whose paths hold the selected keys, one page in actor order; a key that no path holds is a 400. */
+  /** The actors whose paths hold the selected keys, one page in actor order; a key whose item no path visits is a 400. */
   async actors(query: InsightQuery, selection: PathActorsSelection, ctx: SqlContext): Promise<ActorPage> {
     const { seen, actors } = await this.repository.pathActors(pathActorsSql(query, ctx, selection));
     const missing = SELECTION_KEYS.find((name, bit) => selection[name] !== null && (seen & (1 << bit)) === 0);
-    if (missing) throw ApiError.validation(`path_${missing}_key "${selection[missing]}" names no step of these paths: take keys from the insight's edges.`, `path_${missing}_key`);
+    if (missing) throw ApiError.validation(`path_${missing}_key "${selection[missing]}" names an item no path visits: take keys from the insight's edges.`, `path_${missing}_key`);
     return actorPage(actors, query.aggregationGroupTypeIndex, { limit: selection.limit, offset: 0 });
   }
 }

@@ -61,6 +61,12 @@ function funnelPathsOf(input: FilterInput, context: ParseContext): PathOptions['
   return { type, step, query };
 }
 
+/** A start or end point as path items are written: a page's URL loses one trailing slash (`/about/` is `/about`). */
+function pathPoint(input: FilterInput, key: 'start_point' | 'end_point'): string | null {
+  const point = textValue(input, key);
+  return point !== null && point.length > 1 && point.endsWith('/') ? point.slice(0, -1) : point;
+}
+
 export function parsePathFilter(input: FilterInput, context: ParseContext, projectRules: unknown[]): InsightQuery {
   const base = parseLegacyFilter({ ...input, events: undefined, actions: undefined }, context, 'paths');
   const eventTypes = eventTypesOf(input);
@@ -68,8 +74,8 @@ export function parsePathFilter(input: FilterInput, context: ParseContext, proje
   if (customEvents.length > 0 && eventTypes.includes('custom_event')) {
     throw ApiError.validation('include_custom_events lists events that custom_event already includes: give one or the other.', 'include_custom_events');
   }
-  const startPoint = textValue(input, 'start_point');
-  const endPoint = textValue(input, 'end_point');
+  const startPoint = pathPoint(input, 'start_point');
+  const endPoint = pathPoint(input, 'end_point');
   const explicitEdgeLimit = present(input, 'edge_limit');
   const edgeLimit = explicitEdgeLimit ? integerValue(input, 'edge_limit', DEFAULT_EDGE_LIMIT, 1, MAX_EDGE_LIMIT) : startPoint && endPoint ? null : DEFAULT_EDGE_LIMIT;
   const local = present(input, 'local_path_cleaning_filters') ? cleaningRules(jsonValue(input, 'local_path_cleaning_filters'), 'local_path_cleaning_filters') : [];

@@ -95,7 +95,7 @@ export function edgesSql(paths: string, bounds: Pick<PathOptions, 'edgeLimit' | 
 /**
  * One row: one page of the actors (in actor order: persons by id, groups by key) with a path that holds the selected
  * keys (a drop-off: its last step; a start and an end: that edge; a start: a step after it; an end: that step), and
- * `seen`, which of the named keys (1 start, 2 end, 4 drop-off) any path holds.
+ * `seen`, which of the named keys' items (1 start, 2 end, 4 drop-off) any path visits, at whatever step.
  */
 export function selectedActorsSql(paths: string, selection: PathActorsSelection, p: ChParams): string {
   const key = (name: 'start' | 'end' | 'dropoff') => p.add(selection[name], 'String');
@@ -103,7 +103,9 @@ export function selectedActorsSql(paths: string, selection: PathActorsSelection,
     : selection.start !== null && selection.end !== null ? `arrayExists((a, b) -> a = ${key('start')} AND b = ${key('end')}, arrayPopBack(keys), arrayPopFront(keys))`
     : selection.start !== null ? `has(arrayPopBack(keys), ${key('start')})`
     : selection.end !== null ? `has(keys, ${key('end')})` : '1';
-  const seen = (['start', 'end', 'dropoff'] as const).map((name, bit) => (selection[name] === null ? '0' : `has(keys, ${key(name)}) * ${2 ** bit}`));
+  // A key whose item no path visits is a mistake to report; one whose item lies at another step or past the step limit
+  // simply has no actors, as PostHog answers it.
+  const seen = (['start', 'end', 'dropoff'] as const).map((name, bit) => (selection[name] === null ? '0' : `has(visited, ${p.add(keyItems([selection[name]])[0], 'String')}) * ${2 ** bit}`));
   const page = `arraySlice(arraySort(groupUniqArrayIf(actor_id, ${selected})), ${p.add(selection.offset + 1, 'Int64')}, ${p.add(selection.limit, 'Int64')})`;
   return `SELECT groupBitOr(toUInt8(${seen.join(' + ')})) AS seen, arrayMap((a) -> toString(a), ${page}) AS actors FROM (${paths})`;
 }
