@@ -158,6 +158,32 @@ describe('Insights: retention', () => {
     expect(res.body.results[11]).toMatchObject({ label: 'Day 1', date: '2026-03-02T00:00:00Z', values: [{ count: 2, label: 'Day 0' }, { count: 1, label: 'Day 1' }, {}, {}, {}] });
   });
 
+  describe("PostHog's monthly cohorts (test_month_interval)", () => {
+    // person1 and person2 view a page on the 10th of these months of 2020.
+    const visits: Array<[string, number]> = [
+      ['person1', 1], ['person2', 1], ['person1', 2], ['person2', 2], ['person1', 3], ['person2', 3], ['person1', 5],
+      ['person1', 6], ['person2', 6], ['person2', 7], ['person1', 9], ['person2', 11],
+    ];
+    const expected = [[2, 2, 2, 0, 1, 2, 1, 0, 1, 0, 1], [2, 2, 0, 1, 2, 1, 0, 1, 0, 1], [2, 0, 1, 2, 1, 0, 1, 0, 1], [0, 0, 0, 0, 0, 0, 0, 0], [1, 1, 0, 0, 1, 0, 0], [2, 1, 0, 1, 0, 1], [1, 0, 0, 0, 1], [0, 0, 0, 0], [1, 0, 0], [0, 0], [1]];
+    const month = (m: number, day: number) => `2020-${String(m).padStart(2, '0')}-${day}T00:00:00Z`;
+    beforeAll(async () => {
+      await ingestBatch(t, t.keys.projectApiKey, visits.map(([distinct_id, m]) => ({ event: '$pageview', distinct_id, timestamp: month(m, 10).replace('00:00:00', '05:00:00'), properties: {} })));
+    });
+
+    it("anchors the legacy route's cohorts on date_to's day of the month", async () => {
+      const body = await retention({ period: 'Month', total_intervals: 11, date_to: '2020-11-10T00:00:00Z' });
+      expect(grid(body)).toEqual(expected);
+      expect(body.result.map((row: { date: string }) => row.date)).toEqual(Array.from({ length: 11 }, (_, i) => month(i + 1, 10)));
+    });
+
+    it('starts RetentionQuery cohorts on the first of the month, as current PostHog does', async () => {
+      const res = await t.http.post(`${base}/query/`, { query: { kind: 'RetentionQuery', dateRange: { date_to: '2020-11-25' }, retentionFilter: { period: 'Month', totalIntervals: 11 } } });
+      expect(res.status).toBe(200);
+      expect(res.body.results.map((row: { values: Array<{ count: number }> }) => row.values.map((v) => v.count))).toEqual(expected.map((row) => [...row, ...Array(11 - row.length).fill(0)]));
+      expect(res.body.results.map((row: { date: string }) => row.date)).toEqual(Array.from({ length: 11 }, (_, i) => month(i + 1, 1).replace('-1T', '-01T')));
+    });
+  });
+
   describe('bad input', () => {
     const invalid = (detail: string, attr: string) => ({ type: 'validation_error', code: 'invalid_input', detail, attr });
     it.each([

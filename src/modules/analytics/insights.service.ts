@@ -21,7 +21,7 @@ import { parseFunnelFilter } from './parsers/funnel-filter.parser';
 import { checkInsight, usesCohorts } from './parsers/insight-checks';
 import { ParseContext, parseLegacyFilter } from './parsers/legacy-filter.parser';
 import { parsePathFilter } from './parsers/path-filter.parser';
-import { parseRetentionFilter } from './parsers/retention-filter.parser';
+import { parseRetentionFilter, RetentionDoor } from './parsers/retention-filter.parser';
 import { PathsService } from './paths.service';
 import type { SerializedActor } from './presenters/actor.presenter';
 import { RetentionCohortLine, RetentionLine, RetentionService } from './retention.service';
@@ -94,8 +94,8 @@ export class InsightsService {
     return this.serializedPage(project, query, (sql) => this.paths.actors(query, selection, sql));
   }
 
-  async parseRetention(project: ProjectEntity, input: FilterInput): Promise<InsightQuery> {
-    return parseRetentionFilter(input, await this.parseContext(project, null));
+  async parseRetention(project: ProjectEntity, input: FilterInput, door: RetentionDoor): Promise<InsightQuery> {
+    return parseRetentionFilter(input, await this.parseContext(project, null), door);
   }
 
   async computeRetention(project: ProjectEntity, query: InsightQuery, refresh: boolean): Promise<Cached<RetentionLine[]>> {

@@ -53,14 +53,14 @@ export class LegacyInsightsService {
   }
 
   async retention(project: ProjectEntity, input: FilterInput) {
-    const query = await this.insights.parseRetention(project, input);
+    const query = await this.insights.parseRetention(project, input, 'legacy');
     const result = await this.insights.computeRetention(project, query, booleanValue(input, 'refresh'));
     return { result: retentionTable(query, result.value, { projectId: project.id, input }), ...cachedEnvelope(project, result) };
   }
 
   /** A cohort's persons with their appearances, most appearances first (PostHog's `actors_in_period`). */
   async retentionPersons(project: ProjectEntity, input: FilterInput, url: URL) {
-    const query = await this.insights.parseRetention(project, input);
+    const query = await this.insights.parseRetention(project, input, 'legacy');
     const selection = retentionActorsSelection(query, input);
     const { page, people, appearances } = await this.insights.retentionActorsOf(project, query, selection);
     return {

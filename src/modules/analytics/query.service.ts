@@ -63,7 +63,7 @@ export class QueryService {
   private async insight(project: ProjectEntity, node: Json): Promise<InsightQuery> {
     const { kind, input } = withNodeNames(() => nodeToFilter(node));
     if (kind === 'funnels') return withNodeNames(() => this.insights.parseFunnel(project, input as FilterInput));
-    if (kind === 'retention') return this.insights.parseRetention(project, input as FilterInput);
+    if (kind === 'retention') return this.insights.parseRetention(project, input as FilterInput, 'query');
     if (kind === 'paths') return this.insights.parsePaths(project, input as FilterInput);
     return withNodeNames(() => this.insights.parseLegacy(project, input as FilterInput, kind));
   }

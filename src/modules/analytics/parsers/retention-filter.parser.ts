@@ -40,13 +40,22 @@ function periodOf(input: FilterInput): Interval {
   return enumValue(input, 'period', RETENTION_PERIODS, 'day', (v) => v.toLowerCase());
 }
 
-/** Cohort 0's start: one period past the one holding `date_to`, back `total_intervals` periods. */
-function firstCohort(anchor: DateTime, period: Interval, totalIntervals: number, weekStartDay: 0 | 1): DateTime {
+/** Which API asked: the legacy retention route, or a RetentionQuery (they place monthly cohorts differently). */
+export type RetentionDoor = 'legacy' | 'query';
+
+/**
+ * Cohort 0's start: one period past the one holding `date_to`, back `total_intervals` periods. PostHog's legacy route
+ * keeps `date_to`'s day of the month for monthly cohorts (the 10th of each month for a `date_to` on a 10th) while still
+ * counting events by calendar month; its RetentionQuery starts them on the 1st
+ * (https://github.com/PostHog/posthog/blob/master/posthog/models/filters/mixins/retention.py, `date_from`).
+ */
+function firstCohort(anchor: DateTime, period: Interval, totalIntervals: number, weekStartDay: 0 | 1, door: RetentionDoor): DateTime {
+  if (door === 'legacy' && period === 'month') return anchor.startOf('day').plus({ months: 1 }).minus({ months: totalIntervals });
   const last = intervalStart(anchor, period, weekStartDay);
   return last.minus({ [`${period}s`]: totalIntervals - 1 });
 }
 
-export function parseRetentionFilter(input: FilterInput, context: ParseContext): InsightQuery {
+export function parseRetentionFilter(input: FilterInput, context: ParseContext, door: RetentionDoor): InsightQuery {
   const period = periodOf(input);
   const totalIntervals = integerValue(input, 'total_intervals', DEFAULT_INTERVALS, 1, MAX_RETENTION_INTERVALS);
   const typeName = enumValue(input, 'retention_type', RETENTION_TYPES, 'retention_recurring');
@@ -54,7 +63,7 @@ export function parseRetentionFilter(input: FilterInput, context: ParseContext):
   const returning = present(input, 'returning_entity') ? entityOf(input, 'returning_entity', DEFAULT_ENTITY, context.actions) : target;
   const dateTo = textValue(input, 'date_to');
   const anchor = dateTo === null ? context.now.setZone(context.timezone) : parseInsightDate(dateTo, 'date_to', context.timezone, context.now).at.setZone(context.timezone);
-  const from = firstCohort(anchor, period, totalIntervals, context.weekStartDay);
+  const from = firstCohort(anchor, period, totalIntervals, context.weekStartDay, door);
   const to = from.plus({ [`${period}s`]: totalIntervals }).minus({ milliseconds: 1 });
   const retention: RetentionOptions = { type: typeName === 'retention_first_time' ? 'first_time' : 'recurring', totalIntervals, target, returning };
   const breakdown = legacyBreakdown(input, 'ActionsTable');
