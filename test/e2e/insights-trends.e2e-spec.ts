@@ -387,9 +387,23 @@ describe('Insights: trends, stickiness, lifecycle', () => {
       [{ events: [{ id: '$pageview' }], compare_to: '-1w' }, invalid('compare_to is not supported by this server: compare=true compares with the previous period of the same length.', 'compare_to')],
       [{ events: [{ id: '$pageview' }], smoothing_intervals: '7' }, invalid('smoothing_intervals is not supported by this server: leave it out (or 1) for the points as they are.', 'smoothing_intervals')],
       [{ events: [{ id: '$pageview' }], property: [{ key: '$browser', value: 'Chrome' }] }, invalid('Unknown parameter property: did you mean properties?', 'property')],
+      [{ events: [{ id: '$pageview' }], date_form: '2026-01-01' }, invalid('Unknown parameter date_form: did you mean date_from?', 'date_form')],
+      [{ events: [{ id: '$pageview' }], breakdown_limt: 5 }, invalid('Unknown parameter breakdown_limt: did you mean breakdown_limit?', 'breakdown_limt')],
     ])('refuses %j', async (params, expected) => {
       const res = await t.http.get(`${base}/insights/trend/?${q(params)}`);
       expect([res.status, res.body]).toEqual([400, expected]);
+    });
+
+    it("ignores parameters that look like none of PostHog's, and every display option its UI sends, as PostHog does", async () => {
+      const params = { events: [{ id: '$pageview' }], utm_source: 'newsletter', _: '1767225600', show_legend: true, hidden_legend_keys: {}, client_query_id: 'abc', y_axis_scale_type: 'log10' };
+      expect((await t.http.get(`${base}/insights/trend/?${q(params)}`)).status).toBe(200);
+    });
+
+    it('refuses a misspelt parameter on the other legacy routes too, the persons routes included', async () => {
+      const funnel = await t.http.get(`${base}/insights/funnel/?${q({ events: [{ id: '$pageview' }, { id: 'signed_up' }], funnel_window_interval_units: 'day' })}`);
+      expect([funnel.status, funnel.body]).toEqual([400, invalid('Unknown parameter funnel_window_interval_units: did you mean funnel_window_interval_unit?', 'funnel_window_interval_units')]);
+      const persons = await t.http.get(`${base}/persons/trends/?${q({ events: [{ id: '$pageview' }], entity_id: '$pageview', date_from: '2026-01-01', date_to: '2026-01-01', entity_typ: 'events' })}`);
+      expect([persons.status, persons.body]).toEqual([400, invalid('Unknown parameter entity_typ: did you mean entity_type?', 'entity_typ')]);
     });
 
     it('requires the point of stickiness and lifecycle persons', async () => {

@@ -6,7 +6,7 @@ import { RequestUrl } from '../../common/http/request-url';
 import type { ProjectEntity } from '../projects/project.entity';
 import { ActorsReplyDto, ApiCorrelationPersonsQuery, ApiFunnelPersonsQuery, ApiPathPersonsQuery, ApiRetentionPersonsQuery, RetentionPersonsReplyDto, ApiLifecyclePersonsQuery, ApiStickinessPersonsQuery, ApiTrendPersonsQuery, PlainActorsReplyDto } from './dto/insight.dto';
 import { LegacyInsightsService } from './legacy-insights.service';
-import { mergeFilterInput } from './parsers/filter-values';
+import { legacyFilterInput } from './parsers/filter-values';
 import { projectAndEnvironmentPaths } from '../../common/http/project-routes';
 
 const PROJECT = { projectParam: 'project_id' };
@@ -24,7 +24,7 @@ export class InsightPersonsController {
   @ApiTrendPersonsQuery()
   @ApiOkResponse({ type: ActorsReplyDto })
   trends(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @RequestUrl() url: URL) {
-    return this.legacy.trendPersons(project, mergeFilterInput(query, undefined), url);
+    return this.legacy.trendPersons(project, legacyFilterInput(query, undefined), url);
   }
 
   @Get('stickiness')
@@ -33,7 +33,7 @@ export class InsightPersonsController {
   @ApiStickinessPersonsQuery()
   @ApiOkResponse({ type: PlainActorsReplyDto })
   stickiness(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @RequestUrl() url: URL) {
-    return this.legacy.stickinessPersons(project, mergeFilterInput(query, undefined), url);
+    return this.legacy.stickinessPersons(project, legacyFilterInput(query, undefined), url);
   }
 
   @Get('lifecycle')
@@ -42,7 +42,7 @@ export class InsightPersonsController {
   @ApiLifecyclePersonsQuery()
   @ApiOkResponse({ type: PlainActorsReplyDto })
   lifecycle(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @RequestUrl() url: URL) {
-    return this.legacy.lifecyclePersons(project, mergeFilterInput(query, undefined), url);
+    return this.legacy.lifecyclePersons(project, legacyFilterInput(query, undefined), url);
   }
 
   @Get('funnel')
@@ -51,7 +51,7 @@ export class InsightPersonsController {
   @ApiFunnelPersonsQuery()
   @ApiOkResponse({ type: ActorsReplyDto })
   funnel(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @RequestUrl() url: URL) {
-    return this.legacy.funnelPersons(project, mergeFilterInput(query, undefined), url);
+    return this.legacy.funnelPersons(project, legacyFilterInput(query, undefined), url);
   }
 
   @Post('funnel')
@@ -61,7 +61,7 @@ export class InsightPersonsController {
   @ApiFunnelPersonsQuery()
   @ApiOkResponse({ type: ActorsReplyDto })
   funnelPost(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @Body() body: unknown, @RequestUrl() url: URL) {
-    return this.legacy.funnelPersons(project, mergeFilterInput(query, body), url);
+    return this.legacy.funnelPersons(project, legacyFilterInput(query, body), url);
   }
 
   @Get('funnel/correlation')
@@ -70,7 +70,7 @@ export class InsightPersonsController {
   @ApiCorrelationPersonsQuery()
   @ApiOkResponse({ type: ActorsReplyDto })
   correlation(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @RequestUrl() url: URL) {
-    return this.legacy.correlationPersons(project, mergeFilterInput(query, undefined), url);
+    return this.legacy.correlationPersons(project, legacyFilterInput(query, undefined), url);
   }
 
   @Post('funnel/correlation')
@@ -80,7 +80,7 @@ export class InsightPersonsController {
   @ApiCorrelationPersonsQuery()
   @ApiOkResponse({ type: ActorsReplyDto })
   correlationPost(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @Body() body: unknown, @RequestUrl() url: URL) {
-    return this.legacy.correlationPersons(project, mergeFilterInput(query, body), url);
+    return this.legacy.correlationPersons(project, legacyFilterInput(query, body), url);
   }
 
   @Get('retention')
@@ -89,7 +89,7 @@ export class InsightPersonsController {
   @ApiRetentionPersonsQuery()
   @ApiOkResponse({ type: RetentionPersonsReplyDto })
   retention(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @RequestUrl() url: URL) {
-    return this.legacy.retentionPersons(project, mergeFilterInput(query, undefined), url);
+    return this.legacy.retentionPersons(project, legacyFilterInput(query, undefined), url);
   }
 
   @Get('path')
@@ -98,7 +98,7 @@ export class InsightPersonsController {
   @ApiPathPersonsQuery()
   @ApiOkResponse({ type: ActorsReplyDto })
   paths(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @RequestUrl() url: URL) {
-    return this.legacy.pathPersons(project, mergeFilterInput(query, undefined), url);
+    return this.legacy.pathPersons(project, legacyFilterInput(query, undefined), url);
   }
 
   @Post('path')
@@ -108,6 +108,6 @@ export class InsightPersonsController {
   @ApiPathPersonsQuery()
   @ApiOkResponse({ type: ActorsReplyDto })
   pathsPost(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @Body() body: unknown, @RequestUrl() url: URL) {
-    return this.legacy.pathPersons(project, mergeFilterInput(query, body), url);
+    return this.legacy.pathPersons(project, legacyFilterInput(query, body), url);
   }
 }

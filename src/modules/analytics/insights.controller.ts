@@ -9,7 +9,7 @@ import {
   RetentionReplyDto,
 } from './dto/insight.dto';
 import { LegacyInsightsService } from './legacy-insights.service';
-import { mergeFilterInput } from './parsers/filter-values';
+import { legacyFilterInput } from './parsers/filter-values';
 import { projectAndEnvironmentPaths } from '../../common/http/project-routes';
 
 const PROJECT = { projectParam: 'project_id' };
@@ -27,7 +27,7 @@ export class InsightsController {
   @ApiInsightFilterQuery()
   @ApiOkResponse({ type: InsightReplyDto })
   trend(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @RequestUrl() url: URL) {
-    return this.legacy.trend(project, mergeFilterInput(query, undefined), url);
+    return this.legacy.trend(project, legacyFilterInput(query, undefined), url);
   }
 
   @Post('trend')
@@ -37,7 +37,7 @@ export class InsightsController {
   @ApiInsightFilterQuery()
   @ApiOkResponse({ type: InsightReplyDto })
   trendPost(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @Body() body: unknown, @RequestUrl() url: URL) {
-    return this.legacy.trend(project, mergeFilterInput(query, body), url);
+    return this.legacy.trend(project, legacyFilterInput(query, body), url);
   }
 
   @Get('funnel')
@@ -46,7 +46,7 @@ export class InsightsController {
   @ApiFunnelFilterQuery()
   @ApiOkResponse({ type: FunnelReplyDto })
   funnel(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>) {
-    return this.legacy.funnel(project, mergeFilterInput(query, undefined));
+    return this.legacy.funnel(project, legacyFilterInput(query, undefined));
   }
 
   @Post('funnel')
@@ -56,7 +56,7 @@ export class InsightsController {
   @ApiFunnelFilterQuery()
   @ApiOkResponse({ type: FunnelReplyDto })
   funnelPost(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @Body() body: unknown) {
-    return this.legacy.funnel(project, mergeFilterInput(query, body));
+    return this.legacy.funnel(project, legacyFilterInput(query, body));
   }
 
   @Get('funnel/correlation')
@@ -65,7 +65,7 @@ export class InsightsController {
   @ApiCorrelationQuery()
   @ApiOkResponse({ type: CorrelationReplyDto })
   correlation(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>) {
-    return this.legacy.correlation(project, mergeFilterInput(query, undefined));
+    return this.legacy.correlation(project, legacyFilterInput(query, undefined));
   }
 
   @Post('funnel/correlation')
@@ -75,7 +75,7 @@ export class InsightsController {
   @ApiCorrelationQuery()
   @ApiOkResponse({ type: CorrelationReplyDto })
   correlationPost(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @Body() body: unknown) {
-    return this.legacy.correlation(project, mergeFilterInput(query, body));
+    return this.legacy.correlation(project, legacyFilterInput(query, body));
   }
 
   @Get('retention')
@@ -84,7 +84,7 @@ export class InsightsController {
   @ApiRetentionQuery()
   @ApiOkResponse({ type: RetentionReplyDto })
   retention(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>) {
-    return this.legacy.retention(project, mergeFilterInput(query, undefined));
+    return this.legacy.retention(project, legacyFilterInput(query, undefined));
   }
 
   @Get('path')
@@ -93,7 +93,7 @@ export class InsightsController {
   @ApiPathsQuery()
   @ApiOkResponse({ type: PathsReplyDto })
   paths(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>) {
-    return this.legacy.paths(project, mergeFilterInput(query, undefined));
+    return this.legacy.paths(project, legacyFilterInput(query, undefined));
   }
 
   @Post('path')
@@ -103,6 +103,6 @@ export class InsightsController {
   @ApiPathsQuery()
   @ApiOkResponse({ type: PathsReplyDto })
   pathsPost(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @Body() body: unknown) {
-    return this.legacy.paths(project, mergeFilterInput(query, body));
+    return this.legacy.paths(project, legacyFilterInput(query, body));
   }
 }

@@ -1,6 +1,7 @@
 import { ApiError } from '../../../common/errors/api-error';
 import { isJsonObject } from '../../../common/json/json-object';
 import { parsePropertyFilters, PropertyFilterError, PropertyNode } from '../../events/property-filters';
+import { checkParameterNames } from './filter-parameters';
 
 /**
  * Readers for one filter value, each refusing a bad one with a 400 that names the parameter. A value is
@@ -9,11 +10,15 @@ import { parsePropertyFilters, PropertyFilterError, PropertyNode } from '../../e
 
 export type FilterInput = Record<string, unknown>;
 
-/** Query string and JSON body as PostHog merges them: the body wins. */
-export function mergeFilterInput(query: FilterInput | undefined, body: unknown): FilterInput {
+/**
+ * A legacy route's filter: query string and JSON body as PostHog merges them (the body wins), with a parameter that
+ * looks like a misspelt one refused (filter-parameters.ts).
+ */
+export function legacyFilterInput(query: FilterInput | undefined, body: unknown): FilterInput {
   const merged: FilterInput = {};
   for (const [key, value] of Object.entries(query ?? {})) merged[key] = Array.isArray(value) ? value[value.length - 1] : value;
   if (isJsonObject(body)) Object.assign(merged, body);
+  checkParameterNames(merged);
   return merged;
 }
 

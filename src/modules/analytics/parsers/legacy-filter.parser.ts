@@ -162,18 +162,6 @@ function listOf(value: unknown): unknown[] {
 }
 
 /**
- * Parameters no insight reads that are slips for one that does (`event=$pageview` for `events=`): answered with a 400
- * naming the one meant, where ignoring them would answer a different question with a 200.
- */
-const NEAR_MISSES: Record<string, string> = { event: 'events', action: 'actions', property: 'properties' };
-
-function refuseNearMisses(input: FilterInput): void {
-  for (const [slip, meant] of Object.entries(NEAR_MISSES)) {
-    if (present(input, slip)) throw ApiError.validation(`Unknown parameter ${slip}: did you mean ${meant}?`, slip);
-  }
-}
-
-/**
  * PostHog's trend options this service does not compute, when set to anything but their neutral value: a 400 saying so,
  * where ignoring them would answer another question with a 200.
  */
@@ -192,7 +180,6 @@ function refuseUnsupported(input: FilterInput): void {
 
 /** The legacy filter (query string and/or JSON body) as one insight query. */
 export function parseLegacyFilter(input: FilterInput, context: ParseContext, kind: InsightKind = insightKindOf(input)): InsightQuery {
-  refuseNearMisses(input);
   refuseUnsupported(input);
   const interval: Interval = enumValue(input, 'interval', INTERVALS, 'day', (value) => value.toLowerCase());
   // A funnel's `display` (FunnelViz, ActionsLineGraph) only chooses its viz type, read by the funnel parser; paths have none.
