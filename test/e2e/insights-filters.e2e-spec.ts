@@ -103,6 +103,11 @@ describe('Insights: element and session filters, malformed filters', () => {
     ])('counts the clicks in sessions with %s', async (_, properties, expected) => {
       expect((await clicks(properties)).data).toEqual(expected);
     });
+
+    it('refuses them on the events list with a 400 that names what the list reads', async () => {
+      const res = await t.http.get(`${base}/events/?${q({ properties: session('$session_duration', 60, 'gt') })}`);
+      expect([res.status, res.body.detail]).toEqual([400, 'Property filters of type "session" are not supported here: use event, person, cohort, element (insights read every type).']);
+    });
   });
 
   describe('malformed filters', () => {

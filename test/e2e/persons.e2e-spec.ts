@@ -155,7 +155,7 @@ describe('Persons API', () => {
       ['an Object.prototype name as operator', '[{"key":"a","operator":"constructor","value":"x"}]', 'Unknown operator "constructor". Use one of exact, is_not, icontains, not_icontains, regex, not_regex, gt, gte, lt, lte, is_set, is_not_set, is_date_exact, is_date_before, is_date_after, '
         + 'starts_with, not_starts_with, ends_with, not_ends_with, icontains_multi, not_icontains_multi, semver_eq, semver_neq, semver_gt, semver_gte, semver_lt, '
         + 'semver_lte, semver_tilde, semver_caret, semver_wildcard.'],
-      ['a type the persons list does not read', '[{"key":"text","type":"element"}]', 'Property filters of type "element" are not supported here.'],
+      ['a type the persons list does not read', '[{"key":"text","type":"element"}]', 'Property filters of type "element" are not supported here: use person, cohort (insights read every type).'],
       ['a misspelt type', '[{"key":"a","type":"persn"}]', 'Unknown property filter type "persn". Did you mean person? Use one of event, person, group, cohort, element, session.'],
     ])('refuses bad property filters with 400: %s', async (_name, raw, detail) => {
       const res = await t.http.get(`${base}/?properties=${encodeURIComponent(raw)}`);

@@ -163,6 +163,15 @@ function dynamicCohortSql(cohort: CohortDefinition, ctx: FilterSqlContext, p: Sq
   return tree ? nodeSql(tree, personOnly, p, visiting, true) : FALSE;
 }
 
+/** The filter types a context can read, for the error that names them. */
+function supportedTypes(ctx: FilterSqlContext): string[] {
+  const types = Object.keys(ctx.columns);
+  if (ctx.groupColumn) types.push('group');
+  if (ctx.personId) types.push('cohort');
+  if (ctx.elementsChain) types.push('element');
+  return types;
+}
+
 function leafSql(leaf: PropertyLeaf, ctx: FilterSqlContext, p: SqlParams, visiting: Set<number>, lenient: boolean): string {
   if (leaf.type === 'cohort') return cohortSql(leaf, ctx, p, visiting);
   if (leaf.type === 'element' && ctx.elementsChain) return elementFilterSql(leaf, ctx.elementsChain, pgChainDialect(p));
@@ -171,7 +180,7 @@ function leafSql(leaf: PropertyLeaf, ctx: FilterSqlContext, p: SqlParams, visiti
   if (leaf.type === 'group' && ctx.groupColumn && leaf.groupTypeIndex !== undefined) column = ctx.groupColumn(leaf.groupTypeIndex);
   if (!column) {
     if (lenient) return FALSE;
-    throw new PropertyFilterError(`Property filters of type "${leaf.type}" are not supported here.`);
+    throw new PropertyFilterError(`Property filters of type "${leaf.type}" are not supported here: use ${supportedTypes(ctx).join(', ')} (insights read every type).`);
   }
   return propertySql(leaf, column, p, { now: ctx.now, caseSensitiveExact: ctx.caseSensitiveExact ?? false });
 }

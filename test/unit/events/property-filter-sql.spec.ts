@@ -137,7 +137,7 @@ describe('propertyFiltersToSql', () => {
   });
 
   it('refuses types without a column, unknown operators and in/not_in outside cohorts', () => {
-    expect(() => translate([{ key: 'text', type: 'element' }])).toThrow('Property filters of type "element" are not supported here.');
+    expect(() => translate([{ key: 'text', type: 'element' }])).toThrow('Property filters of type "element" are not supported here: use event, person, cohort (insights read every type).');
     expect(() => translate([{ key: 'a', operator: 'is_cool' }])).toThrow('Unknown operator "is_cool". Use one of exact, is_not,');
     expect(() => translate([{ key: 'a', operator: 'in', value: [1] }])).toThrow('Operator "in" does not apply to event filters. Use one of exact,');
     for (const operator of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {

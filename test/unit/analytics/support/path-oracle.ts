@@ -79,8 +79,8 @@ function cut(items: Array<{ item: string; at: number }>, spec: PathSpec): Array<
   return path.slice(0, spec.stepLimit);
 }
 
-/** Every path of one actor: a list of steps per session. */
-export function actorPaths(times: number[], rawItems: Array<string | null>, spec: PathSpec): PathStep[][] {
+/** One actor's sessions: the items of each, repeats in a row collapsed, with their instants. */
+function sessionsOf(times: number[], rawItems: Array<string | null>, spec: PathSpec): Array<Array<{ item: string; at: number }>> {
   const sessions: Array<Array<{ item: string; at: number }>> = [];
   let current: Array<{ item: string; at: number }> = [];
   let lastAt = -Infinity;
@@ -98,8 +98,18 @@ export function actorPaths(times: number[], rawItems: Array<string | null>, spec
     else current.push({ item, at: times[i] });
   }
   if (current.length > 0) sessions.push(current);
+  return sessions;
+}
+
+/** The items one actor visits in the sessions that become paths, at any step (before the step limit cuts them). */
+export function actorVisitedItems(times: number[], rawItems: Array<string | null>, spec: PathSpec): string[] {
+  return sessionsOf(times, rawItems, spec).filter((session) => (cut(session, spec) ?? []).length > 0).flatMap((session) => session.map((step) => step.item));
+}
+
+/** Every path of one actor: a list of steps per session. */
+export function actorPaths(times: number[], rawItems: Array<string | null>, spec: PathSpec): PathStep[][] {
   const paths: PathStep[][] = [];
-  for (const session of sessions) {
+  for (const session of sessionsOf(times, rawItems, spec)) {
     const path = cut(session, spec);
     if (!path || path.length === 0) continue;
     paths.push(path.map((step, i) => ({
