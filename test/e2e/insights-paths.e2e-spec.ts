@@ -105,6 +105,15 @@ describe('Insights: paths', () => {
     expect(edges(await paths({ funnel_paths: 'funnel_path_after_step', funnel_filter: funnel }))).toEqual([['1_/home', '2_/docs', 1, 600 * S]]);
   });
 
+  it('follows a funnel whose step is an action', async () => {
+    const action = await t.http.post(`${base}/actions/`, { name: 'Signed up', steps: [{ event: 'signed_up' }] });
+    expect(action.status).toBe(201);
+    const funnel = { events: [{ id: '$pageview', order: 0 }], actions: [{ id: action.body.id, type: 'actions', order: 1 }], funnel_step: 2, date_from: '2026-04-01', date_to: '2026-04-30' };
+    expect(edges(await paths({ funnel_paths: 'funnel_path_before_step', funnel_filter: funnel }))).toEqual([['1_/home', '2_/pricing', 1, 120 * S], ['2_/pricing', '3_/signup', 1, 180 * S]]);
+    const missing = await t.http.get(`${base}/insights/path/?${filter({ funnel_paths: 'funnel_path_after_step', funnel_filter: { ...funnel, actions: [{ id: action.body.id + 1000, order: 1 }] } })}`);
+    expect([missing.status, missing.body.attr]).toEqual([400, 'actions']);
+  });
+
   it('reads the range in the project timezone', async () => {
     await t.http.patch(`${base}/`, { timezone: 'Asia/Tokyo' });
     try {
