@@ -64,22 +64,27 @@ function seriesEntity(raw: unknown, position: number): Json {
   };
 }
 
+/** breakdownFilter's keys: the legacy filter's own names. */
+export const BREAKDOWN_KEYS = ['breakdown', 'breakdowns', 'breakdown_type', 'breakdown_limit', 'breakdown_group_type_index', 'breakdown_hide_other_aggregation', 'breakdown_histogram_bin_count'] as const;
+
 function breakdownInput(node: Json): FilterInput {
   const filter = objectField(node, 'breakdownFilter');
   const input: FilterInput = {};
   if (filter.breakdowns !== undefined) input.breakdowns = filter.breakdowns;
-  if (filter.breakdown !== undefined && filter.breakdown !== null) input.breakdown = filter.breakdown;
-  for (const key of ['breakdown_type', 'breakdown_limit', 'breakdown_group_type_index', 'breakdown_hide_other_aggregation', 'breakdown_histogram_bin_count']) if (filter[key] !== undefined && filter[key] !== null) input[key] = filter[key];
+  for (const key of BREAKDOWN_KEYS) if (key !== 'breakdowns' && filter[key] !== undefined && filter[key] !== null) input[key] = filter[key];
   return input;
 }
 
+/** funnelsFilter's keys (exclusions aside) and their legacy names. */
+export const FUNNEL_KEYS: Readonly<Record<string, string>> = {
+  funnelOrderType: 'funnel_order_type', funnelVizType: 'funnel_viz_type', funnelWindowInterval: 'funnel_window_interval', funnelWindowIntervalUnit: 'funnel_window_interval_unit',
+  funnelFromStep: 'funnel_from_step', funnelToStep: 'funnel_to_step', binCount: 'bin_count', breakdownAttributionType: 'breakdown_attribution_type',
+  breakdownAttributionValue: 'breakdown_attribution_value',
+};
+
 /** funnelsFilter's keys under their legacy names; exclusions are EventsNodes with their step range. */
 function funnelInput(filter: Json): FilterInput {
-  const input = renamed(filter, {
-    funnelOrderType: 'funnel_order_type', funnelVizType: 'funnel_viz_type', funnelWindowInterval: 'funnel_window_interval', funnelWindowIntervalUnit: 'funnel_window_interval_unit',
-    funnelFromStep: 'funnel_from_step', funnelToStep: 'funnel_to_step', binCount: 'bin_count', breakdownAttributionType: 'breakdown_attribution_type',
-    breakdownAttributionValue: 'breakdown_attribution_value',
-  });
+  const input = renamed(filter, FUNNEL_KEYS);
   if (filter.exclusions !== undefined && filter.exclusions !== null) {
     if (!Array.isArray(filter.exclusions)) throw ApiError.validation('funnelsFilter.exclusions must be a list of EventsNode with funnelFromStep and funnelToStep.', 'exclusions');
     input.exclusions = filter.exclusions.map((raw) => {
@@ -99,13 +104,16 @@ function retentionEntity(raw: unknown, key: string): unknown {
   return { id: raw.event ?? raw.id ?? null, type: 'events', name: raw.name, properties: raw.properties };
 }
 
+/** retentionFilter's keys (entities aside) and their legacy names. */
+export const RETENTION_KEYS: Readonly<Record<string, string>> = { retentionType: 'retention_type', totalIntervals: 'total_intervals', period: 'period' };
+
 /** A RetentionQuery as the legacy retention filter: retentionFilter's keys, dateRange.date_to, filters, breakdown. */
 function retentionInput(node: Json): FilterInput {
   const filter = objectField(node, 'retentionFilter');
   const input: FilterInput = {
     ...commonInput(node),
     ...breakdownInput(node),
-    ...renamed(filter, { retentionType: 'retention_type', totalIntervals: 'total_intervals', period: 'period' }),
+    ...renamed(filter, RETENTION_KEYS),
   };
   const target = retentionEntity(filter.targetEntity, 'target_entity');
   const returning = retentionEntity(filter.returningEntity, 'returning_entity');
@@ -114,7 +122,8 @@ function retentionInput(node: Json): FilterInput {
   return input;
 }
 
-const PATHS_KEYS: Record<string, string> = {
+/** pathsFilter's keys and their legacy names. */
+export const PATHS_KEYS: Readonly<Record<string, string>> = {
   includeEventTypes: 'include_event_types', includeCustomEvents: 'include_custom_events', excludeEvents: 'exclude_events', startPoint: 'start_point',
   endPoint: 'end_point', stepLimit: 'step_limit', edgeLimit: 'edge_limit', minEdgeWeight: 'min_edge_weight', maxEdgeWeight: 'max_edge_weight',
   pathGroupings: 'path_groupings', pathReplacements: 'path_replacements', localPathCleaningFilters: 'local_path_cleaning_filters',
@@ -152,6 +161,8 @@ export function nodeToFilter(node: Json): { kind: InsightKind; input: FilterInpu
     ...unsupportedOptions(node),
   };
   if (kind === 'funnels') Object.assign(input, breakdownInput(node), funnelInput(objectField(node, 'funnelsFilter')));
+  const stickinessDisplay = objectField(node, 'stickinessFilter').display;
+  if (kind === 'stickiness' && stickinessDisplay !== undefined) input.display = stickinessDisplay;
   if (kind === 'trends') {
     Object.assign(input, breakdownInput(node));
     if (trendsFilter.display !== undefined) input.display = trendsFilter.display;
