@@ -10,6 +10,7 @@ import { AnalyticsModule } from './modules/analytics/analytics.module';
 import { AnalyticsCopyModule } from './modules/analytics/copy/analytics-copy.module';
 import { ActivityLogsModule } from './modules/activity-logs/activity-logs.module';
 import { ActionsModule } from './modules/actions/actions.module';
+import { SavedInsightsModule } from './modules/saved-insights/saved-insights.module';
 import { CohortsModule } from './modules/cohorts/cohorts.module';
 import { DecideModule } from './modules/decide/decide.module';
 import { FeatureFlagsModule } from './modules/feature-flags/feature-flags.module';
@@ -64,6 +65,7 @@ function coreImports(runtime: RuntimeOptions): Array<DynamicModule | Type> {
     ActivityLogsModule,
     CohortsModule,
     ActionsModule,
+    SavedInsightsModule,
     RolesModule,
     FeatureFlagsModule,
     RoleAccessModule,

@@ -1,5 +1,6 @@
 import { ActivityLogEntity } from '../modules/activity-logs/activity-log.entity';
 import { ActionEntity } from '../modules/actions/action.entity';
+import { SavedInsightEntity } from '../modules/saved-insights/saved-insight.entity';
 import { CohortEntity } from '../modules/cohorts/cohort.entity';
 import { FeatureFlagEntity } from '../modules/feature-flags/feature-flag.entity';
 import { FlagRoleGrantEntity } from '../modules/roles/flag-role-grant.entity';
@@ -25,6 +26,7 @@ export const ENTITIES = [
   ActivityLogEntity,
   CohortEntity,
   ActionEntity,
+  SavedInsightEntity,
   FeatureFlagEntity,
   RoleEntity,
   RoleMembershipEntity,

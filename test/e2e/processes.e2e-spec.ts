@@ -54,6 +54,19 @@ async function expectFlagChangesToReachOtherProcess(a: string, b: string, keys: 
   expect(await waitOnB(undefined)).toBeLessThan(1_000);
 }
 
+/** A saved insight's result computed by A is what B serves from the cache alone: results are kept in PostgreSQL. */
+async function expectInsightResultsSharedWithOtherProcess(a: string, b: string, keys: { INIT_PERSONAL_API_KEY: string }) {
+  const headers = { authorization: `Bearer ${keys.INIT_PERSONAL_API_KEY}`, 'content-type': 'application/json' };
+  const query = { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }] } };
+  const created = await fetch(`${a}/api/projects/@current/insights/`, { method: 'POST', headers, body: JSON.stringify({ name: 'Shared', query }) });
+  expect(created.status).toBe(201);
+  const { id } = (await created.json()) as { id: number };
+  const computed = (await (await fetch(`${a}/api/projects/@current/insights/${id}/?refresh=force_blocking`, { headers })).json()) as Record<string, unknown>;
+  const served = (await (await fetch(`${b}/api/projects/@current/insights/${id}/`, { headers })).json()) as Record<string, unknown>;
+  expect(computed.result).toEqual([expect.objectContaining({ label: '$pageview' })]);
+  expect([served.result, served.last_refresh, served.is_cached]).toEqual([computed.result, computed.last_refresh, true]);
+}
+
 /**
  * A batch of three 0.9 MB events and a small one, sent to A and read back through B: a payload over 1 MB is decoded on
  * the API's decoding thread, its jobs serialised on the job-encoding thread and written to Redis as bytes, and the
@@ -344,16 +357,19 @@ describe('Service processes', () => {
         ['deletion_errors', 'events_queued_for_deletion', 'persons_deleted', 'persons_found', 'recordings_queued_for_deletion'],
       );
 
-      // Redocly's recommended rules find no error in the whole document, and warn only that the two forbidden hard
+      // Redocly's recommended rules find no error in the whole document, and warn only that the forbidden hard
       // deletes (always 405) have no success response.
       const documentText = await (await fetch(`http://127.0.0.1:${portB}/api/schema/`)).text();
       expect(await openApiLintProblems(documentText)).toEqual([
         'warn operation-2xx-response at #/paths/~1api~1projects~1{project_id}~1feature_flags~1{id}/delete/responses',
         'warn operation-2xx-response at #/paths/~1api~1projects~1{project_id}~1cohorts~1{id}/delete/responses',
         'warn operation-2xx-response at #/paths/~1api~1projects~1{project_id}~1actions~1{id}/delete/responses',
+        'warn operation-2xx-response at #/paths/~1api~1projects~1{project_id}~1insights~1{id}/delete/responses',
+        'warn operation-2xx-response at #/paths/~1api~1environments~1{project_id}~1insights~1{id}/delete/responses',
       ]);
 
       await expectFlagChangesToReachOtherProcess(`http://127.0.0.1:${portA}`, `http://127.0.0.1:${portB}`, shared);
+      await expectInsightResultsSharedWithOtherProcess(`http://127.0.0.1:${portA}`, `http://127.0.0.1:${portB}`, shared);
       await expectLargeBatchStored(`http://127.0.0.1:${portA}`, `http://127.0.0.1:${portB}`, shared);
       // Its jobs' data was kept beside them in Redis, and went once they completed.
       expect(await payloadKeysLeft(shared.QUEUE_PREFIX)).toEqual([]);

@@ -13,6 +13,8 @@ export interface ItemChange {
   activity: string;
   changes: ActivityChange[] | null;
   name: string | null;
+  /** An insight's short id, which PostHog's insight activity carries to link to it. */
+  shortId?: string;
 }
 
 /** PostHog's activity pages default to 10 entries. */
@@ -67,7 +69,7 @@ export class ActivityLogsService {
       activity: change.activity,
       scope: change.scope,
       itemId: String(change.itemId),
-      detail: { changes: change.changes, trigger: null, name: change.name, short_id: null, type: null },
+      detail: { changes: change.changes, trigger: null, name: change.name, short_id: change.shortId ?? null, type: null },
     });
   }
 

@@ -27,6 +27,6 @@ import { TrendsService } from './trends.service';
   imports: [PersonsModule, AnalyticsCopyModule, ActionsModule],
   controllers: [InsightsController, InsightPersonsController, QueryController],
   providers: [AnalyticsRepository, InsightCache, TrendsService, StickinessLifecycleService, FunnelsService, FunnelCorrelationService, RetentionService, PathsService, InsightActorsService, InsightsService, LegacyInsightsService, QueryService],
-  exports: [InsightsService],
+  exports: [InsightsService, QueryService],
 })
 export class AnalyticsModule {}

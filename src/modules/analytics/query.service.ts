@@ -60,6 +60,11 @@ export class QueryService {
     return { results: correlationResult(query, result.value, options, null), ...cachedEnvelope(project, result) };
   }
 
+  /** Parses an insight node (TrendsQuery, …) as running it would, so a saved query that could not run is refused when saved. */
+  async checkInsight(project: ProjectEntity, node: Json): Promise<void> {
+    await this.insight(project, node);
+  }
+
   private async insight(project: ProjectEntity, node: Json): Promise<InsightQuery> {
     const { kind, input } = withNodeNames(() => nodeToFilter(node));
     if (kind === 'funnels') return withNodeNames(() => this.insights.parseFunnel(project, input as FilterInput));

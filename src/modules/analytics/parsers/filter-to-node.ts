@@ -12,11 +12,12 @@ import { BREAKDOWN_KEYS, FUNNEL_KEYS, PATHS_KEYS, RETENTION_KEYS } from './query
 
 type Json = Record<string, unknown>;
 
-const NODE_KINDS: Readonly<Record<string, string>> = {
+/** `filters.insight` values and the node kind each stands for. */
+export const LEGACY_INSIGHT_NODES: Readonly<Record<string, string>> = {
   TRENDS: 'TrendsQuery', STICKINESS: 'StickinessQuery', LIFECYCLE: 'LifecycleQuery', FUNNELS: 'FunnelsQuery', RETENTION: 'RetentionQuery', PATHS: 'PathsQuery',
 };
 /** What `filters.insight` may say (any case), and the older `shown_as` of a trend. */
-export const FILTER_INSIGHTS = Object.keys(NODE_KINDS);
+export const FILTER_INSIGHTS = Object.keys(LEGACY_INSIGHT_NODES);
 const SHOWN_AS: Readonly<Record<string, string>> = { stickiness: 'STICKINESS', lifecycle: 'LIFECYCLE' };
 
 /** Keys whose values are lists or objects: a filter saved from a query string holds them as JSON text. */
@@ -67,7 +68,7 @@ function insightOf(filters: FilterInput): string {
   const insight = valueOf(filters, 'insight');
   const shownAs = valueOf(filters, 'shown_as');
   const named = typeof insight === 'string' ? insight.toUpperCase() : typeof shownAs === 'string' ? (SHOWN_AS[shownAs.toLowerCase()] ?? 'TRENDS') : 'TRENDS';
-  if (!Object.hasOwn(NODE_KINDS, named)) throw ApiError.validation(`filters.insight "${String(insight)}" is not an insight: use one of ${FILTER_INSIGHTS.join(', ')}.`, 'filters');
+  if (!Object.hasOwn(LEGACY_INSIGHT_NODES, named)) throw ApiError.validation(`filters.insight "${String(insight)}" is not an insight: use one of ${FILTER_INSIGHTS.join(', ')}.`, 'filters');
   return named;
 }
 
@@ -142,5 +143,5 @@ export function filterToNode(filters: FilterInput): Json {
   if (insight === 'FUNNELS') return funnelsNode(filters);
   if (insight === 'RETENTION') return retentionNode(filters);
   if (insight === 'PATHS') return pathsNode(filters);
-  return trendsNode(filters, NODE_KINDS[insight]);
+  return trendsNode(filters, LEGACY_INSIGHT_NODES[insight]);
 }

@@ -1,0 +1,110 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { UserPrincipal } from '../../common/auth/principal';
+import { ApiError } from '../../common/errors/api-error';
+import { buildPage, PageRequest } from '../../common/http/pagination';
+import { parseId } from '../../common/validation/patterns';
+import { ActivityChange, changesBetween } from '../activity-logs/activity-changes';
+import { ActivityLogsService, ActivityPageRequest } from '../activity-logs/activity-logs.service';
+import type { ActivityLogPageDto } from '../activity-logs/dto/activity-log.dto';
+import type { ProjectEntity } from '../projects/project.entity';
+import type { CreateSavedInsightDto, SavedInsightDto, SavedInsightPageDto, UpdateSavedInsightDto } from './dto/saved-insight.dto';
+import type { RefreshMode } from './insight-refresh';
+import { activityView, columnsForCreate, columnsForUpdate, columnsOf, INSIGHT_ACTIVITY_FIELDS, isMaterialChange, SavedInsightColumns } from './saved-insight-changes';
+import { savedInsightBasicJson, savedInsightJson } from './saved-insight.presenter';
+import { SavedInsightResults } from './saved-insight-results.service';
+import type { SavedInsightEntity } from './saved-insight.entity';
+import { SavedInsightListFilters, SavedInsightsRepository } from './saved-insights.repository';
+import { newShortId } from './short-id';
+
+const SCOPE = 'Insight';
+const SHORT_ID = /^[A-Za-z0-9]{1,64}$/;
+
+/** Saved insights: the management API, each read showing the insight's result as its `refresh` mode allows. */
+@Injectable()
+export class SavedInsightsService {
+  constructor(
+    private readonly insights: SavedInsightsRepository,
+    private readonly results: SavedInsightResults,
+    private readonly activity: ActivityLogsService,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  async page(project: ProjectEntity, filters: SavedInsightListFilters, page: PageRequest, url: URL, show: { basic: boolean; mode: RefreshMode }): Promise<SavedInsightPageDto> {
+    const { rows, count } = await this.insights.page(project.id, filters, page.limit, page.offset);
+    const results = [];
+    for (const insight of rows) results.push(show.basic ? savedInsightBasicJson(insight, null) : await this.shown(project, insight, show.mode));
+    return buildPage(url, page, results, count) as SavedInsightPageDto;
+  }
+
+  /** By id or short id (digits are an id first, as PostHog reads them); a deleted insight is not found. */
+  async describe(project: ProjectEntity, rawId: string, mode: RefreshMode): Promise<SavedInsightDto> {
+    return this.shown(project, await this.found(project.id, rawId), mode);
+  }
+
+  async create(principal: UserPrincipal, project: ProjectEntity, dto: CreateSavedInsightDto, mode: RefreshMode): Promise<SavedInsightDto> {
+    const columns = columnsForCreate(dto);
+    await this.results.check(project, columns);
+    const shortId = newShortId();
+    const id = await this.dataSource.transaction(async (em) => {
+      const id = await this.insights.insert(em, project.id, shortId, columns, principal.user.id);
+      await this.log(em, principal, project, { id, shortId }, 'created', null, columns);
+      return id;
+    });
+    return this.shown(project, await this.existing(project.id, id), mode);
+  }
+
+  /** The row is locked for the transaction: concurrent PATCHes apply one after the other. `deleted: false` restores. */
+  async update(principal: UserPrincipal, project: ProjectEntity, rawId: string, dto: UpdateSavedInsightDto, mode: RefreshMode): Promise<SavedInsightDto> {
+    const id = (await this.found(project.id, rawId, true)).id;
+    await this.dataSource.transaction(async (em) => {
+      const insight = await this.insights.findForUpdate(em, project.id, id);
+      if (!insight) throw ApiError.notFound();
+      if (insight.deleted && dto.deleted !== false) throw ApiError.notFound();
+      const before = columnsOf(insight);
+      const after = columnsForUpdate(before, dto);
+      if (JSON.stringify([before.query, before.filters]) !== JSON.stringify([after.query, after.filters])) await this.results.check(project, after);
+      const changes = changesBetween(SCOPE, activityView(before), activityView(after), INSIGHT_ACTIVITY_FIELDS);
+      await this.insights.update(em, project.id, id, after, isMaterialChange(before, after) ? principal.user.id : null);
+      if (changes.length > 0) await this.log(em, principal, project, { id, shortId: insight.shortId }, activityOf(before, after), changes, after);
+    });
+    return this.shown(project, await this.existing(project.id, id), mode);
+  }
+
+  async activityPage(project: ProjectEntity, rawId: string | null, request: ActivityPageRequest, url: URL): Promise<ActivityLogPageDto> {
+    const itemId = rawId === null ? null : String((await this.found(project.id, rawId)).id);
+    return this.activity.page(project.id, SCOPE, itemId, request, url);
+  }
+
+  private async shown(project: ProjectEntity, insight: SavedInsightEntity, mode: RefreshMode): Promise<SavedInsightDto> {
+    return savedInsightJson(insight, await this.results.resultOf(project, insight, mode), project.timezone);
+  }
+
+  private async found(projectId: number, rawId: string, withDeleted = false): Promise<SavedInsightEntity> {
+    const id = parseId(rawId);
+    const insight = (id !== null ? await this.insights.find(projectId, { id }, withDeleted) : null)
+      ?? (SHORT_ID.test(rawId) ? await this.insights.find(projectId, { shortId: rawId }, withDeleted) : null);
+    if (!insight) throw ApiError.notFound();
+    return insight;
+  }
+
+  private async existing(projectId: number, id: number): Promise<SavedInsightEntity> {
+    const insight = await this.insights.find(projectId, { id }, true);
+    if (!insight) throw ApiError.notFound();
+    return insight;
+  }
+
+  /** PostHog logs only insights with a name or a derived name. */
+  private async log(em: EntityManager, principal: UserPrincipal, project: ProjectEntity, item: { id: number; shortId: string }, activity: string, changes: ActivityChange[] | null, columns: SavedInsightColumns): Promise<void> {
+    const name = columns.name ?? columns.derivedName;
+    if (name === null || name === '') return;
+    await this.activity.recordChange(em, project, principal.user.id, { scope: SCOPE, itemId: item.id, activity, changes, name, shortId: item.shortId });
+  }
+}
+
+function activityOf(before: SavedInsightColumns, after: SavedInsightColumns): string {
+  if (after.deleted && !before.deleted) return 'deleted';
+  if (!after.deleted && before.deleted) return 'restored';
+  return 'updated';
+}
