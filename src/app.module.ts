@@ -11,6 +11,7 @@ import { AnalyticsCopyModule } from './modules/analytics/copy/analytics-copy.mod
 import { ActivityLogsModule } from './modules/activity-logs/activity-logs.module';
 import { ActionsModule } from './modules/actions/actions.module';
 import { SavedInsightsModule } from './modules/saved-insights/saved-insights.module';
+import { DashboardsModule } from './modules/dashboards/dashboards.module';
 import { CohortsModule } from './modules/cohorts/cohorts.module';
 import { DecideModule } from './modules/decide/decide.module';
 import { FeatureFlagsModule } from './modules/feature-flags/feature-flags.module';
@@ -66,6 +67,7 @@ function coreImports(runtime: RuntimeOptions): Array<DynamicModule | Type> {
     CohortsModule,
     ActionsModule,
     SavedInsightsModule,
+    DashboardsModule,
     RolesModule,
     FeatureFlagsModule,
     RoleAccessModule,

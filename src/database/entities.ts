@@ -1,6 +1,7 @@
 import { ActivityLogEntity } from '../modules/activity-logs/activity-log.entity';
 import { ActionEntity } from '../modules/actions/action.entity';
 import { SavedInsightEntity } from '../modules/saved-insights/saved-insight.entity';
+import { DashboardEntity } from '../modules/dashboards/dashboard.entity';
 import { CohortEntity } from '../modules/cohorts/cohort.entity';
 import { FeatureFlagEntity } from '../modules/feature-flags/feature-flag.entity';
 import { FlagRoleGrantEntity } from '../modules/roles/flag-role-grant.entity';
@@ -27,6 +28,7 @@ export const ENTITIES = [
   CohortEntity,
   ActionEntity,
   SavedInsightEntity,
+  DashboardEntity,
   FeatureFlagEntity,
   RoleEntity,
   RoleMembershipEntity,

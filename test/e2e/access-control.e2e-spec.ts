@@ -200,6 +200,7 @@ async function seedVictim(t: TestApp, provisioning: ProvisioningService): Promis
   const flag = (await t.http.post(`${api}/feature_flags/`, { key: 'victim-secret-flag', filters: { groups: [{ properties: [], rollout_percentage: 50 }] } })).body;
   const cohort = (await t.http.post(`${api}/cohorts/`, { name: 'Victim secret cohort', is_static: true })).body;
   const action = (await t.http.post(`${api}/actions/`, { name: 'Victim secret action', steps: [{ event: 'victim_secret_event' }] })).body;
+  const dashboard = (await t.http.post(`${api}/dashboards/`, { name: 'Victim secret dashboard' })).body;
   const insight = (await t.http.post(`${api}/insights/`, { name: 'Victim secret insight', query: { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'victim_secret_event' }] } } })).body;
   const role = (await t.http.post('/api/organizations/@current/roles/', { name: 'Victim secret role' })).body;
   await t.http.post(`/api/organizations/@current/roles/${role.id}/role_memberships/`, { user_uuid: me.uuid });
@@ -207,7 +208,7 @@ async function seedVictim(t: TestApp, provisioning: ProvisioningService): Promis
   const access = (await t.http.post('/api/organizations/@current/resource_access/', { resource: 'feature flags', access_level: 37 })).body;
   const roleAccess = (await t.http.post(`${api}/feature_flags/${flag.id}/role_access/`, { role_id: role.id })).body;
   const other = await provisioning.createProject('Victim second project', me.organization.id);
-  const ids = { persons: person.id, events: event.id, event_definitions: definition.id, feature_flags: flag.id, cohorts: cohort.id, actions: action.id, insights: insight.id, roles: role.id, role_memberships: membership.id, resource_access: access.id, role_access: roleAccess.id };
+  const ids = { persons: person.id, events: event.id, event_definitions: definition.id, feature_flags: flag.id, cohorts: cohort.id, actions: action.id, insights: insight.id, dashboards: dashboard.id, roles: role.id, role_memberships: membership.id, resource_access: access.id, role_access: roleAccess.id };
   for (const [name, id] of Object.entries(ids)) if (id === undefined) throw new Error(`seeding ${name} failed`);
   return {
     projectId: t.keys.projectId,
@@ -223,7 +224,7 @@ async function seedVictim(t: TestApp, provisioning: ProvisioningService): Promis
 async function victimState(t: TestApp): Promise<unknown> {
   const api = `/api/projects/${t.keys.projectId}`;
   const paths = [
-    '/api/projects/', `${api}/`, `${api}/feature_flags/`, `${api}/persons/`, `${api}/cohorts/`, `${api}/actions/`, `${api}/insights/?basic=true`, `${api}/events/`, `${api}/event_definitions/`,
+    '/api/projects/', `${api}/`, `${api}/feature_flags/`, `${api}/persons/`, `${api}/cohorts/`, `${api}/actions/`, `${api}/insights/?basic=true`, `${api}/dashboards/`, `${api}/events/`, `${api}/event_definitions/`,
     '/api/organizations/@current/roles/', '/api/organizations/@current/resource_access/',
   ];
   const state: Record<string, unknown> = {};

@@ -366,6 +366,7 @@ describe('Service processes', () => {
         'warn operation-2xx-response at #/paths/~1api~1projects~1{project_id}~1actions~1{id}/delete/responses',
         'warn operation-2xx-response at #/paths/~1api~1projects~1{project_id}~1insights~1{id}/delete/responses',
         'warn operation-2xx-response at #/paths/~1api~1environments~1{project_id}~1insights~1{id}/delete/responses',
+        'warn operation-2xx-response at #/paths/~1api~1projects~1{project_id}~1dashboards~1{id}/delete/responses',
       ]);
 
       await expectFlagChangesToReachOtherProcess(`http://127.0.0.1:${portA}`, `http://127.0.0.1:${portB}`, shared);

@@ -54,8 +54,8 @@ export class SavedInsightResults {
     }
   }
 
-  async resultOf(project: ProjectEntity, insight: Pick<SavedInsightColumns, 'query' | 'filters'>, mode: RefreshMode): Promise<InsightResultView> {
-    const node = insightNode(insight);
+  /** The result of an insight node (an insight's own, or one a dashboard's filters changed), as `mode` allows. */
+  async resultOf(project: ProjectEntity, node: Json | null, mode: RefreshMode): Promise<InsightResultView> {
     if (!node) return NONE;
     const key = cacheKey(project, node);
     const staleAfter = staleAfterMs(node);

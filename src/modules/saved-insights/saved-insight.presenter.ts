@@ -1,3 +1,4 @@
+import type { InsightPlacement } from '../dashboard-tiles/dashboard-tiles.service';
 import { optionalUserBasicJson } from '../users/user-basic.presenter';
 import type { SavedInsightBasicDto, SavedInsightDto } from './dto/saved-insight.dto';
 import type { InsightResultView } from './saved-insight-results.service';
@@ -15,7 +16,7 @@ function shownQuery(insight: SavedInsightEntity): Record<string, unknown> | null
 }
 
 /** PostHog's basic insight serializer (`?basic=true`). */
-export function savedInsightBasicJson(insight: SavedInsightEntity, result: Pick<InsightResultView, 'lastRefresh'> | null): SavedInsightBasicDto {
+export function savedInsightBasicJson(insight: SavedInsightEntity, placement: InsightPlacement, result: Pick<InsightResultView, 'lastRefresh'> | null): SavedInsightBasicDto {
   return {
     id: insight.id,
     short_id: insight.shortId,
@@ -23,8 +24,8 @@ export function savedInsightBasicJson(insight: SavedInsightEntity, result: Pick<
     derived_name: insight.derivedName,
     filters: {},
     query: shownQuery(insight),
-    dashboards: [],
-    dashboard_tiles: [],
+    dashboards: placement.dashboards,
+    dashboard_tiles: placement.tiles,
     description: insight.description,
     last_refresh: result?.lastRefresh?.toISOString() ?? null,
     refreshing: false,
@@ -41,9 +42,9 @@ export function savedInsightBasicJson(insight: SavedInsightEntity, result: Pick<
 }
 
 /** PostHog's insight serializer: the insight and its result as the read's `refresh` computed it. */
-export function savedInsightJson(insight: SavedInsightEntity, result: InsightResultView, timezone: string): SavedInsightDto {
+export function savedInsightJson(insight: SavedInsightEntity, placement: InsightPlacement, result: InsightResultView, timezone: string): SavedInsightDto {
   return {
-    ...savedInsightBasicJson(insight, result),
+    ...savedInsightBasicJson(insight, placement, result),
     order: insight.order,
     deleted: insight.deleted,
     cache_target_age: result.cacheTargetAge?.toISOString() ?? null,

@@ -62,6 +62,17 @@ export class SavedInsightsRepository {
     return query.getOne();
   }
 
+  /** The live insights of the project among these ids. */
+  liveByIds(projectId: number, ids: number[]): Promise<SavedInsightEntity[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.withUsers().where('i.project_id = :projectId AND i.id IN (:...ids) AND NOT i.deleted', { projectId, ids }).getMany();
+  }
+
+  /** Soft-deletes or restores insights together, as deleting or restoring their dashboard does. */
+  async setDeleted(em: EntityManager, projectId: number, ids: number[], deleted: boolean): Promise<void> {
+    await em.query('UPDATE insight SET deleted = $3, updated_at = now() WHERE project_id = $1 AND id = ANY($2::int[])', [projectId, ids, deleted]);
+  }
+
   findForUpdate(em: EntityManager, projectId: number, id: number): Promise<SavedInsightEntity | null> {
     return this.withUsers(em).where('i.project_id = :projectId AND i.id = :id', { projectId, id }).setLock('pessimistic_write', undefined, ['i']).getOne();
   }

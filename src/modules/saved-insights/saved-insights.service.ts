@@ -8,12 +8,13 @@ import { parseId } from '../../common/validation/patterns';
 import { ActivityChange, changesBetween } from '../activity-logs/activity-changes';
 import { ActivityLogsService, ActivityPageRequest } from '../activity-logs/activity-logs.service';
 import type { ActivityLogPageDto } from '../activity-logs/dto/activity-log.dto';
+import { DashboardTilesService, InsightPlacement } from '../dashboard-tiles/dashboard-tiles.service';
 import type { ProjectEntity } from '../projects/project.entity';
 import type { CreateSavedInsightDto, SavedInsightDto, SavedInsightPageDto, UpdateSavedInsightDto } from './dto/saved-insight.dto';
 import type { RefreshMode } from './insight-refresh';
 import { activityView, columnsForCreate, columnsForUpdate, columnsOf, INSIGHT_ACTIVITY_FIELDS, isMaterialChange, SavedInsightColumns } from './saved-insight-changes';
 import { savedInsightBasicJson, savedInsightJson } from './saved-insight.presenter';
-import { SavedInsightResults } from './saved-insight-results.service';
+import { insightNode, SavedInsightResults } from './saved-insight-results.service';
 import type { SavedInsightEntity } from './saved-insight.entity';
 import { SavedInsightListFilters, SavedInsightsRepository } from './saved-insights.repository';
 import { newShortId } from './short-id';
@@ -27,14 +28,19 @@ export class SavedInsightsService {
   constructor(
     private readonly insights: SavedInsightsRepository,
     private readonly results: SavedInsightResults,
+    private readonly tiles: DashboardTilesService,
     private readonly activity: ActivityLogsService,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   async page(project: ProjectEntity, filters: SavedInsightListFilters, page: PageRequest, url: URL, show: { basic: boolean; mode: RefreshMode }): Promise<SavedInsightPageDto> {
     const { rows, count } = await this.insights.page(project.id, filters, page.limit, page.offset);
+    const placements = await this.tiles.placements(project.id, rows.map((insight) => insight.id));
+    const placementOf = (insight: SavedInsightEntity) => placements.get(insight.id) ?? { dashboards: [], tiles: [] };
     const results = [];
-    for (const insight of rows) results.push(show.basic ? savedInsightBasicJson(insight, null) : await this.shown(project, insight, show.mode));
+    for (const insight of rows) {
+      results.push(show.basic ? savedInsightBasicJson(insight, placementOf(insight), null) : await this.shown(project, insight, show.mode, placementOf(insight)));
+    }
     return buildPage(url, page, results, count) as SavedInsightPageDto;
   }
 
@@ -49,6 +55,7 @@ export class SavedInsightsService {
     const shortId = newShortId();
     const id = await this.dataSource.transaction(async (em) => {
       const id = await this.insights.insert(em, project.id, shortId, columns, principal.user.id);
+      if (dto.dashboards !== undefined) await this.tiles.placeInsight(em, project.id, id, dto.dashboards);
       await this.log(em, principal, project, { id, shortId }, 'created', null, columns);
       return id;
     });
@@ -67,9 +74,29 @@ export class SavedInsightsService {
       if (JSON.stringify([before.query, before.filters]) !== JSON.stringify([after.query, after.filters])) await this.results.check(project, after);
       const changes = changesBetween(SCOPE, activityView(before), activityView(after), INSIGHT_ACTIVITY_FIELDS);
       await this.insights.update(em, project.id, id, after, isMaterialChange(before, after) ? principal.user.id : null);
+      if (dto.dashboards !== undefined) await this.tiles.placeInsight(em, project.id, id, dto.dashboards);
       if (changes.length > 0) await this.log(em, principal, project, { id, shortId: insight.shortId }, activityOf(before, after), changes, after);
     });
     return this.shown(project, await this.existing(project.id, id), mode);
+  }
+
+  /** The live insights of the project among these ids (a dashboard's tiles). */
+  liveByIds(projectId: number, ids: number[]): Promise<SavedInsightEntity[]> {
+    return this.insights.liveByIds(projectId, ids);
+  }
+
+  /** Soft-deletes or restores insights with the dashboard they sat on (inside its transaction). */
+  setDeleted(em: EntityManager, projectId: number, ids: number[], deleted: boolean): Promise<void> {
+    return ids.length ? this.insights.setDeleted(em, projectId, ids, deleted) : Promise.resolve();
+  }
+
+  /** A copy of an insight under a new short id, for a duplicated dashboard (inside its transaction). */
+  async duplicate(em: EntityManager, principal: UserPrincipal, project: ProjectEntity, insight: SavedInsightEntity): Promise<number> {
+    const columns = columnsOf(insight);
+    const shortId = newShortId();
+    const id = await this.insights.insert(em, project.id, shortId, columns, principal.user.id);
+    await this.log(em, principal, project, { id, shortId }, 'created', null, columns);
+    return id;
   }
 
   async activityPage(project: ProjectEntity, rawId: string | null, request: ActivityPageRequest, url: URL): Promise<ActivityLogPageDto> {
@@ -77,8 +104,10 @@ export class SavedInsightsService {
     return this.activity.page(project.id, SCOPE, itemId, request, url);
   }
 
-  private async shown(project: ProjectEntity, insight: SavedInsightEntity, mode: RefreshMode): Promise<SavedInsightDto> {
-    return savedInsightJson(insight, await this.results.resultOf(project, insight, mode), project.timezone);
+  /** An insight as the API shows it, its result computed as `mode` allows. */
+  async shown(project: ProjectEntity, insight: SavedInsightEntity, mode: RefreshMode, placement?: InsightPlacement, node = insightNode(insight)): Promise<SavedInsightDto> {
+    const where = placement ?? (await this.tiles.placement(project.id, insight.id));
+    return savedInsightJson(insight, where, await this.results.resultOf(project, node, mode), project.timezone);
   }
 
   private async found(projectId: number, rawId: string, withDeleted = false): Promise<SavedInsightEntity> {

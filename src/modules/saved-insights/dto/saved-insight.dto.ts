@@ -58,6 +58,12 @@ class SavedInsightWritableFields {
   @IsString({ each: true })
   @MaxLength(200, { each: true })
   tags?: string[];
+
+  /** The dashboards the insight sits on: it is put on these and taken off every other. */
+  @OptionalNonNull()
+  @IsArray()
+  @IsInt({ each: true })
+  dashboards?: number[];
 }
 
 export class CreateSavedInsightDto extends SavedInsightWritableFields {}
@@ -78,8 +84,8 @@ export class SavedInsightBasicDto {
   query: Record<string, unknown> | null;
   @ApiProperty({ type: [Number] })
   dashboards: number[];
-  @ApiProperty({ type: [Object] })
-  dashboard_tiles: unknown[];
+  @ApiProperty({ type: [Object], description: '[{id, dashboard_id, deleted}]: every tile the insight has had.' })
+  dashboard_tiles: Array<{ id: number; dashboard_id: number; deleted: boolean }>;
   @ApiProperty({ nullable: true, type: String })
   description: string | null;
   @ApiProperty({ nullable: true, type: String, format: 'date-time' })
