@@ -12,6 +12,7 @@ import { ActivityLogsModule } from './modules/activity-logs/activity-logs.module
 import { ActionsModule } from './modules/actions/actions.module';
 import { SavedInsightsModule } from './modules/saved-insights/saved-insights.module';
 import { DashboardsModule } from './modules/dashboards/dashboards.module';
+import { SessionsModule } from './modules/sessions/sessions.module';
 import { CohortsModule } from './modules/cohorts/cohorts.module';
 import { DecideModule } from './modules/decide/decide.module';
 import { FeatureFlagsModule } from './modules/feature-flags/feature-flags.module';
@@ -68,6 +69,7 @@ function coreImports(runtime: RuntimeOptions): Array<DynamicModule | Type> {
     ActionsModule,
     SavedInsightsModule,
     DashboardsModule,
+    SessionsModule,
     RolesModule,
     FeatureFlagsModule,
     RoleAccessModule,

@@ -93,7 +93,7 @@ function addOrganizationCommands(program: Command, ctx: CliContext): void {
 }
 
 function addUserCommands(program: Command, ctx: CliContext): void {
-  const users = program.command('users').description('Create and list users.');
+  const users = program.command('users').description('Create and list users, and set their passwords.');
   users
     .command('create')
     .description('Create a user and add them to an organization (the first one unless --organization is given).')
@@ -104,6 +104,16 @@ function addUserCommands(program: Command, ctx: CliContext): void {
       const { provisioning } = await ctx.services();
       const user = await provisioning.createUser({ email: opts.email, level: opts.level, organizationId: opts.organization });
       ctx.out(`Created user ${user.id} <${user.email}> (uuid ${user.uuid}).`);
+    });
+  users
+    .command('set-password')
+    .description("Set a user's console password and end their sessions; without --password one is generated and printed.")
+    .requiredOption('--email <email>', "the user's e-mail address")
+    .option('--password <password>', 'the new password (at least 8 characters); beware: it stays in your shell history')
+    .action(async (opts: { email: string; password?: string }) => {
+      const { provisioning } = await ctx.services();
+      const password = await provisioning.setPassword(opts.email, opts.password);
+      ctx.out(opts.password === undefined ? `New password for ${opts.email}: ${password}` : `Password set for ${opts.email}; their sessions have ended.`);
     });
   users
     .command('list')

@@ -98,7 +98,7 @@ export interface AppConfig {
      */
     workerNice: number;
   };
-  bootstrap: { projectApiKey: string | null; personalApiKey: string | null; adminEmail: string };
+  bootstrap: { projectApiKey: string | null; personalApiKey: string | null; adminEmail: string; adminPassword: string | null };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
   /** The secret a scraper sends as `Authorization: Bearer`; null leaves `/metrics` off. */
   metrics: { token: string | null };
@@ -150,6 +150,14 @@ function readKey(env: Env, name: string, prefix: string): string | null {
     // The value is a secret for phx_ keys: name the rule, never echo it.
     throw new ConfigError(name, `must be "${prefix}" followed by 16 to 64 letters or digits`, '<redacted>');
   }
+  return raw;
+}
+
+/** INIT_ADMIN_PASSWORD: the first admin's console password (8 to 1000 characters); a secret, never echoed. */
+function readAdminPassword(env: Env): string | null {
+  const raw = env.INIT_ADMIN_PASSWORD;
+  if (raw === undefined || raw === '') return null;
+  if (raw.length < 8 || raw.length > 1000) throw new ConfigError('INIT_ADMIN_PASSWORD', 'must be 8 to 1000 characters', '<redacted>');
   return raw;
 }
 
@@ -287,6 +295,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       projectApiKey: readKey(env, 'INIT_PROJECT_API_KEY', 'phc_'),
       personalApiKey: readKey(env, 'INIT_PERSONAL_API_KEY', 'phx_'),
       adminEmail: email,
+      adminPassword: readAdminPassword(env),
     },
     log: { level: readEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info') },
     metrics: { token: readMetricsToken(env) },

@@ -29,7 +29,8 @@ interface Victim {
 const RESTRICTED_OUTSIDE = 'API key with scoped projects are only supported on project-based views. Use a key without a project restriction for this route.';
 const notScopedTo = (id: number) => `API key does not have access to the requested project: ID ${id}.`;
 /** Routes under /api/ that anyone may read: the API's own documentation. */
-const PUBLIC_API = /^\/api\/(docs|schema)(\/|$)/;
+/** Routes under /api/ that take no key: the docs, and sign-in and sign-out (which the sessions test covers). */
+const PUBLIC_API = /^\/api\/(docs|schema|login|logout)(\/|$)/;
 /** The routes that show a key limited to some projects those projects (so integrations can test a key). */
 const USER_ROUTES = new Set(['/api/users/:uuid', '/api/user']);
 
@@ -85,7 +86,7 @@ describe('Access to every personal-key route', () => {
   });
   afterAll(() => t.close());
 
-  it('walks every route of the route table that takes a personal key; under /api/ only the docs take none', async () => {
+  it('walks every route of the route table that takes a personal key; under /api/ only the docs and sign-in take none', async () => {
     const all = t.app.getHttpAdapter().getInstance().routeTable.list();
     const api = all.filter((route) => route.url.startsWith('/api/'));
     const walked = new Set(routes.map((route) => `${route.method} ${route.url}`));

@@ -34,7 +34,7 @@ describe(loadConfig.name, () => {
         management: { queryTimeoutMs: 10_000 },
         queue: { prefix: 'hogbase' },
         ingestion: { partitions: 2, coalesceMs: 5, enqueueTimeoutMs: 1500, maxDecompressedBytes: 5 * 20_971_520, maxWaitingPayloadBytes: 5 * 20_971_520, workerNice: 10 },
-        bootstrap: { projectApiKey: null, personalApiKey: null, adminEmail: 'admin@localhost' },
+        bootstrap: { projectApiKey: null, personalApiKey: null, adminEmail: 'admin@localhost', adminPassword: null },
         log: { level: 'info' },
         metrics: { token: null },
         shutdownGraceMs: 20_000,
@@ -83,6 +83,7 @@ describe(loadConfig.name, () => {
         INIT_PROJECT_API_KEY: PROJECT_KEY,
         INIT_PERSONAL_API_KEY: PERSONAL_KEY,
         INIT_ADMIN_EMAIL: 'ops@example.com',
+        INIT_ADMIN_PASSWORD: 'correct horse battery',
         LOG_LEVEL: 'debug',
         SHUTDOWN_GRACE_MS: '0',
         TRUSTED_PROXIES: '10.0.0.1',
@@ -118,7 +119,7 @@ describe(loadConfig.name, () => {
         management: { queryTimeoutMs: 2500 },
         queue: { prefix: 'q' },
         ingestion: { partitions: 8, coalesceMs: 0, enqueueTimeoutMs: 900, maxDecompressedBytes: 8192, maxWaitingPayloadBytes: 65536, workerNice: 0 },
-        bootstrap: { projectApiKey: PROJECT_KEY, personalApiKey: PERSONAL_KEY, adminEmail: 'ops@example.com' },
+        bootstrap: { projectApiKey: PROJECT_KEY, personalApiKey: PERSONAL_KEY, adminEmail: 'ops@example.com', adminPassword: 'correct horse battery' },
         log: { level: 'debug' },
         metrics: { token: METRICS_TOKEN },
         shutdownGraceMs: 0,
@@ -210,6 +211,13 @@ describe(loadConfig.name, () => {
       const error = configError({ METRICS_TOKEN: value });
       expect(error.variable).toBe('METRICS_TOKEN');
       expect(error.message).toBe('Invalid configuration: METRICS_TOKEN must be 16 to 512 visible ASCII characters, without spaces (got "<redacted>")');
+    });
+  });
+
+  describe('INIT_ADMIN_PASSWORD', () => {
+    it('refuses a password under 8 characters, never echoing it', () => {
+      const error = configError({ INIT_ADMIN_PASSWORD: 'short' });
+      expect([error.variable, error.message]).toEqual(['INIT_ADMIN_PASSWORD', 'Invalid configuration: INIT_ADMIN_PASSWORD must be 8 to 1000 characters (got "<redacted>")']);
     });
   });
 

@@ -8,6 +8,8 @@ const PROJECT_KEY_ON_API =
 
 /** The exact bodies of PostHog's authentication errors (posthog/auth.py, rust/capture), in one place. */
 export const AuthErrors = {
+  sessionEnded: () =>
+    new ApiError(401, 'authentication_error', 'session_ended', 'Your session has ended (signed out, expired, or the password changed): sign in again.'),
   notAuthenticated: () =>
     new ApiError(401, 'authentication_error', 'not_authenticated', 'Authentication credentials were not provided.', null, {
       'www-authenticate': 'Bearer',

@@ -7,6 +7,9 @@ import { OrganizationsService } from '../../modules/organizations/organizations.
 import { PersonalApiKeysService } from '../../modules/personal-api-keys/personal-api-keys.service';
 import { ProjectEntity } from '../../modules/projects/project.entity';
 import { ProjectsService } from '../../modules/projects/projects.service';
+import { csrfFailed } from '../../modules/sessions/sessions.errors';
+import { CSRF_HEADER, sessionTokenOf } from '../../modules/sessions/session-cookies';
+import { SessionsService } from '../../modules/sessions/sessions.service';
 import { UsersService } from '../../modules/users/users.service';
 import { ApiError } from '../errors/api-error';
 import { queryText } from '../http/query-values';
@@ -17,10 +20,13 @@ import { bearerToken, findPersonalApiKey, findProjectIdParam, findProjectToken, 
 import { FailedAttempts } from './failed-attempts';
 import { checkMetricsToken, tokenDigest } from './metrics-token';
 import { projectRestriction, Scope, scopeSatisfied } from './scopes';
-import type { OrganizationAccess, UserPrincipal } from './principal';
+import { OrganizationAccess, SESSION_GRANT, UserPrincipal } from './principal';
 
 type PersonalKeyRequirement = Extract<AuthRequirement, { kind: 'personalKey' }>;
 type ProjectKeyRequirement = Extract<AuthRequirement, { kind: 'projectKey' }>;
+
+/** Methods that change nothing, which a session may use without its CSRF token. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Failed personal-key attempts are counted per address in windows of this length. */
 const FAILED_ATTEMPTS_WINDOW_MS = 60_000;
@@ -39,6 +45,7 @@ export class AuthGuard implements CanActivate {
     private readonly users: UsersService,
     private readonly projects: ProjectsService,
     private readonly organizations: OrganizationsService,
+    private readonly sessions: SessionsService,
   ) {
     this.failedAttempts = new FailedAttempts(config.auth.failedAttemptsPerMinute, FAILED_ATTEMPTS_WINDOW_MS);
     this.metricsToken = config.metrics.token === null ? null : tokenDigest(config.metrics.token);
@@ -89,11 +96,29 @@ export class AuthGuard implements CanActivate {
 
   private async authenticateUser(request: FastifyRequest): Promise<UserPrincipal> {
     const found = findPersonalApiKey(request.headers.authorization, request.body, request.query);
-    if (!found) throw AuthErrors.notAuthenticated();
+    if (!found) {
+      const principal = await this.sessionUser(request);
+      request.principal = principal;
+      return principal;
+    }
     const principal = await this.checkedKeyOwner(request, found.key);
     if (!principal) throw AuthErrors.invalidPersonalKey(found.source, found.key);
     request.principal = principal;
     return principal;
+  }
+
+  /**
+   * The user of a console session (the `sessionid` cookie), who may reach what their user can. A write must echo the
+   * session's CSRF token (`X-CSRFToken`), so another site cannot make one with the cookie the browser adds.
+   */
+  private async sessionUser(request: FastifyRequest): Promise<UserPrincipal> {
+    const token = sessionTokenOf(request);
+    if (!token) throw AuthErrors.notAuthenticated();
+    const session = await this.sessions.session(token);
+    const user = session ? await this.users.findById(session.userId) : null;
+    if (!session || !user?.isActive) throw AuthErrors.sessionEnded();
+    if (!SAFE_METHODS.has(request.method) && request.headers[CSRF_HEADER] !== session.csrfToken) throw csrfFailed();
+    return { kind: 'user', user, key: SESSION_GRANT, via: 'session' };
   }
 
   /** The owner of a personal key; an address that sent too many unknown keys is refused before its key is looked up. */
@@ -109,7 +134,7 @@ export class AuthGuard implements CanActivate {
   private async keyOwner(value: string): Promise<UserPrincipal | null> {
     const key = await this.keys.findByValue(value);
     const user = key ? await this.users.findById(key.userId) : null;
-    return key && user?.isActive ? { kind: 'user', user, key } : null;
+    return key && user?.isActive ? { kind: 'user', user, key, via: 'personal_key' } : null;
   }
 
   /** `:project_id` → an access-checked project, in the order that never reveals a project to a restricted key. */

@@ -6,11 +6,18 @@ import type { ProjectEntity } from '../../modules/projects/project.entity';
 import type { UserEntity } from '../../modules/users/user.entity';
 import { ApiError } from '../errors/api-error';
 
-/** A management caller: the user behind a personal API key. */
+/** What a management caller may reach: a personal key's scopes and project limits (null or empty: no limit). */
+export type CallerGrant = Pick<PersonalApiKeyEntity, 'scopes' | 'scopedProjects'>;
+
+/** A signed-in session reaches everything its user can, as PostHog's own sessions do. */
+export const SESSION_GRANT: CallerGrant = { scopes: ['*'], scopedProjects: null };
+
+/** A management caller: the user behind a personal API key, or behind a console session. */
 export interface UserPrincipal {
   kind: 'user';
   user: UserEntity;
-  key: PersonalApiKeyEntity;
+  key: CallerGrant;
+  via: 'personal_key' | 'session';
 }
 
 /** A public-endpoint caller: the project its key selects. */

@@ -6,6 +6,8 @@ import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { MembershipLevel } from '../organizations/organization-membership.entity';
 import { OrganizationsService } from '../organizations/organizations.service';
+import { generatedPassword } from '../sessions/passwords';
+import { SessionsService } from '../sessions/sessions.service';
 import { PersonalApiKeysService } from '../personal-api-keys/personal-api-keys.service';
 import { ProjectEntity } from '../projects/project.entity';
 import { ProjectsService } from '../projects/projects.service';
@@ -17,6 +19,8 @@ export interface BootstrapKeys {
   projectId: number;
   projectApiKey: string;
   personalApiKey: string;
+  /** The admin's console password, made on first boot (INIT_ADMIN_PASSWORD when given). */
+  adminPassword: string;
 }
 
 export interface NewUserRequest {
@@ -47,6 +51,7 @@ export class ProvisioningService {
     private readonly projects: ProjectsService,
     private readonly users: UsersService,
     private readonly keys: PersonalApiKeysService,
+    private readonly sessions: SessionsService,
   ) {}
 
   /** On an empty database: one organization, project, admin user and personal key. Null if already set up. */
@@ -72,8 +77,19 @@ export class ProvisioningService {
         scopedProjects: null,
         value: this.config.bootstrap.personalApiKey ?? undefined,
       });
-      return { email: user.email, projectId: project.id, projectApiKey: project.apiToken, personalApiKey: value };
+      const adminPassword = this.config.bootstrap.adminPassword ?? generatedPassword();
+      await this.sessions.setPassword(user.id, adminPassword, em);
+      return { email: user.email, projectId: project.id, projectApiKey: project.apiToken, personalApiKey: value, adminPassword };
     });
+  }
+
+  /** Sets a user's console password (ending their sessions); a generated one when none is given, returned to print. */
+  async setPassword(email: string, password: string | undefined): Promise<string> {
+    const user = await this.users.findByEmail(email);
+    if (!user) throw ApiError.validation(`No user with email ${email}.`, 'email');
+    const chosen = password ?? generatedPassword();
+    await this.sessions.setPassword(user.id, chosen);
+    return chosen;
   }
 
   /** A new organization with one project; the owner must already exist. */

@@ -113,7 +113,7 @@ function userFields(user: UserEntity) {
     notification_settings: {},
     anonymize_data: false,
     toolbar_mode: 'toolbar',
-    has_password: false,
+    has_password: user.passwordHash !== null,
     id: user.id,
     is_staff: user.isStaff,
     is_impersonated: false,

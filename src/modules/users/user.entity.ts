@@ -35,4 +35,8 @@ export class UserEntity {
 
   @Column('timestamptz', { name: 'date_joined' })
   dateJoined: Date;
+
+  /** The console password's scrypt hash (sessions/passwords.ts); null until one is set. Never serialized. */
+  @Column('text', { name: 'password_hash', nullable: true })
+  passwordHash: string | null;
 }
