@@ -42,6 +42,20 @@ describe('CLI commands', () => {
     expect(membership.level).toBe(8);
   });
 
+  it("sets a user's password, generated unless given, that signs them in", async () => {
+    const generated = await cli('users', 'set-password', '--email', 'ada@example.com');
+    expect(generated.code).toBe(0);
+    const password = /^New password for ada@example.com: ([A-Za-z0-9_-]{24})$/.exec(generated.output)?.[1];
+    expect(password).toBeDefined();
+    expect((await t.http.withKey(null).post('/api/login/', { email: 'ada@example.com', password })).status).toBe(200);
+    const given = await cli('users', 'set-password', '--email', 'ada@example.com', '--password', 'a chosen one');
+    expect([given.code, given.output]).toEqual([0, 'Password set for ada@example.com; their sessions have ended.']);
+    expect((await t.http.withKey(null).post('/api/login/', { email: 'ada@example.com', password })).status).toBe(400);
+    const short = await cli('users', 'set-password', '--email', 'ada@example.com', '--password', 'short');
+    expect([short.code, short.output]).toEqual([1, 'error: A password needs at least 8 characters.']);
+    expect((await cli('users', 'set-password', '--email', 'nobody@example.com')).output).toBe('error: No user with email nobody@example.com.');
+  });
+
   it('refuses a duplicate e-mail with exit code 1', async () => {
     const again = await cli('users', 'create', '--email', 'ADA@example.com');
     expect(again.code).toBe(1);
