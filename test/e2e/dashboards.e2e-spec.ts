@@ -67,6 +67,10 @@ describe('Dashboards', () => {
     const back = await patch(`insights/${insight.id}/`, { dashboards: [board.id, other.id] });
     expect(back.dashboards.sort()).toEqual([board.id, other.id].sort());
     expect(back.dashboard_tiles).toHaveLength(2);
+    const onAll = async (ids: number[]) => (await get(`insights/?basic=true&dashboards=${JSON.stringify(ids)}`)).results.map((i: { id: number }) => i.id);
+    expect([await onAll([board.id]), await onAll([board.id, other.id]), await onAll([board.id, 999999])]).toEqual([[insight.id], [insight.id], []]);
+    const notIds = await t.http.get(`${base}/insights/?dashboards=traffic`);
+    expect([notIds.status, notIds.body]).toEqual([400, invalid('dashboards must be a JSON list of dashboard ids, e.g. [1, 2].', 'dashboards')]);
     const bad = await t.http.patch(`${base}/insights/${insight.id}/`, { dashboards: [999999] });
     expect([bad.status, bad.body]).toEqual([400, invalid('Dashboard 999999 does not exist in this project (or was deleted): give ids from /api/projects/:id/dashboards/.', 'dashboards')]);
   });

@@ -80,6 +80,13 @@ describe('Sessions', () => {
     await signIn(email, 'second password');
   });
 
+  it('refuses an expired session with a 401 that says to sign in again', async () => {
+    const session = await signIn(t.keys.email, t.keys.adminPassword);
+    await t.sql("UPDATE user_session SET expires_at = now() - interval '1 second'");
+    const expired = await anonymous.get('/api/users/@me/', { headers: { cookie: session.cookie } });
+    expect([expired.status, expired.body]).toEqual([401, { type: 'authentication_error', code: 'session_ended', detail: 'Your session has ended (signed out, expired, or the password changed): sign in again.', attr: null }]);
+  });
+
   it('keeps personal keys working as before, and never takes a session on project-key routes', async () => {
     expect((await t.http.get('/api/users/@me/')).status).toBe(200);
     const session = await signIn(t.keys.email, t.keys.adminPassword);

@@ -47,6 +47,16 @@ export class DashboardTilesRepository {
     );
   }
 
+  /** The insights with a live tile on every one of these dashboards. */
+  async insightsOnAll(dashboardIds: number[]): Promise<number[]> {
+    const rows: Array<{ insight_id: number }> = await this.dataSource.query(
+      `SELECT insight_id FROM dashboard_tile WHERE dashboard_id = ANY($1::int[]) AND insight_id IS NOT NULL AND NOT deleted
+        GROUP BY insight_id HAVING count(DISTINCT dashboard_id) = cardinality($1::int[])`,
+      [dashboardIds],
+    );
+    return rows.map((row) => row.insight_id);
+  }
+
   /** A dashboard's tiles in id order (deleted ones only when asked). */
   ofDashboard(em: EntityManager | null, dashboardId: number, withDeleted = false): Promise<TileRow[]> {
     return (em ?? this.dataSource.manager).query(`SELECT ${TILE_COLUMNS} FROM dashboard_tile t WHERE t.dashboard_id = $1 ${withDeleted ? '' : 'AND NOT t.deleted'} ORDER BY t.id`, [dashboardId]);

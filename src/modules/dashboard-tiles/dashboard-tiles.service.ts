@@ -35,6 +35,11 @@ export class DashboardTilesService {
     return (await this.placements(projectId, [insightId])).get(insightId) ?? NOWHERE;
   }
 
+  /** The insights on every one of these dashboards (the insight list's `dashboards` filter). */
+  insightsOnAll(dashboardIds: number[]): Promise<number[]> {
+    return this.tiles.insightsOnAll([...new Set(dashboardIds)]);
+  }
+
   /** Puts an insight on exactly these dashboards of the project; one that is not a live dashboard of it is a 400. */
   async placeInsight(em: EntityManager, projectId: number, insightId: number, dashboardIds: number[]): Promise<void> {
     const wanted = [...new Set(dashboardIds)];

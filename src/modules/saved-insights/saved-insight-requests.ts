@@ -11,14 +11,15 @@ const ORDER_FIELDS: Readonly<Record<string, string>> = {
   order: 'i.order', id: 'i.id', name: 'i.name', created_at: 'i.createdAt', updated_at: 'i.updatedAt', last_modified_at: 'i.lastModifiedAt', favorited: 'i.favorited',
 };
 
-function createdByOf(raw: string): number[] {
+/** A JSON list of ids (`created_by`, `dashboards`). */
+function idsOf(raw: string, attr: string, what: string): number[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
   } catch {
     parsed = undefined;
   }
-  if (!Array.isArray(parsed) || !parsed.every((id) => Number.isInteger(id))) throw ApiError.validation('created_by must be a JSON list of user ids, e.g. [1, 2].', 'created_by');
+  if (!Array.isArray(parsed) || !parsed.every((id) => Number.isInteger(id))) throw ApiError.validation(`${attr} must be a JSON list of ${what} ids, e.g. [1, 2].`, attr);
   return parsed as number[];
 }
 
@@ -34,7 +35,8 @@ function orderOf(raw: string | undefined): Array<[string, 'ASC' | 'DESC']> {
 
 /**
  * PostHog's insight list filters: `saved`, `favorited` and `user` (present: mine), `short_id`, `search` (name,
- * description, tags), `created_by` (JSON ids), `insight` (TRENDS … LIFECYCLE), `order`.
+ * description, tags), `created_by` and `dashboards` (JSON ids; on every dashboard named), `insight` (TRENDS …
+ * LIFECYCLE), `order`.
  */
 export function parseListFilters(query: Record<string, unknown>, userId: number): SavedInsightListFilters {
   const filters: SavedInsightListFilters = { order: orderOf(queryText(query.order)) };
@@ -49,7 +51,9 @@ export function parseListFilters(query: Record<string, unknown>, userId: number)
     filters.search = search;
   }
   const createdBy = queryText(query.created_by);
-  if (createdBy !== undefined) filters.createdBy = createdByOf(createdBy);
+  if (createdBy !== undefined) filters.createdBy = idsOf(createdBy, 'created_by', 'user');
+  const dashboards = queryText(query.dashboards);
+  if (dashboards !== undefined) filters.dashboards = idsOf(dashboards, 'dashboards', 'dashboard');
   if (query.user !== undefined) filters.createdBy = [userId];
   const insight = queryText(query.insight);
   if (insight !== undefined) {

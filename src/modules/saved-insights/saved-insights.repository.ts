@@ -12,6 +12,9 @@ export interface SavedInsightListFilters {
   shortId?: string;
   search?: string;
   createdBy?: number[];
+  /** `dashboards`: on every one of these (the ids of the insights that are, resolved by the service). */
+  dashboards?: number[];
+  ids?: number[];
   /** `TRENDS` … `LIFECYCLE`, with the query node kind that asks the same. */
   insight?: { legacy: string; kind: string };
   /** Sort keys as `[column, 'ASC' | 'DESC']`. */
@@ -38,6 +41,7 @@ export class SavedInsightsRepository {
     if (filters.favorited) query.andWhere('i.favorited');
     if (filters.shortId !== undefined) query.andWhere('i.short_id = :shortId', { shortId: filters.shortId });
     if (filters.createdBy) query.andWhere('i.created_by_id = ANY(:createdBy)', { createdBy: filters.createdBy });
+    if (filters.ids) query.andWhere('i.id = ANY(:ids)', { ids: filters.ids });
     if (filters.search !== undefined) {
       const pattern = likePattern(filters.search, '%', '%');
       query.andWhere(new Brackets((q) => q.where('i.name ILIKE :pattern OR i.derived_name ILIKE :pattern OR i.description ILIKE :pattern', { pattern })

@@ -34,7 +34,8 @@ export class SavedInsightsService {
   ) {}
 
   async page(project: ProjectEntity, filters: SavedInsightListFilters, page: PageRequest, url: URL, show: { basic: boolean; mode: RefreshMode }): Promise<SavedInsightPageDto> {
-    const { rows, count } = await this.insights.page(project.id, filters, page.limit, page.offset);
+    const ids = filters.dashboards ? await this.tiles.insightsOnAll(filters.dashboards) : undefined;
+    const { rows, count } = await this.insights.page(project.id, { ...filters, ids }, page.limit, page.offset);
     const placements = await this.tiles.placements(project.id, rows.map((insight) => insight.id));
     const placementOf = (insight: SavedInsightEntity) => placements.get(insight.id) ?? { dashboards: [], tiles: [] };
     const results = [];
