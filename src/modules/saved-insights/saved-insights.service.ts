@@ -65,14 +65,16 @@ export class SavedInsightsService {
 
   /** The row is locked for the transaction: concurrent PATCHes apply one after the other. `deleted: false` restores. */
   async update(principal: UserPrincipal, project: ProjectEntity, rawId: string, dto: UpdateSavedInsightDto, mode: RefreshMode): Promise<SavedInsightDto> {
-    const id = (await this.found(project.id, rawId, true)).id;
+    const current = await this.found(project.id, rawId, true);
+    const id = current.id;
+    // A new question is parsed before the row is locked: parsing may wait for the analytics copy.
+    if (dto.query !== undefined || dto.filters !== undefined) await this.results.check(project, columnsForUpdate(columnsOf(current), dto));
     await this.dataSource.transaction(async (em) => {
       const insight = await this.insights.findForUpdate(em, project.id, id);
       if (!insight) throw ApiError.notFound();
       if (insight.deleted && dto.deleted !== false) throw ApiError.notFound();
       const before = columnsOf(insight);
       const after = columnsForUpdate(before, dto);
-      if (JSON.stringify([before.query, before.filters]) !== JSON.stringify([after.query, after.filters])) await this.results.check(project, after);
       const changes = changesBetween(SCOPE, activityView(before), activityView(after), INSIGHT_ACTIVITY_FIELDS);
       await this.insights.update(em, project.id, id, after, isMaterialChange(before, after) ? principal.user.id : null);
       if (dto.dashboards !== undefined) await this.tiles.placeInsight(em, project.id, id, dto.dashboards);
