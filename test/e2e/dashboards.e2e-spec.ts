@@ -70,7 +70,7 @@ describe('Dashboards', () => {
     const onAll = async (ids: number[]) => (await get(`insights/?basic=true&dashboards=${JSON.stringify(ids)}`)).results.map((i: { id: number }) => i.id);
     expect([await onAll([board.id]), await onAll([board.id, other.id]), await onAll([board.id, 999999])]).toEqual([[insight.id], [insight.id], []]);
     const notIds = await t.http.get(`${base}/insights/?dashboards=traffic`);
-    expect([notIds.status, notIds.body]).toEqual([400, invalid('dashboards must be a JSON list of dashboard ids, e.g. [1, 2].', 'dashboards')]);
+    expect([notIds.status, notIds.body]).toEqual([400, invalid('dashboards must be a JSON list of at most 100 dashboard ids, e.g. [1, 2].', 'dashboards')]);
     const bad = await t.http.patch(`${base}/insights/${insight.id}/`, { dashboards: [999999] });
     expect([bad.status, bad.body]).toEqual([400, invalid('Dashboard 999999 does not exist in this project (or was deleted): give ids from /api/projects/:id/dashboards/.', 'dashboards')]);
   });
@@ -96,6 +96,22 @@ describe('Dashboards', () => {
     expect(wider.persisted_filters).toEqual(board.filters);
   });
 
+  it('shows a tile whose question no longer runs with the reason, and the other tiles as usual', async () => {
+    const board = await post('dashboards/', { name: 'Resilient' });
+    const action = await post('actions/', { name: 'Soon gone', steps: [{ event: '$pageview' }] });
+    await post('insights/', { name: 'Of a deleted action', query: viz({ ...trends, series: [{ kind: 'ActionsNode', id: action.id }] }), dashboards: [board.id] });
+    await post('insights/', { name: 'Still fine', query: viz(trends), dashboards: [board.id] });
+    await patch(`actions/${action.id}/`, { deleted: true });
+    const shown = await get(`dashboards/${board.id}/?refresh=force_blocking`);
+    const byName = Object.fromEntries(shown.tiles.map((tile: { insight: { name: string; result: unknown; query_status: unknown } }) => [tile.insight.name, [tile.insight.result === null, tile.insight.query_status]]));
+    expect(byName).toEqual({
+      'Of a deleted action': [true, { error: true, error_message: expect.stringMatching(new RegExp(`^Action ${action.id} does not exist in this project`)) }],
+      'Still fine': [false, null],
+    });
+    const alone = await t.http.get(`${base}/insights/?search=deleted%20action&refresh=force_blocking`);
+    expect([alone.status, alone.body.results[0].query_status.error]).toEqual([200, true]);
+  });
+
   it('adds text tiles, lays tiles out and orders them by their place in the grid', async () => {
     const board = await post('dashboards/', { name: 'Layout' });
     const insight = await post('insights/', { name: 'Laid out', query: viz(trends), dashboards: [board.id] });
@@ -115,7 +131,7 @@ describe('Dashboards', () => {
     expect([same.creation_mode, same.tiles.map((tile: Tile) => tile.insight?.id)]).toEqual(['duplicate', [insight.id]]);
     const copied = await post('dashboards/', { name: 'Copied', use_dashboard: board.id, duplicate_tiles: true });
     expect(copied.tiles[0].insight.id).not.toBe(insight.id);
-    expect(copied.tiles[0].insight).toMatchObject({ name: 'Shared view', query: viz(trends), dashboards: [copied.id] });
+    expect(copied.tiles[0].insight).toMatchObject({ name: 'Shared view (Copy)', query: viz(trends), dashboards: [copied.id] });
   });
 
   it('soft-deletes a dashboard with its tiles, and its own insights if asked; restores both; refuses DELETE', async () => {
@@ -139,6 +155,7 @@ describe('Dashboards', () => {
   it.each([
     ['filters that are no object', 'dashboards/', { name: 'x', filters: 'last week' }, invalid('filters must be an object: {date_from, date_to, properties, breakdown_filter}.', 'filters')],
     ['a filter it does not read', 'dashboards/', { name: 'x', filters: { date_form: '-7d' } }, invalid('filters has an unknown key date_form: use date_from, date_to, explicitDate, properties, breakdown_filter.', 'filters')],
+    ['a property filter no query could run with', 'dashboards/', { name: 'x', filters: { properties: [{ key: '$browser', value: 'Chrome', operator: 'equals' }] } }, invalid(expect.stringMatching(/^filters: properties: Unknown operator "equals". Did you mean exact\?/) as unknown as string, 'filters')],
     ['a dashboard to copy that does not exist', 'dashboards/', { name: 'x', use_dashboard: 999999 }, invalid('Dashboard 999999 does not exist in this project (or was deleted).', 'use_dashboard')],
   ])('refuses %s with a 400 naming the field', async (_, path, body, expected) => {
     const res = await t.http.post(`${base}/${path}`, body);
@@ -149,6 +166,8 @@ describe('Dashboards', () => {
     const board = await post('dashboards/', { name: 'Strict' });
     const tiles = await t.http.patch(`${base}/dashboards/${board.id}/`, { tiles: [{ color: 'red' }] });
     expect([tiles.status, tiles.body]).toEqual([400, invalid('tiles[0] needs an id (a tile to change) or a text (a text tile to add).', 'tiles')]);
+    const huge = await t.http.patch(`${base}/dashboards/${board.id}/`, { tiles: [{ id: 3_000_000_000, color: 'red' }] });
+    expect([huge.status, huge.body]).toEqual([400, invalid('tiles[0].id must be a tile id.', 'tiles')]);
     const text = await t.http.patch(`${base}/dashboards/${board.id}/`, { tiles: [{ text: { body: 'x'.repeat(4001) } }] });
     expect([text.status, text.body]).toEqual([400, invalid('tiles[0].text.body must be at most 4000 characters.', 'tiles')]);
     const override = await t.http.get(`${base}/dashboards/${board.id}/?filters_override=%7Bnope`);

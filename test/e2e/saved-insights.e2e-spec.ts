@@ -132,6 +132,8 @@ describe('Saved insights', () => {
     ['a legacy filter naming no insight', { filters: { insight: 'SQL' } }, invalid('filters: filters.insight "SQL" is not an insight: use one of TRENDS, STICKINESS, LIFECYCLE, FUNNELS, RETENTION, PATHS.', 'filters')],
     ['a funnel of one step', { filters: { insight: 'FUNNELS', events: [{ id: '$pageview' }] } }, invalid(expect.stringMatching(/^filters: /) as unknown as string, 'filters')],
     ['a name that is no text', { name: 5, query: viz(trends) }, expect.objectContaining({ type: 'validation_error', attr: 'name' })],
+    ['a dashboard id past the integers ids can be', { name: 'x', dashboards: [3_000_000_000] }, expect.objectContaining({ type: 'validation_error', attr: 'dashboards' })],
+    ['an order past 32 bits', { name: 'x', order: 2 ** 31 }, expect.objectContaining({ type: 'validation_error', attr: 'order' })],
   ])('refuses %s with a 400 naming the field', async (_, body, expected) => {
     const res = await t.http.post(`${base}/insights/`, body);
     expect([res.status, res.body]).toEqual([400, expected]);
@@ -141,7 +143,9 @@ describe('Saved insights', () => {
     const order = await t.http.get(`${base}/insights/?order=-nme`);
     expect([order.status, order.body]).toEqual([400, invalid('order "-nme" is not a field to sort by. Did you mean name? Use one of order, id, name, created_at, updated_at, last_modified_at, favorited, with - for descending.', 'order')]);
     const createdBy = await t.http.get(`${base}/insights/?created_by=ann`);
-    expect([createdBy.status, createdBy.body]).toEqual([400, invalid('created_by must be a JSON list of user ids, e.g. [1, 2].', 'created_by')]);
+    expect([createdBy.status, createdBy.body]).toEqual([400, invalid('created_by must be a JSON list of at most 100 user ids, e.g. [1, 2].', 'created_by')]);
+    const huge = await t.http.get(`${base}/insights/?created_by=[3000000000]`);
+    expect([huge.status, huge.body.attr]).toEqual([400, 'created_by']);
     expect((await t.http.get(`${base}/insights/nosuchid/`)).status).toBe(404);
   });
 });

@@ -61,6 +61,17 @@ describe('Sessions', () => {
     expect([malformed.status, malformed.body.attr]).toEqual([400, 'password']);
   });
 
+  it('lets no more than five of a burst of sign-ins sent together try their password', async () => {
+    const email = 'burst@example.com';
+    await t.app.get(ProvisioningService).createUser({ email, level: MembershipLevel.Member });
+    await t.app.get(ProvisioningService).setPassword(email, 'the right one');
+    const burst = await Promise.all(Array.from({ length: 12 }, () => anonymous.post('/api/login/', { email, password: 'a wrong guess' })));
+    const tried = burst.filter((res) => res.status === 400).length;
+    expect(tried).toBeGreaterThanOrEqual(1);
+    expect(tried).toBeLessThanOrEqual(5);
+    expect(burst.filter((res) => res.status === 429).length).toBe(12 - tried);
+  });
+
   it('ends the session on sign-out, and every session of a user when their password changes', async () => {
     const email = 'rotating@example.com';
     await t.app.get(ProvisioningService).createUser({ email, level: MembershipLevel.Member });

@@ -9,7 +9,7 @@ import { ProjectEntity } from '../../modules/projects/project.entity';
 import { ProjectsService } from '../../modules/projects/projects.service';
 import { csrfFailed } from '../../modules/sessions/sessions.errors';
 import { CSRF_HEADER, sessionTokenOf } from '../../modules/sessions/session-cookies';
-import { SessionsService } from '../../modules/sessions/sessions.service';
+import { sameToken, SessionsService } from '../../modules/sessions/sessions.service';
 import { UsersService } from '../../modules/users/users.service';
 import { ApiError } from '../errors/api-error';
 import { queryText } from '../http/query-values';
@@ -117,7 +117,7 @@ export class AuthGuard implements CanActivate {
     const session = await this.sessions.session(token);
     const user = session ? await this.users.findById(session.userId) : null;
     if (!session || !user?.isActive) throw AuthErrors.sessionEnded();
-    if (!SAFE_METHODS.has(request.method) && request.headers[CSRF_HEADER] !== session.csrfToken) throw csrfFailed();
+    if (!SAFE_METHODS.has(request.method) && !sameToken(request.headers[CSRF_HEADER], session.csrfToken)) throw csrfFailed();
     return { kind: 'user', user, key: SESSION_GRANT, via: 'session' };
   }
 

@@ -43,6 +43,7 @@ export class Dashboards1763781400000 implements MigrationInterface {
     // An insight sits on a dashboard at most once.
     await q.query(`CREATE UNIQUE INDEX dashboard_tile_insight_key ON dashboard_tile (dashboard_id, insight_id) WHERE insight_id IS NOT NULL`);
     await q.query(`CREATE INDEX dashboard_tile_insight_idx ON dashboard_tile (insight_id) WHERE insight_id IS NOT NULL`);
+    await q.query(`CREATE INDEX dashboard_tile_dashboard_idx ON dashboard_tile (dashboard_id)`);
   }
 
   async down(q: QueryRunner): Promise<void> {

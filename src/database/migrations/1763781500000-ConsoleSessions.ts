@@ -20,6 +20,7 @@ export class ConsoleSessions1763781500000 implements MigrationInterface {
     await q.query(`CREATE INDEX user_session_user_idx ON user_session (user_id)`);
     await q.query(`
       CREATE TABLE sign_in_failure (
+        id bigserial PRIMARY KEY,
         email text NOT NULL,
         failed_at timestamptz NOT NULL DEFAULT now()
       )`);

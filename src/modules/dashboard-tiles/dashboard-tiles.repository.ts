@@ -64,7 +64,8 @@ export class DashboardTilesRepository {
 
   /** Of these ids, the project's live dashboards. */
   async liveDashboardIds(em: EntityManager, projectId: number, ids: number[]): Promise<number[]> {
-    const rows: Array<{ id: number }> = await em.query('SELECT id FROM dashboard WHERE project_id = $1 AND id = ANY($2::int[]) AND NOT deleted', [projectId, ids]);
+    // FOR SHARE: a dashboard being deleted meanwhile waits for this placement, then takes its tile along.
+    const rows: Array<{ id: number }> = await em.query('SELECT id FROM dashboard WHERE project_id = $1 AND id = ANY($2::int[]) AND NOT deleted FOR SHARE', [projectId, ids]);
     return rows.map((row) => row.id);
   }
 
@@ -111,7 +112,7 @@ export class DashboardTilesRepository {
   /** The insights of a dashboard that sit on no other live dashboard: what `delete_insights` deletes with it. */
   async insightsOnlyOn(em: EntityManager, dashboardId: number): Promise<number[]> {
     const rows: Array<{ insight_id: number }> = await em.query(
-      `SELECT t.insight_id FROM dashboard_tile t WHERE t.dashboard_id = $1 AND t.insight_id IS NOT NULL
+      `SELECT t.insight_id FROM dashboard_tile t WHERE t.dashboard_id = $1 AND t.insight_id IS NOT NULL AND NOT t.deleted
           AND NOT EXISTS (SELECT 1 FROM dashboard_tile o JOIN dashboard d ON d.id = o.dashboard_id
                            WHERE o.insight_id = t.insight_id AND o.dashboard_id <> $1 AND NOT o.deleted AND NOT d.deleted)`,
       [dashboardId],

@@ -14,7 +14,7 @@ import type { RefreshMode } from '../saved-insights/insight-refresh';
 import { insightNode } from '../saved-insights/saved-insight-results.service';
 import { SavedInsightsService } from '../saved-insights/saved-insights.service';
 import { activityView, columnsForCreate, columnsForUpdate, columnsOf, DASHBOARD_ACTIVITY_FIELDS, DashboardColumns } from './dashboard-changes';
-import { DashboardFilters, withDashboardFilters } from './dashboard-filters';
+import { checkedDashboardFilters, DashboardFilters, withDashboardFilters } from './dashboard-filters';
 import { dashboardBasicJson, dashboardJson, inGridOrder, tileJson } from './dashboard.presenter';
 import type { DashboardEntity } from './dashboard.entity';
 import { DashboardsRepository } from './dashboards.repository';
@@ -22,6 +22,8 @@ import type { CreateDashboardDto, DashboardDto, DashboardPageDto, DashboardTileD
 import { parseTileChanges } from './tile-changes';
 
 const SCOPE = 'Dashboard';
+/** The query dashboard filters are tried on when saved: any trend takes every filter a dashboard may hold. */
+const FILTER_PROBE = { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }] };
 
 /** Dashboards: the management API, each read showing its tiles' insights with the dashboard's filters applied. */
 @Injectable()
@@ -52,7 +54,8 @@ export class DashboardsService {
       const insight = tile.insightId === null ? null : insights.get(tile.insightId);
       if (insight === undefined) continue; // its insight was deleted
       const node = insight ? insightNode(insight) : null;
-      const shown = insight ? await this.insights.shown(project, insight, mode, placements.get(insight.id), node && withDashboardFilters(node, { ...filters, ...tile.filtersOverrides })) : null;
+      const shownNode = node && withDashboardFilters(node, { ...filters, ...tile.filtersOverrides });
+      const shown = insight ? await this.insights.shown(project, insight, mode, { placement: placements.get(insight.id), node: shownNode, tolerant: true }) : null;
       tiles.push(tileJson(tile, tiles.length, shown));
     }
     await this.dashboards.touch(project.id, dashboard.id);
@@ -61,6 +64,7 @@ export class DashboardsService {
 
   async create(principal: UserPrincipal, project: ProjectEntity, dto: CreateDashboardDto): Promise<DashboardDto> {
     const columns = columnsForCreate(dto);
+    await this.checkFilters(project, columns.filters, 'filters');
     const template = dto.use_dashboard === undefined ? null : await this.found(project.id, String(dto.use_dashboard), 'use_dashboard');
     const id = await this.dataSource.transaction(async (em) => {
       const id = await this.dashboards.insert(em, project.id, columns, template ? 'duplicate' : 'default', principal.user.id);
@@ -75,6 +79,8 @@ export class DashboardsService {
   async update(principal: UserPrincipal, project: ProjectEntity, rawId: string, dto: UpdateDashboardDto, mode: RefreshMode): Promise<DashboardDto> {
     const id = (await this.found(project.id, rawId, 'id', true)).id;
     const tileChanges = parseTileChanges(dto.tiles);
+    if (dto.filters !== undefined) await this.checkFilters(project, checkedDashboardFilters(dto.filters, 'filters'), 'filters');
+    for (const change of tileChanges) if ('id' in change && change.display.filtersOverrides) await this.checkFilters(project, change.display.filtersOverrides, 'tiles');
     await this.dataSource.transaction(async (em) => {
       const dashboard = await this.dashboards.findForUpdate(em, project.id, id);
       if (!dashboard || (dashboard.deleted && dto.deleted !== false)) throw ApiError.notFound();
@@ -108,10 +114,15 @@ export class DashboardsService {
     }
   }
 
+  /** Filters that no tile's query could run with (a malformed property filter, a bad date) are a 400 when saved. */
+  private checkFilters(project: ProjectEntity, filters: DashboardFilters, field: string): Promise<void> {
+    return this.insights.checkNode(project, () => withDashboardFilters(FILTER_PROBE, filters), field);
+  }
+
   /** A duplicated dashboard shows the same insights, or copies of them with `duplicate_tiles`. */
   private async copyTiles(em: EntityManager, principal: UserPrincipal, project: ProjectEntity, fromId: number, toId: number, duplicateInsights: boolean): Promise<void> {
     const tiles = await this.tiles.ofDashboard(fromId, em);
-    const insights = new Map((await this.insights.liveByIds(project.id, tiles.flatMap((t) => (t.insightId === null ? [] : [t.insightId])))).map((i) => [i.id, i]));
+    const insights = new Map((await this.insights.liveByIds(project.id, tiles.flatMap((t) => (t.insightId === null ? [] : [t.insightId])), em)).map((i) => [i.id, i]));
     for (const tile of tiles) {
       const insight = tile.insightId === null ? null : insights.get(tile.insightId);
       if (insight === undefined) continue;

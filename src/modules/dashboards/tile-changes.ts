@@ -1,5 +1,6 @@
 import { ApiError } from '../../common/errors/api-error';
 import { isJsonObject } from '../../common/json/json-object';
+import { parseId } from '../../common/validation/patterns';
 import type { TileDisplay } from '../dashboard-tiles/dashboard-tiles.repository';
 import { checkedDashboardFilters } from './dashboard-filters';
 
@@ -43,10 +44,11 @@ export function parseTileChanges(raw: unknown): TileChange[] {
       if (text === undefined) fail(i, ' needs an id (a tile to change) or a text (a text tile to add).');
       return { text, layouts: layouts ?? {} };
     }
-    if (!Number.isInteger(tile.id)) fail(i, '.id must be a tile id.');
+    const id = parseId(tile.id);
+    if (id === null) fail(i, '.id must be a tile id.');
     const overrides = tile.filters_overrides === undefined ? undefined : (checkedDashboardFilters(tile.filters_overrides, 'tiles') as Record<string, unknown>);
     return {
-      id: tile.id as number,
+      id,
       display: {
         layouts,
         color: optional(tile, 'color', i, isNullableText, 'a color name or null'),

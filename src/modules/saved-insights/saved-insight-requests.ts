@@ -1,11 +1,13 @@
 import { ApiError } from '../../common/errors/api-error';
 import { queryText } from '../../common/http/query-values';
 import { didYouMean } from '../../common/text/did-you-mean';
+import { parseId } from '../../common/validation/patterns';
 import { FILTER_INSIGHTS, LEGACY_INSIGHT_NODES } from '../analytics/parsers/filter-to-node';
 import type { SavedInsightListFilters } from './saved-insights.repository';
 
 const TRUE_TEXT = new Set(['true', '1', 'yes', 't', 'y', 'on']);
 const MAX_SEARCH_LENGTH = 200;
+const MAX_IDS = 100;
 /** The list's sort fields (`order=name`, `order=-last_modified_at`) and the columns they sort by. */
 const ORDER_FIELDS: Readonly<Record<string, string>> = {
   order: 'i.order', id: 'i.id', name: 'i.name', created_at: 'i.createdAt', updated_at: 'i.updatedAt', last_modified_at: 'i.lastModifiedAt', favorited: 'i.favorited',
@@ -19,8 +21,9 @@ function idsOf(raw: string, attr: string, what: string): number[] {
   } catch {
     parsed = undefined;
   }
-  if (!Array.isArray(parsed) || !parsed.every((id) => Number.isInteger(id))) throw ApiError.validation(`${attr} must be a JSON list of ${what} ids, e.g. [1, 2].`, attr);
-  return parsed as number[];
+  const ids = Array.isArray(parsed) && parsed.length <= MAX_IDS ? parsed.map((id) => parseId(id)) : [null];
+  if (ids.some((id) => id === null)) throw ApiError.validation(`${attr} must be a JSON list of at most ${MAX_IDS} ${what} ids, e.g. [1, 2].`, attr);
+  return ids as number[];
 }
 
 function orderOf(raw: string | undefined): Array<[string, 'ASC' | 'DESC']> {

@@ -17,9 +17,11 @@ export interface InsightResultView {
   isCached: boolean;
   cacheTargetAge: Date | null;
   nextAllowedClientRefresh: Date | null;
+  /** Why a computation failed, where the read goes on without it (a list, a dashboard): PostHog's `query_status`. */
+  queryStatus: { error: true; error_message: string } | null;
 }
 
-const NONE: InsightResultView = { result: null, lastRefresh: null, isCached: false, cacheTargetAge: null, nextAllowedClientRefresh: null };
+const NONE: InsightResultView = { result: null, lastRefresh: null, isCached: false, cacheTargetAge: null, nextAllowedClientRefresh: null, queryStatus: null };
 
 /**
  * The question a saved insight asks, as an insight node: its query's source, or the node its legacy filter stands for
@@ -32,8 +34,10 @@ export function insightNode(insight: Pick<SavedInsightColumns, 'query' | 'filter
 
 /**
  * Saved insights' results, computed by the query API's engine and kept in PostgreSQL (`insight_result`), so every API
- * process serves what any of them computed. A result is kept under its question and what else changes the answer (the
- * project's timezone and test-account filters): an edited insight asks a new question and misses.
+ * process serves what any of them computed. A result is kept under its question and the project settings that change
+ * the answer (timezone, test-account filters, path cleaning rules): an edited insight asks a new question and misses.
+ * Cohort and action definitions are not in the key: an edited one shows in a result once it is recomputed (stale, or
+ * forced), as in PostHog.
  */
 @Injectable()
 export class SavedInsightResults {
@@ -45,8 +49,13 @@ export class SavedInsightResults {
   /** Refuses a query or filter that could not run, naming which field holds it. */
   async check(project: ProjectEntity, columns: SavedInsightColumns): Promise<void> {
     const field = columns.query ? 'query' : 'filters';
+    await this.checkNode(project, () => insightNode(columns), field);
+  }
+
+  /** Refuses a node (as `make` builds it) that could not run, as a 400 on `field`. */
+  async checkNode(project: ProjectEntity, make: () => Json | null, field: string): Promise<void> {
     try {
-      const node = insightNode(columns);
+      const node = make();
       if (node) await this.queries.checkInsight(project, node);
     } catch (error) {
       if (error instanceof ApiError && error.status === 400) throw ApiError.validation(`${field}: ${error.detail}`, field);
@@ -55,15 +64,24 @@ export class SavedInsightResults {
   }
 
   /** The result of an insight node (an insight's own, or one a dashboard's filters changed), as `mode` allows. */
-  async resultOf(project: ProjectEntity, node: Json | null, mode: RefreshMode): Promise<InsightResultView> {
+  /**
+   * `tolerant`: a computation that fails (a query over its time limit, an action or cohort deleted since) leaves this
+   * insight without a result and says why in `queryStatus`, instead of failing the whole list or dashboard.
+   */
+  async resultOf(project: ProjectEntity, node: Json | null, mode: RefreshMode, tolerant = false): Promise<InsightResultView> {
     if (!node) return NONE;
     const key = cacheKey(project, node);
     const staleAfter = staleAfterMs(node);
     let stored = await this.repository.storedResult(project.id, key);
     const computed = mustCompute(mode, stored?.lastRefresh ?? null, staleAfter, new Date());
     if (computed) {
-      const answer = (await this.queries.run(project, { query: node, refresh: true })) as { results: unknown };
-      stored = { result: answer.results, lastRefresh: new Date() };
+      try {
+        const answer = (await this.queries.run(project, { query: node, refresh: true })) as { results: unknown };
+        stored = { result: answer.results, lastRefresh: new Date() };
+      } catch (error) {
+        if (!tolerant || !(error instanceof ApiError)) throw error;
+        return { ...NONE, queryStatus: { error: true, error_message: error.detail } };
+      }
       await this.repository.storeResult(project.id, key, stored);
     }
     return stored ? view(stored, !computed, staleAfter) : NONE;
@@ -72,9 +90,12 @@ export class SavedInsightResults {
 
 function view(stored: StoredResult, isCached: boolean, staleAfter: number): InsightResultView {
   const at = stored.lastRefresh.getTime();
-  return { result: stored.result, lastRefresh: stored.lastRefresh, isCached, cacheTargetAge: new Date(at + staleAfter), nextAllowedClientRefresh: new Date(at + CLIENT_REFRESH_AFTER_MS) };
+  return {
+    result: stored.result, lastRefresh: stored.lastRefresh, isCached, cacheTargetAge: new Date(at + staleAfter), nextAllowedClientRefresh: new Date(at + CLIENT_REFRESH_AFTER_MS), queryStatus: null,
+  };
 }
 
 function cacheKey(project: ProjectEntity, node: Json): string {
-  return createHash('sha256').update(JSON.stringify({ node, timezone: project.timezone, testAccountFilters: project.testAccountFilters })).digest('hex');
+  const settings = { timezone: project.timezone, testAccountFilters: project.testAccountFilters, pathCleaningFilters: project.pathCleaningFilters };
+  return createHash('sha256').update(JSON.stringify({ node, ...settings })).digest('hex');
 }

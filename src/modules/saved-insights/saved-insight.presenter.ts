@@ -58,7 +58,7 @@ export function savedInsightJson(insight: SavedInsightEntity, placement: Insight
     effective_privilege_level: 37,
     timezone,
     is_cached: result.isCached,
-    query_status: null,
+    query_status: result.queryStatus,
     hogql: null,
     types: null,
     alerts: [],

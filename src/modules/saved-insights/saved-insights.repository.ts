@@ -67,9 +67,9 @@ export class SavedInsightsRepository {
   }
 
   /** The live insights of the project among these ids. */
-  liveByIds(projectId: number, ids: number[]): Promise<SavedInsightEntity[]> {
+  liveByIds(projectId: number, ids: number[], em?: EntityManager): Promise<SavedInsightEntity[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.withUsers().where('i.project_id = :projectId AND i.id IN (:...ids) AND NOT i.deleted', { projectId, ids }).getMany();
+    return this.withUsers(em).where('i.project_id = :projectId AND i.id IN (:...ids) AND NOT i.deleted', { projectId, ids }).getMany();
   }
 
   /** Soft-deletes or restores insights together, as deleting or restoring their dashboard does. */

@@ -40,7 +40,7 @@ export class SavedInsightsService {
     const placementOf = (insight: SavedInsightEntity) => placements.get(insight.id) ?? { dashboards: [], tiles: [] };
     const results = [];
     for (const insight of rows) {
-      results.push(show.basic ? savedInsightBasicJson(insight, placementOf(insight), null) : await this.shown(project, insight, show.mode, placementOf(insight)));
+      results.push(show.basic ? savedInsightBasicJson(insight, placementOf(insight), null) : await this.shown(project, insight, show.mode, { placement: placementOf(insight), tolerant: true }));
     }
     return buildPage(url, page, results, count) as SavedInsightPageDto;
   }
@@ -83,9 +83,9 @@ export class SavedInsightsService {
     return this.shown(project, await this.existing(project.id, id), mode);
   }
 
-  /** The live insights of the project among these ids (a dashboard's tiles). */
-  liveByIds(projectId: number, ids: number[]): Promise<SavedInsightEntity[]> {
-    return this.insights.liveByIds(projectId, ids);
+  /** The live insights of the project among these ids (a dashboard's tiles), inside a transaction when given one. */
+  liveByIds(projectId: number, ids: number[], em?: EntityManager): Promise<SavedInsightEntity[]> {
+    return this.insights.liveByIds(projectId, ids, em);
   }
 
   /** Soft-deletes or restores insights with the dashboard they sat on (inside its transaction). */
@@ -95,7 +95,8 @@ export class SavedInsightsService {
 
   /** A copy of an insight under a new short id, for a duplicated dashboard (inside its transaction). */
   async duplicate(em: EntityManager, principal: UserPrincipal, project: ProjectEntity, insight: SavedInsightEntity): Promise<number> {
-    const columns = columnsOf(insight);
+    // PostHog names a copy after its original.
+    const columns = { ...columnsOf(insight), name: insight.name === null ? null : `${insight.name} (Copy)` };
     const shortId = newShortId();
     const id = await this.insights.insert(em, project.id, shortId, columns, principal.user.id);
     await this.log(em, principal, project, { id, shortId }, 'created', null, columns);
@@ -107,10 +108,19 @@ export class SavedInsightsService {
     return this.activity.page(project.id, SCOPE, itemId, request, url);
   }
 
-  /** An insight as the API shows it, its result computed as `mode` allows. */
-  async shown(project: ProjectEntity, insight: SavedInsightEntity, mode: RefreshMode, placement?: InsightPlacement, node = insightNode(insight)): Promise<SavedInsightDto> {
-    const where = placement ?? (await this.tiles.placement(project.id, insight.id));
-    return savedInsightJson(insight, where, await this.results.resultOf(project, node, mode), project.timezone);
+  /**
+   * An insight as the API shows it, its result computed as `mode` allows: of its own question, or of `node` (a
+   * dashboard's filters on it); in a list or on a dashboard (`tolerant`) a failed computation is shown, not thrown.
+   */
+  async shown(project: ProjectEntity, insight: SavedInsightEntity, mode: RefreshMode, show: { placement?: InsightPlacement; node?: Record<string, unknown> | null; tolerant?: boolean } = {}): Promise<SavedInsightDto> {
+    const placement = show.placement ?? (await this.tiles.placement(project.id, insight.id));
+    const node = show.node === undefined ? insightNode(insight) : show.node;
+    return savedInsightJson(insight, placement, await this.results.resultOf(project, node, mode, show.tolerant ?? false), project.timezone);
+  }
+
+  /** Refuses dashboard filters (or a tile's overrides) that no query could run with, as a 400 on `field`. */
+  checkNode(project: ProjectEntity, make: () => Record<string, unknown> | null, field: string): Promise<void> {
+    return this.results.checkNode(project, make, field);
   }
 
   private async found(projectId: number, rawId: string, withDeleted = false): Promise<SavedInsightEntity> {

@@ -10,6 +10,7 @@ import { teamBasicJson } from '../projects/project.presenter';
 import { ProjectEntity } from '../projects/project.entity';
 import { ProjectsService } from '../projects/projects.service';
 import type { CurrentTeamDto, CurrentUserDto, OrganizationDto } from './dto/current-user.dto';
+import { UsersService } from './users.service';
 import { UserEntity } from './user.entity';
 
 /** Builds `GET /api/users/@me/` in the shape of PostHog's UserSerializer. */
@@ -20,6 +21,7 @@ export class CurrentUserService {
     private readonly organizations: OrganizationsService,
     private readonly projects: ProjectsService,
     private readonly definitions: EventDefinitionsService,
+    private readonly users: UsersService,
   ) {}
 
   /** A key limited to some projects sees those projects, their organizations and nothing else. */
@@ -33,7 +35,7 @@ export class CurrentUserService {
     const currentOrganizationId = project?.organizationId ?? user.currentOrganizationId;
     const current = memberships.find((m) => m.organization.id === currentOrganizationId) ?? memberships[0] ?? null;
     return {
-      ...userFields(user),
+      ...userFields(user, await this.users.hasPassword(user.id)),
       team: project ? await this.team(project) : null,
       organization: current ? await this.organization(current, projectsOf.get(current.organization.id)!) : null,
       organizations: memberships.map(({ organization, level }) => ({
@@ -100,7 +102,7 @@ export class CurrentUserService {
   }
 }
 
-function userFields(user: UserEntity) {
+function userFields(user: UserEntity, hasPassword: boolean) {
   return {
     date_joined: user.dateJoined.toISOString(),
     uuid: user.uuid,
@@ -113,7 +115,7 @@ function userFields(user: UserEntity) {
     notification_settings: {},
     anonymize_data: false,
     toolbar_mode: 'toolbar',
-    has_password: user.passwordHash !== null,
+    has_password: hasPassword,
     id: user.id,
     is_staff: user.isStaff,
     is_impersonated: false,

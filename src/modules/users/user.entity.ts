@@ -36,7 +36,10 @@ export class UserEntity {
   @Column('timestamptz', { name: 'date_joined' })
   dateJoined: Date;
 
-  /** The console password's scrypt hash (sessions/passwords.ts); null until one is set. Never serialized. */
-  @Column('text', { name: 'password_hash', nullable: true })
-  passwordHash: string | null;
+  /**
+   * The sign-in password's scrypt hash (sessions/passwords.ts); null until one is set. Not loaded with the user
+   * (`select: false`): only sign-in reads it, through UsersService.signInRecord.
+   */
+  @Column('text', { name: 'password_hash', nullable: true, select: false })
+  passwordHash?: string | null;
 }

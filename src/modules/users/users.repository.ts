@@ -23,6 +23,24 @@ export class UsersRepository {
     return this.dataSource.getRepository(UserEntity).findOneBy({ uuid });
   }
 
+  /** What signing in reads of a user: whether they are active, and their password's hash. */
+  async signInRecord(email: string): Promise<{ userId: number; isActive: boolean; passwordHash: string | null } | null> {
+    const rows: Array<{ id: number; is_active: boolean; password_hash: string | null }> = await this.dataSource.query(
+      'SELECT id, is_active, password_hash FROM app_user WHERE lower(email) = lower($1)',
+      [email],
+    );
+    return rows.length ? { userId: rows[0].id, isActive: rows[0].is_active, passwordHash: rows[0].password_hash } : null;
+  }
+
+  async setPasswordHash(em: EntityManager, userId: number, passwordHash: string): Promise<void> {
+    await em.query('UPDATE app_user SET password_hash = $2, password_changed_at = now() WHERE id = $1', [userId, passwordHash]);
+  }
+
+  async hasPassword(userId: number): Promise<boolean> {
+    const rows: Array<{ set: boolean }> = await this.dataSource.query('SELECT password_hash IS NOT NULL AS set FROM app_user WHERE id = $1', [userId]);
+    return rows[0]?.set ?? false;
+  }
+
   findByEmail(email: string): Promise<UserEntity | null> {
     return this.dataSource
       .getRepository(UserEntity)

@@ -12,6 +12,19 @@ export class UsersService {
     return this.users.findById(id);
   }
 
+  /** What signing in reads of a user by e-mail (the password's hash is read nowhere else). */
+  signInRecord(email: string): Promise<{ userId: number; isActive: boolean; passwordHash: string | null } | null> {
+    return this.users.signInRecord(email);
+  }
+
+  setPasswordHash(em: EntityManager, userId: number, passwordHash: string): Promise<void> {
+    return this.users.setPasswordHash(em, userId, passwordHash);
+  }
+
+  hasPassword(userId: number): Promise<boolean> {
+    return this.users.hasPassword(userId);
+  }
+
   findByUuid(uuid: string): Promise<UserEntity | null> {
     return this.users.findByUuid(uuid);
   }

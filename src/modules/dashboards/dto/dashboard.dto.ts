@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Allow, IsArray, IsBoolean, IsInt, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsInt, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { OptionalNonNull } from '../../../common/validation/validators';
 import { UserBasicDto } from '../../users/dto/user-basic.dto';
 import { SavedInsightDto } from '../../saved-insights/dto/saved-insight.dto';
@@ -29,6 +29,7 @@ class DashboardWritableFields {
 
   @OptionalNonNull()
   @IsArray()
+  @ArrayMaxSize(100)
   @IsString({ each: true })
   @MaxLength(200, { each: true })
   tags?: string[];
@@ -38,6 +39,8 @@ export class CreateDashboardDto extends DashboardWritableFields {
   /** A dashboard to copy the tiles of. */
   @OptionalNonNull()
   @IsInt()
+  @Min(1)
+  @Max(2_147_483_647)
   use_dashboard?: number;
 
   /** With `use_dashboard`: copy its insights too, instead of showing the same ones. */

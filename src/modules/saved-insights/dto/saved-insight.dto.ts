@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Allow, IsArray, IsBoolean, IsInt, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsInt, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { OptionalNonNull } from '../../../common/validation/validators';
 import { UserBasicDto } from '../../users/dto/user-basic.dto';
 
@@ -50,11 +50,14 @@ class SavedInsightWritableFields {
 
   @ValidateIf(nullable)
   @IsInt()
+  @Min(-2_147_483_648)
+  @Max(2_147_483_647)
   @ApiProperty({ required: false, nullable: true, type: Number })
   order?: number | null;
 
   @OptionalNonNull()
   @IsArray()
+  @ArrayMaxSize(100)
   @IsString({ each: true })
   @MaxLength(200, { each: true })
   tags?: string[];
@@ -62,7 +65,10 @@ class SavedInsightWritableFields {
   /** The dashboards the insight sits on: it is put on these and taken off every other. */
   @OptionalNonNull()
   @IsArray()
+  @ArrayMaxSize(100)
   @IsInt({ each: true })
+  @Min(1, { each: true })
+  @Max(2_147_483_647, { each: true })
   dashboards?: number[];
 }
 
