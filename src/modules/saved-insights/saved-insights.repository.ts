@@ -108,7 +108,9 @@ export class SavedInsightsRepository {
     return rows.length ? { result: rows[0].result, lastRefresh: rows[0].last_refresh } : null;
   }
 
+  /** Keeps a result, and drops the project's results nobody computed for a week (questions no longer asked). */
   async storeResult(projectId: number, key: string, stored: StoredResult): Promise<void> {
+    await this.dataSource.query(`DELETE FROM insight_result WHERE project_id = $1 AND last_refresh < now() - interval '7 days'`, [projectId]);
     await this.dataSource.query(
       `INSERT INTO insight_result (project_id, cache_key, result, last_refresh) VALUES ($1, $2, $3, $4)
        ON CONFLICT (project_id, cache_key) DO UPDATE SET result = excluded.result, last_refresh = excluded.last_refresh`,

@@ -39,6 +39,8 @@ export class SessionsRepository {
    * in the window besides this one: attempts sent together all see each other, so a burst cannot outrun the lockout.
    */
   async recordAttempt(email: string, since: Date): Promise<{ attemptId: string; earlier: Date[] }> {
+    // Failures older than the window count for nothing: dropped here, so unknown e-mails do not pile up.
+    await this.dataSource.query('DELETE FROM sign_in_failure WHERE failed_at <= $1', [since]);
     const [{ id }]: Array<{ id: string }> = await this.dataSource.query('INSERT INTO sign_in_failure (email) VALUES (lower($1)) RETURNING id', [email]);
     const rows: Array<{ failed_at: Date }> = await this.dataSource.query(
       'SELECT failed_at FROM sign_in_failure WHERE email = lower($1) AND failed_at > $2 AND id <> $3 ORDER BY failed_at',
