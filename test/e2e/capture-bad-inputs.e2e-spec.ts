@@ -45,8 +45,8 @@ function streamBody(baseUrl: string, path: string, size: number, declared: boole
 }
 
 /**
- * reliability.md §5 items 1–25 (with SPEC's silent-drop rule in place of item 22): each bad input gets
- * its documented status and body, nothing accepted is lost, nothing rejected is stored.
+ * Twenty-five bad inputs a client can send to capture (an event without a name or distinct id is dropped
+ * silently, as PostHog's capture drops it): each gets its documented status and body, nothing accepted is lost, nothing rejected is stored.
  */
 describe('Capture of bad inputs', () => {
   let t: TestApp;
@@ -367,7 +367,7 @@ describe('Capture of bad inputs', () => {
     await expectAccepted('bad_keyed_batch', res);
   });
 
-  it('22. (SPEC) events without a name or distinct_id are dropped silently; the rest of the batch is kept', async () => {
+  it('22. events without a name or distinct_id are dropped silently; the rest of the batch is kept', async () => {
     const kept = event();
     const res = await sendJson(t, '/batch/', {
       api_key: key,

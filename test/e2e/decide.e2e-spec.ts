@@ -18,7 +18,7 @@ const CONFIG_BLOCK = {
 };
 const UUID = expect.stringMatching(/^[0-9a-f-]{36}$/);
 
-/** `/decide/` and `/flags/` (reference/ingestion-decide.md §5, CONTRACT §6–§7), through real ingestion. */
+/** `/decide/` and `/flags/`, through real ingestion. */
 describe('Decide and flags', () => {
   let t: TestApp;
   let token: string;
@@ -140,7 +140,7 @@ describe('Decide and flags', () => {
       });
     });
 
-    it('distinct_id_0 falls outside the 20% rollout (reference/flags.md §5.7)', async () => {
+    it('distinct_id_0 falls outside the 20% rollout (PostHog\'s my_flags vector)', async () => {
       const res = await decide('/flags/?v=2', { distinct_id: 'distinct_id_0' });
       expect(res.body.flags['alpha-feature']).toMatchObject({ enabled: false, reason: { code: 'out_of_rollout_bound' } });
     });

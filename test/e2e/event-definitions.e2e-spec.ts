@@ -3,7 +3,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** Event definitions made by ingestion, read and edited through the API (reference/management-api.md §6, CONTRACT §8). */
+/** Event definitions made by ingestion, read and edited through the API. */
 describe('Event definitions API', () => {
   let t: TestApp;
   let base: string;

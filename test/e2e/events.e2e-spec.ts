@@ -3,7 +3,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 
 const invalid = (detail: string, attr: string | null = null, code = 'invalid_input') => ({ type: 'validation_error', code, detail, attr });
 
-/** The events API over events stored by the real capture path (reference/management-api.md §5). */
+/** The events API over events stored by the real capture path. */
 describe('Events API', () => {
   let t: TestApp;
   let base: string;

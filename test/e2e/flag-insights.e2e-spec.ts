@@ -27,7 +27,7 @@ const groupIdentify = (type: string, key: string, set: Record<string, unknown> =
   properties: { $group_type: type, $group_key: key, $group_set: set },
 });
 
-/** my_flags, evaluation_reasons and user_blast_radius with the vectors of reference/flags.md §5.7–§5.9. */
+/** my_flags, evaluation_reasons and user_blast_radius with PostHog's own vectors. */
 describe('Evaluation-backed flag endpoints', () => {
   describe('my_flags and evaluation_reasons', () => {
     let t: TestApp;

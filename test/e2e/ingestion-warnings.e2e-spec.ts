@@ -6,7 +6,7 @@ const MAX_EVENT_BYTES = 1024 * 1024;
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
 /**
- * Events that are dropped still get 200 (SPEC), so the ingestion warnings API is how a user finds out: every drop
+ * Events that are dropped still get 200 (as PostHog's capture answers them), so the ingestion warnings API is how a user finds out: every drop
  * reason with its count and examples, plus the corrections made to kept events.
  */
 describe('Ingestion warnings', () => {

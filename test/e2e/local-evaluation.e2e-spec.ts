@@ -1,7 +1,7 @@
 import { ProvisioningService } from '../../src/modules/provisioning/provisioning.service';
 import { startTestApp, TestApp } from '../support/test-app';
 
-/** Flag definitions for SDK local evaluation (reference/ingestion-decide.md §6, reference/flags.md §5.10). */
+/** Flag definitions for SDK local evaluation. */
 describe('Local evaluation definitions', () => {
   let t: TestApp;
   let token: string;

@@ -7,7 +7,7 @@ const invalid = (detail: string, attr: string | null = null, code = 'invalid_inp
 const NO_ERRORS = { events_queued_for_deletion: false, recordings_queued_for_deletion: false, deletion_errors: [] };
 const UNKNOWN_UUID = '018f0000-0000-7000-8000-0000000fffff';
 
-/** `POST persons/bulk_delete/` (reference/management-api.md §4.6) over persons made by the real capture path. */
+/** `POST persons/bulk_delete/` over persons made by the real capture path. */
 describe('Persons API: bulk_delete', () => {
   let t: TestApp;
   let base: string;

@@ -2,7 +2,7 @@ import { ingestBatch } from '../support/ingestion';
 import { personByDistinctId, personsOf } from '../support/persons';
 import { startTestApp, TestApp } from '../support/test-app';
 
-/** Person semantics of ingestion (reference/ingestion-decide.md §3), through the real capture path. */
+/** Person semantics of ingestion, as PostHog's ingestion applies it, through the real capture path. */
 describe('Persons from ingestion', () => {
   let t: TestApp;
   const send = (batch: Array<Record<string, unknown>>) => ingestBatch(t, t.keys.projectApiKey, batch);

@@ -7,7 +7,7 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const invalid = (detail: string, attr: string | null = null, code = 'invalid_input') => ({ type: 'validation_error', code, detail, attr });
 const NOT_FOUND = { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null };
 
-/** The persons API over persons made by the real capture path (CONTRACT §5, reference/management-api.md §4). */
+/** The persons API over persons made by the real capture path. */
 describe('Persons API', () => {
   let t: TestApp;
   let base: string;

@@ -31,7 +31,7 @@ async function flagValueOn(base: string, token: string): Promise<boolean | undef
   return ((await res.json()) as { flags: Record<string, { enabled: boolean }> }).flags['propagated']?.enabled;
 }
 
-/** CONTRACT §7: a flag written through one API process is evaluated by every other within 1 s. */
+/** A flag written through one API process is evaluated by every other within 1 s. */
 async function expectFlagChangesToReachOtherProcess(a: string, b: string, keys: { INIT_PROJECT_API_KEY: string; INIT_PERSONAL_API_KEY: string }) {
   const headers = { authorization: `Bearer ${keys.INIT_PERSONAL_API_KEY}`, 'content-type': 'application/json' };
   const token = keys.INIT_PROJECT_API_KEY;

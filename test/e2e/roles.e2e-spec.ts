@@ -145,7 +145,7 @@ describe('Roles and feature-flag role access', () => {
       await t.http.delete(`/api/organizations/@current/resource_access/${accessLevelId}/`);
     });
 
-    it('follows the permission matrix of reference/flags.md §6.4', async () => {
+    it("follows PostHog's permission matrix for flags", async () => {
       const flag = await t.http.post(`${flags}/`, { key: 'matrix-flag' });
       const path = `${flags}/${flag.body.id}/role_access/`;
       const role = await t.http.post(`${roles}/`, { name: 'Matrix' });

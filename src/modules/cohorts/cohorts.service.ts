@@ -181,7 +181,7 @@ export class CohortsService {
 
   /**
    * Flags may target existing property cohorts only: a missing cohort or one that (itself or
-   * through nested cohorts) filters on behaviour is refused with PostHog's codes (§5.4).
+   * through nested cohorts) filters on behaviour is refused with PostHog's codes.
    */
   async assertUsableInFlags(projectId: number, ids: number[]): Promise<void> {
     const requested = [...new Set(ids)];

@@ -74,7 +74,7 @@ function anonDistinctIdOf(body: Record<string, unknown>): string | null {
   return id === '' ? null : id;
 }
 
-/** The decoded body of `/decide/` or `/flags/`, with every alias the SDKs send (reference §5.1). */
+/** The decoded body of `/decide/` or `/flags/`, with every alias the SDKs send. */
 export function parseDecideRequest(body: unknown): DecideRequest {
   if (!isJsonObject(body)) throw new ApiError(400, 'validation_error', 'malformed_data', 'Malformed request data: expected a JSON object.');
   return {

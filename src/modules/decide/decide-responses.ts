@@ -57,7 +57,7 @@ export function flagsFormat(query: Record<string, unknown>): ReplyFormat {
   return { shape: v !== null && v >= 2 ? 'detailed' : 'legacy', withConfig: flagTrue(config) };
 }
 
-/** Payloads travel as JSON text; SDKs parse them (reference §5.2). */
+/** Payloads travel as JSON text; SDKs parse them, as PostHog's flags service sends them. */
 export function payloadText(payload: unknown): string | null {
   if (payload === null || payload === undefined) return null;
   return typeof payload === 'string' ? payload : JSON.stringify(payload);

@@ -36,7 +36,7 @@ export class EventDefinitionManagementService {
     return eventDefinitionJson(row);
   }
 
-  /** Fields not sent keep their value; `updated_by` is always the caller (PostHog EE rules, reference §6.3). */
+  /** Fields not sent keep their value; `updated_by` is always the caller (PostHog's enterprise rules for definitions). */
   async update(principal: UserPrincipal, project: ProjectEntity, rawId: string, dto: UpdateEventDefinitionDto): Promise<EventDefinitionDto> {
     if (!UUID_PATTERN.test(rawId)) throw ApiError.notFound();
     const id = rawId.toLowerCase();

@@ -23,7 +23,7 @@ function values(raw: unknown): string[] {
   return (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter((v): v is string => typeof v === 'string');
 }
 
-/** `search`, `event_type`, `ordering` as PostHog's event definition list reads them (reference §6.1). */
+/** `search`, `event_type`, `ordering` as PostHog's event definition list reads them (https://github.com/PostHog/posthog/blob/master/posthog/api/event_definition.py). */
 export function parseDefinitionListFilters(query: Record<string, unknown>): DefinitionListFilters {
   const search = values(query.search).pop() ?? '';
   const type = values(query.event_type).pop();

@@ -136,7 +136,7 @@ export class FeatureFlagsService {
     return this.activity.page(project.id, SCOPE, rawId === null ? null : String(Number(rawId)), request, url);
   }
 
-  /** Key uniqueness, key charset, then the filter rules and the things filters point at (§5.4). */
+  /** Key uniqueness, key charset, then the filter rules and the things filters point at. */
   private async checkWrite(em: EntityManager, projectId: number, current: FeatureFlagEntity | null, next: FlagColumns, dto?: UpdateFeatureFlagDto): Promise<void> {
     const keyChanged = current === null || next.key !== current.key || (current.deleted && !next.deleted);
     if (keyChanged && !next.deleted && (await this.flags.liveKeyTaken(em, projectId, next.key, current?.id ?? null))) throw duplicateKeyError();

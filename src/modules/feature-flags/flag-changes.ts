@@ -4,7 +4,7 @@ import type { FeatureFlagEntity } from './feature-flag.entity';
 import { renameEnrollmentKey } from './flag-filters';
 import type { FlagColumns } from './feature-flags.repository';
 
-/** Fields compared for the activity log, in PostHog's model field order (§5.5). */
+/** Fields compared for the activity log, in PostHog's model field order. */
 export const FLAG_ACTIVITY_FIELDS = [
   'key',
   'name',
@@ -29,7 +29,7 @@ export function duplicateKeyError(): ApiError {
   return ApiError.validation('There is already a feature flag with this key.', 'key', 'unique');
 }
 
-/** A new flag's columns with PostHog's defaults for everything left out (§5.2). */
+/** A new flag's columns with PostHog's defaults for everything left out. */
 export function columnsForCreate(dto: CreateFeatureFlagDto): FlagColumns {
   return {
     key: dto.key,

@@ -27,7 +27,7 @@ function isAdmin(context: FlagEditContext): boolean {
   return context.membershipLevel !== null && context.membershipLevel >= MembershipLevel.Admin;
 }
 
-/** PostHog's `can_user_edit_feature_flag` (§6.3), with role-based access always available. */
+/** PostHog's `can_user_edit_feature_flag`, with role-based access always available. */
 export function canEditFlag(context: FlagEditContext, flag: FlagOwnership): boolean {
   if (flag.createdById !== null && flag.createdById === context.userId) return true;
   if (isAdmin(context)) return true;
@@ -37,7 +37,7 @@ export function canEditFlag(context: FlagEditContext, flag: FlagOwnership): bool
   return level === FlagAccessLevel.CanAlwaysEdit;
 }
 
-/** Who may grant or revoke role access to a flag (`ee/api/feature_flag_role_access.py`, §6.4). */
+/** Who may grant or revoke role access to a flag (PostHog's `ee/api/feature_flag_role_access.py`). */
 export function canManageFlagRoleAccess(context: FlagEditContext, flag: FlagOwnership): boolean {
   if (isAdmin(context)) return true;
   if (context.organizationLevel >= FlagAccessLevel.CanAlwaysEdit) return true;

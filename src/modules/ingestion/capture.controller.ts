@@ -61,7 +61,7 @@ export class CaptureController {
       oversizeItems: request.oversizePayloadItems,
       held: request.heldStrings,
     });
-    // sendBeacon callers get 204; everyone else exactly 200, or posthog-js retries (reliability.md §0).
+    // sendBeacon callers get 204; everyone else exactly 200, or posthog-js retries
     if (query.beacon === '1') {
       reply.status(204);
       return undefined;

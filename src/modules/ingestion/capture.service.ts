@@ -34,7 +34,7 @@ export interface CaptureContext {
 }
 
 /**
- * The capture use case on the API: shape the payload into events, drop the ones SPEC says to drop
+ * The capture use case on the API: shape the payload into events, drop the ones PostHog's capture drops
  * (recording why), normalise the rest and hand them to the partition queues. Answers once enqueued.
  */
 @Injectable()
@@ -89,7 +89,7 @@ export class CaptureService {
     return outcome;
   }
 
-  /** A drop answers 200 (SPEC), so the log line and the warnings API are how anyone learns of it. */
+  /** A drop answers 200 (as PostHog's capture does), so the log line and the warnings API are how anyone learns of it. */
   private recordDrop(warning: IngestionWarning, path: string): void {
     this.metrics.dropped.inc({ reason: warning.type });
     // The reason and the event name only: never the key, and no distinct id (often an e-mail address).

@@ -83,7 +83,7 @@ function groupIdentifyDrop(properties: JsonObject, distinctId: string): Ingestio
 }
 
 /**
- * One captured event → a stored event or a dropped one with its warning (SPEC: an event without a
+ * One captured event → a stored event or a dropped one with its warning (an event without a
  * name, or without or with an empty distinct_id, is dropped while the request still succeeds).
  */
 export function normalizeEvent(raw: unknown, context: NormalizeContext): NormalizeResult {

@@ -24,7 +24,7 @@ export class UsersController {
     return this.currentUser.describe(principal);
   }
 
-  /** Deprecated since 2021-04-05 (SPEC Versioning): same body, flagged with RFC 9745 headers. */
+  /** Deprecated since 2021-04-05 (PostHog's deprecation date): same body, flagged with RFC 9745 headers. */
   @Get('api/user')
   @PersonalKeyAuth('user:read', { servesRestrictedKeys: true })
   @Header('Deprecation', '@1617580800')

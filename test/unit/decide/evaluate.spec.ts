@@ -15,7 +15,7 @@ function flag(key: string, filters: Record<string, unknown>, extra: Partial<Eval
 }
 
 describe('flag hash', () => {
-  it('reproduces the debug hashes of reference/flags.md §7.1', () => {
+  it("reproduces the debug hashes PostHog's own flag tests print", () => {
     expect(rolloutHash('simple-flag', 'distinct_id_0')).toBe(0.7836963764220432);
     expect(rolloutHash('multivariate-flag', 'distinct_id_0')).toBe(0.502037796130735);
     expect(variantHash('multivariate-flag', 'distinct_id_0')).toBe(0.6186454537930379);
@@ -34,7 +34,7 @@ describe(evaluateFlag.name, () => {
     expect(actual).toEqual(c.expected);
   });
 
-  describe('the evaluation_reasons vector (reference/flags.md §5.8)', () => {
+  describe("PostHog's evaluation_reasons vector", () => {
     const groupTypes = new Map([[0, 'organization'], [1, 'company']]);
     const flags = {
       alpha: flag('alpha-feature', {
@@ -71,7 +71,7 @@ describe(evaluateFlag.name, () => {
     });
   });
 
-  it('agrees with the my_flags vector (reference/flags.md §5.7)', () => {
+  it("agrees with PostHog's my_flags vector", () => {
     const alpha = flag('alpha-feature', {
       groups: [{ properties: [], rollout_percentage: 20 }],
       multivariate: { variants: [{ key: 'first-variant', rollout_percentage: 50 }, { key: 'second-variant', rollout_percentage: 25 }, { key: 'third-variant', rollout_percentage: 25 }] },
@@ -81,7 +81,7 @@ describe(evaluateFlag.name, () => {
     expect(evaluateFlag(flag('red_button', {}), subject('anyone')).value).toBe(true);
   });
 
-  it('buckets continuity flags on the hash key override (reference/flags.md §4)', () => {
+  it('buckets continuity flags on the hash key override', () => {
     const continuity = { ensureExperienceContinuity: true };
     const beta = flag('beta-feature', { groups: [{ properties: [], rollout_percentage: 30 }] }, continuity);
     const multi = flag('multivariate-flag', {

@@ -4,7 +4,7 @@ const NOW = new Date('2026-06-15T12:00:00Z');
 const match = (operator: string, value: unknown, actual: unknown) => matchesProperty({ key: 'p', value, operator, type: 'person' }, { p: actual }, NOW);
 
 /**
- * Case folding as PostHog's flags service does it (reference/flags.md §3): the substring operators
+ * Case folding as PostHog's flags service does it: the substring operators
  * fold ASCII letters only, `exact` and `is_not` fold all of Unicode. posthog-node's local evaluation
  * does the same, so a server that folded "Ë" for `icontains` answered differently from the SDK.
  */

@@ -7,7 +7,7 @@ const iso = (value: string, now: string) => {
 };
 
 /**
- * Relative dates in flag conditions (reference/flags.md §3): months and years are calendar steps that
+ * Relative dates in flag conditions, as PostHog's flags service reads them: months and years are calendar steps that
  * keep the day when the target month has it and take the month's last day otherwise, as PostHog's
  * flags service (relativedelta, applied month by month) and posthog-node's local evaluation do.
  */
