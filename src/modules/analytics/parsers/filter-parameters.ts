@@ -1,6 +1,5 @@
 import { ApiError } from '../../../common/errors/api-error';
 import { closestWord } from '../../../common/text/did-you-mean';
-import type { FilterInput } from './filter-values';
 
 /**
  * Every parameter PostHog's UI, API and persons URLs send to the legacy insight and persons routes (its filter
@@ -45,7 +44,7 @@ const KNOWN = new Set(KNOWN_PARAMETERS);
 const SLIPS: Readonly<Record<string, string>> = { property: 'properties', action: 'actions', event: 'events' };
 
 /** Refuses a parameter that is not one of PostHog's but looks like one. */
-export function checkParameterNames(input: FilterInput): void {
+export function checkParameterNames(input: Record<string, unknown>): void {
   for (const name of Object.keys(input)) {
     if (KNOWN.has(name)) continue;
     const meant = Object.hasOwn(SLIPS, name) ? SLIPS[name] : closestWord(name, KNOWN_PARAMETERS);

@@ -1,0 +1,37 @@
+/**
+ * The import rules the source tree keeps, checked by dependency-cruiser (test/unit/architecture.spec.ts): what is
+ * shared (common, database, queues) never reaches into a feature module, features never import the root files that
+ * assemble them, and no file imports itself back through others. Violations that existed when a rule was added are
+ * listed in known-violations.json; a new one fails the suite, and fixing an old one shrinks the list.
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'shared-never-imports-modules',
+      comment: 'common, database and queues are used by every module; a module they import would be in every process and every test.',
+      severity: 'error',
+      from: { path: '^src/(common|database|queues)/' },
+      to: { path: '^src/modules/' },
+    },
+    {
+      name: 'modules-never-import-root',
+      comment: 'The root files (main, app.module, worker.module) assemble the modules; a module importing them is a cycle by construction.',
+      severity: 'error',
+      from: { path: '^src/modules/' },
+      to: { path: '^src/[^/]+\\.ts$' },
+    },
+    {
+      name: 'no-cycles',
+      comment: 'A file that reaches itself through its imports cannot be understood, tested or moved alone.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    exclude: { path: '^src/console/' },
+  },
+};
