@@ -1,16 +1,5 @@
 import { ApiError } from '../../common/errors/api-error';
-import { queryText } from '../../common/http/query-values';
 import { checkedDashboardFilters, DashboardFilters } from './dashboard-filters';
-
-const MAX_SEARCH_LENGTH = 200;
-
-/** `search`: at most 200 characters, as PostHog allows. */
-export function searchOf(query: Record<string, unknown>): string | undefined {
-  const search = queryText(query.search);
-  if (search === undefined || search === '') return undefined;
-  if (search.length > MAX_SEARCH_LENGTH) throw ApiError.validation(`search must be at most ${MAX_SEARCH_LENGTH} characters.`, 'search');
-  return search;
-}
 
 /** `filters_override`: JSON filters laid over the dashboard's for one read. */
 export function parseFiltersOverride(raw: string | undefined): DashboardFilters {

@@ -5,13 +5,13 @@ import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
 import { CurrentProject, CurrentUser, UserPrincipal } from '../../common/auth/principal';
 import { answerHardDelete, HARD_DELETE_RESPONSE } from '../../common/http/hard-delete';
 import { parsePageRequest } from '../../common/http/pagination';
-import { queryText } from '../../common/http/query-values';
+import { querySearch, queryText } from '../../common/http/query-values';
 import { RequestUrl } from '../../common/http/request-url';
 import { parseActivityPage } from '../activity-logs/activity-logs.service';
 import { ActivityLogPageDto } from '../activity-logs/dto/activity-log.dto';
 import type { ProjectEntity } from '../projects/project.entity';
 import { refreshModeOf } from '../saved-insights/insight-refresh';
-import { parseFiltersOverride, searchOf } from './dashboard-requests';
+import { parseFiltersOverride } from './dashboard-requests';
 import { DashboardsService } from './dashboards.service';
 import { CreateDashboardDto, DashboardDto, DashboardPageDto, UpdateDashboardDto } from './dto/dashboard.dto';
 
@@ -32,7 +32,7 @@ export class DashboardsController {
   @PersonalKeyAuth('dashboard:read', PROJECT)
   @ApiOkResponse({ type: DashboardPageDto })
   list(@CurrentProject() project: ProjectEntity, @Query() query: Record<string, unknown>, @RequestUrl() url: URL) {
-    return this.dashboards.page(project, searchOf(query), parsePageRequest(query), url);
+    return this.dashboards.page(project, querySearch(query.search), parsePageRequest(query), url);
   }
 
   @Post()

@@ -1,5 +1,5 @@
 import { ApiError } from '../../common/errors/api-error';
-import { queryText } from '../../common/http/query-values';
+import { queryBoolean, queryText } from '../../common/http/query-values';
 import { UUID_PATTERN } from '../../common/validation/patterns';
 import { RELATIVE_DATE } from '../feature-flags/property-operators';
 import { EventOrder, parseOrderBy } from './event-list-order';
@@ -73,10 +73,6 @@ export function parseActionId(raw: unknown): number | undefined {
   return Number(text);
 }
 
-/** DRF BooleanField's spellings, case-insensitive. */
-const TRUE_TEXT = new Set(['true', 't', 'yes', 'y', 'on', '1']);
-const FALSE_TEXT = new Set(['false', 'f', 'no', 'n', 'off', '0']);
-
 /**
  * `include_person`. Absent, or present without a value, means yes: the Event record carries `person`
  * and PostHog's list always filled it in (docs/decisions.md). `false`/`0` leaves it null and skips
@@ -84,10 +80,10 @@ const FALSE_TEXT = new Set(['false', 'f', 'no', 'n', 'off', '0']);
  */
 export function parseIncludePerson(raw: unknown): boolean {
   if (raw === undefined) return true;
-  const text = queryText(raw)?.trim().toLowerCase();
-  if (text === '' || (text !== undefined && TRUE_TEXT.has(text))) return true;
-  if (text !== undefined && FALSE_TEXT.has(text)) return false;
-  throw ApiError.validation('Must be a valid boolean.', 'include_person');
+  const text = queryText(raw);
+  const value = text?.trim() === '' ? true : text === undefined ? undefined : queryBoolean(text);
+  if (value === undefined) throw ApiError.validation('Must be a valid boolean.', 'include_person');
+  return value;
 }
 
 /**

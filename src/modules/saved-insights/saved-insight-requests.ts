@@ -1,12 +1,10 @@
 import { ApiError } from '../../common/errors/api-error';
-import { queryText } from '../../common/http/query-values';
+import { queryBoolean, queryText, querySearch } from '../../common/http/query-values';
 import { didYouMean } from '../../common/text/did-you-mean';
 import { parseId } from '../../common/validation/patterns';
 import { FILTER_INSIGHTS, LEGACY_INSIGHT_NODES } from '../analytics/parsers/filter-to-node';
 import type { SavedInsightListFilters } from './saved-insights.repository';
 
-const TRUE_TEXT = new Set(['true', '1', 'yes', 't', 'y', 'on']);
-const MAX_SEARCH_LENGTH = 200;
 const MAX_IDS = 100;
 /** The list's sort fields (`order=name`, `order=-last_modified_at`) and the columns they sort by. */
 const ORDER_FIELDS: Readonly<Record<string, string>> = {
@@ -44,15 +42,12 @@ function orderOf(raw: string | undefined): Array<[string, 'ASC' | 'DESC']> {
 export function parseListFilters(query: Record<string, unknown>, userId: number): SavedInsightListFilters {
   const filters: SavedInsightListFilters = { order: orderOf(queryText(query.order)) };
   const saved = queryText(query.saved);
-  if (saved !== undefined) filters.saved = TRUE_TEXT.has(saved.toLowerCase());
+  if (saved !== undefined) filters.saved = queryBoolean(saved) === true;
   if (query.favorited !== undefined) filters.favorited = true;
   const shortId = queryText(query.short_id);
   if (shortId !== undefined) filters.shortId = shortId;
-  const search = queryText(query.search);
-  if (search !== undefined && search !== '') {
-    if (search.length > MAX_SEARCH_LENGTH) throw ApiError.validation(`search must be at most ${MAX_SEARCH_LENGTH} characters.`, 'search');
-    filters.search = search;
-  }
+  const search = querySearch(query.search);
+  if (search !== undefined) filters.search = search;
   const createdBy = queryText(query.created_by);
   if (createdBy !== undefined) filters.createdBy = idsOf(createdBy, 'created_by', 'user');
   const dashboards = queryText(query.dashboards);
@@ -70,5 +65,5 @@ export function parseListFilters(query: Record<string, unknown>, userId: number)
 /** `basic=true`: the list without results (PostHog's basic serializer). */
 export function wantsBasic(query: Record<string, unknown>): boolean {
   const basic = queryText(query.basic);
-  return basic !== undefined && TRUE_TEXT.has(basic.toLowerCase());
+  return basic !== undefined && queryBoolean(basic) === true;
 }
