@@ -71,6 +71,11 @@ describe('Dashboards', () => {
     expect([await onAll([board.id]), await onAll([board.id, other.id]), await onAll([board.id, 999999])]).toEqual([[insight.id], [insight.id], []]);
     const notIds = await t.http.get(`${base}/insights/?dashboards=traffic`);
     expect([notIds.status, notIds.body]).toEqual([400, invalid('dashboards must be a JSON list of at most 100 dashboard ids, e.g. [1, 2].', 'dashboards')]);
+    const logged = await get(`insights/${insight.id}/activity/`);
+    expect(logged.results.slice(0, 2).map((e: { detail: { changes: Array<{ field: string; before: unknown; after: unknown }> } }) => e.detail.changes)).toEqual([
+      [{ type: 'Insight', action: 'changed', field: 'dashboards', before: [other.id], after: [board.id, other.id].sort((a, b) => a - b) }],
+      [{ type: 'Insight', action: 'changed', field: 'dashboards', before: [board.id], after: [other.id] }],
+    ]);
     const bad = await t.http.patch(`${base}/insights/${insight.id}/`, { dashboards: [999999] });
     expect([bad.status, bad.body]).toEqual([400, invalid('Dashboard 999999 does not exist in this project (or was deleted): give ids from /api/projects/:id/dashboards/.', 'dashboards')]);
   });

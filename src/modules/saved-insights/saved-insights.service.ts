@@ -69,13 +69,14 @@ export class SavedInsightsService {
     const id = current.id;
     // A new question is parsed before the row is locked: parsing may wait for the analytics copy.
     if (dto.query !== undefined || dto.filters !== undefined) await this.results.check(project, columnsForUpdate(columnsOf(current), dto));
+    const dashboardsBefore = dto.dashboards === undefined ? null : (await this.tiles.placement(project.id, id)).dashboards;
     await this.dataSource.transaction(async (em) => {
       const insight = await this.insights.findForUpdate(em, project.id, id);
       if (!insight) throw ApiError.notFound();
       if (insight.deleted && dto.deleted !== false) throw ApiError.notFound();
       const before = columnsOf(insight);
       const after = columnsForUpdate(before, dto);
-      const changes = changesBetween(SCOPE, activityView(before), activityView(after), INSIGHT_ACTIVITY_FIELDS);
+      const changes = [...changesBetween(SCOPE, activityView(before), activityView(after), INSIGHT_ACTIVITY_FIELDS), ...dashboardsChange(dashboardsBefore, dto.dashboards)];
       await this.insights.update(em, project.id, id, after, isMaterialChange(before, after) ? principal.user.id : null);
       if (dto.dashboards !== undefined) await this.tiles.placeInsight(em, project.id, id, dto.dashboards);
       if (changes.length > 0) await this.log(em, principal, project, { id, shortId: insight.shortId }, activityOf(before, after), changes, after);
@@ -143,6 +144,13 @@ export class SavedInsightsService {
     if (name === null || name === '') return;
     await this.activity.recordChange(em, project, principal.user.id, { scope: SCOPE, itemId: item.id, activity, changes, name, shortId: item.shortId });
   }
+}
+
+/** Where the insight sits, as PostHog logs it beside the insight's own fields: the dashboards before and after. */
+function dashboardsChange(before: number[] | null, after: number[] | undefined): ActivityChange[] {
+  if (before === null || after === undefined) return [];
+  const [was, now] = [[...before].sort((a, b) => a - b), [...new Set(after)].sort((a, b) => a - b)];
+  return JSON.stringify(was) === JSON.stringify(now) ? [] : [{ type: SCOPE, action: 'changed', field: 'dashboards', before: was, after: now }];
 }
 
 function activityOf(before: SavedInsightColumns, after: SavedInsightColumns): string {
