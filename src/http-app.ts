@@ -2,6 +2,7 @@ import { HttpAdapterHost, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { RuntimeOptions } from './app.module';
 import { AppModule } from './app.module';
@@ -9,6 +10,7 @@ import { ApiExceptionFilter } from './common/errors/api-exception.filter';
 import { RouteTable } from './common/errors/route-table';
 import { LargePayloadDecoder } from './common/http/large-payload-decoder';
 import { handleClientError, MAX_PARAM_LENGTH, replyFrameworkError } from './common/http/framework-errors';
+import { registerConsole } from './common/http/console-pages';
 import { registerBodyParsers } from './common/http/json-body-parser';
 import { registerPublicRouteHooks } from './common/http/public-route-hooks';
 import { registerQueryCleaning } from './common/http/query-cleaning';
@@ -23,6 +25,8 @@ import { MetricsService } from './modules/metrics/metrics.service';
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 /** Where swagger-ui is served: the interactive docs beside the OpenAPI document. */
 const DOCS_PATH = 'api/docs';
+/** Where the console's build lands (src/console/vite.config.mts), from dist/http-app.js and from src/http-app.ts alike. */
+const CONSOLE_DIR = resolve(__dirname, '..', 'dist', 'console');
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -34,6 +38,8 @@ declare module 'fastify' {
 export interface HttpAppOptions {
   /** The compiled large-payload thread, for applications run from sources (tests); beside this file by default. */
   largePayloadScript?: string;
+  /** The built web console (index.html and assets/); dist/console by default. */
+  consoleDir?: string;
 }
 
 /** Builds the Fastify-backed Nest application exactly as production runs it; tests use the same. */
@@ -90,6 +96,7 @@ export async function createHttpApp(runtime: RuntimeOptions, logger: Logger, opt
   app.useGlobalPipes(createValidationPipe());
   instrument(app, app.get(MetricsService));
   mountOpenApi(app, config.version);
+  registerConsole(app, options.consoleDir ?? CONSOLE_DIR);
   await app.init();
   return app;
 }

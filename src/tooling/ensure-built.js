@@ -10,7 +10,9 @@
  *   install: the contents of package.json / package-lock.json differ from those node_modules/.hogbase-install-stamp
  *            was written for (contents, not times: npm install rewrites an unchanged lock file, which would make
  *            every later run install again)
- *   build:   any file under src/ or a build config newer than dist/.hogbase-build-stamp
+ *   build:   any file under src/ or a build config newer than dist/.hogbase-build-stamp; the server is built by
+ *            `nest build`, then the web console (src/console) by `vite build` into dist/console, which `nest build`
+ *            leaves in place
  *
  * Flag: --quiet prints nothing when everything is up to date (the CLI's case).
  */
@@ -46,6 +48,13 @@ function phase(label, command, args) {
   process.stdout.write(`[up] ${label}: done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }
 
+/** A package's command-line script, found through its package.json: vite's `exports` hide `vite/bin/vite.js`. */
+function binOf(name) {
+  const manifest = require.resolve(`${name}/package.json`, { paths: [root] });
+  const { bin } = JSON.parse(fs.readFileSync(manifest, 'utf8'));
+  return path.join(path.dirname(manifest), typeof bin === 'string' ? bin : bin[name]);
+}
+
 /** Stamps with the time the step started, so a source saved while it ran is newer than the stamp and is built next time. */
 function stamp(file, startedMs) {
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -69,9 +78,16 @@ if (installedFor !== manifestsDigest()) {
 
 const builtAt = newest(buildStamp);
 const sourcesAt = Math.max(...buildInputs.map((entry) => newest(path.join(root, entry))));
-if (builtAt < sourcesAt || !fs.existsSync(path.join(root, 'dist', 'main.js'))) {
+const stale = builtAt < sourcesAt;
+const serverMissing = !fs.existsSync(path.join(root, 'dist', 'main.js'));
+// vite empties dist/console first, so a console build that failed leaves no index.html behind.
+const consoleMissing = !fs.existsSync(path.join(root, 'dist', 'console', 'index.html'));
+if (stale || serverMissing || consoleMissing) {
   const started = Date.now();
-  phase('building dist/ (nest build)', process.execPath, [require.resolve('@nestjs/cli/bin/nest.js', { paths: [root] }), 'build']);
+  if (stale || serverMissing) {
+    phase('building dist/ (nest build)', process.execPath, [require.resolve('@nestjs/cli/bin/nest.js', { paths: [root] }), 'build']);
+  }
+  phase('building the console (vite build)', process.execPath, [binOf('vite'), 'build', '--config', 'src/console/vite.config.mts']);
   stamp(buildStamp, started);
 } else if (!quiet) {
   process.stdout.write('[up] dependencies and build are up to date\n');

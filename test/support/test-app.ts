@@ -33,6 +33,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Collects the app's log lines (level info and up), parsed, instead of discarding them. */
   logs?: Array<Record<string, unknown>>;
+  /** The built web console to serve (createHttpApp's default: dist/console). */
+  consoleDir?: string;
 }
 
 function logSink(lines: Array<Record<string, unknown>>): Writable {
@@ -72,7 +74,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...options.env,
   });
   const logger = options.logs ? createRootLogger('info', logSink(options.logs)) : createRootLogger(process.env.DEBUG_LOGS ? 'error' : 'silent');
-  const { app, runtime, baseUrl } = await listeningApi(config, url, logger);
+  const { app, runtime, baseUrl } = await listeningApi(config, url, logger, options.consoleDir);
   const keys = await app.get(ProvisioningService).bootstrapIfEmpty();
   if (!keys) throw new Error('test database was not empty');
   const pool = new Client({ connectionString: url });
@@ -110,9 +112,9 @@ async function deleteRedisKeys(prefix: string): Promise<void> {
 }
 
 /** The HTTP application built as production builds it, listening on an ephemeral loopback port. */
-async function listeningApi(config: ReturnType<typeof loadConfig>, url: string, logger: ReturnType<typeof createRootLogger>) {
+async function listeningApi(config: ReturnType<typeof loadConfig>, url: string, logger: ReturnType<typeof createRootLogger>, consoleDir?: string) {
   const runtime: RuntimeOptions = { config, databaseUrl: url, queue: configureQueueConnection(config, url) };
-  const app = await createHttpApp(runtime, logger, { largePayloadScript: LARGE_PAYLOAD_SCRIPT });
+  const app = await createHttpApp(runtime, logger, { largePayloadScript: LARGE_PAYLOAD_SCRIPT, consoleDir });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.getHttpServer().address() as AddressInfo;
   return { app, runtime, baseUrl: `http://127.0.0.1:${port}` };
