@@ -96,7 +96,7 @@ function printBootstrapKeys(keys: BootstrapKeys, config: AppConfig): void {
       `  Project API key (phc_, for SDKs):     ${given.project ? '(the one in INIT_PROJECT_API_KEY)' : keys.projectApiKey}`,
       `  Personal API key (phx_, for /api/):   ${personal}`,
       `  Admin user: ${keys.email}   Project id: ${keys.projectId}`,
-      `  Admin password (POST ${base}/api/login/): ${config.bootstrap.adminPassword !== null ? '(the one in INIT_ADMIN_PASSWORD)' : keys.adminPassword}`,
+      `  Admin password (sign in at ${base}/): ${config.bootstrap.adminPassword !== null ? '(the one in INIT_ADMIN_PASSWORD)' : keys.adminPassword}`,
       `  Try: curl -H "Authorization: Bearer ${given.personal ? '$INIT_PERSONAL_API_KEY' : keys.personalApiKey}" ${base}/api/users/@me/`,
       '',
     ].join('\n') + '\n',

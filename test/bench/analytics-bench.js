@@ -5,7 +5,8 @@
 // restart until the first insight answers; each question of analytics-cases.js one request at a time with
 // `refresh=true` (so every request computes, none is a cache hit), beside the same question as raw ClickHouse SQL
 // on the same files; `/capture/` at a fixed 1,000 req/s alone and while insights run (insights must never slow
-// ingestion down); the copy's lag at 5,000 events/s; the service's memory. Run by `npm run bench` after the
+// ingestion down); the copy's lag at 5,000 events/s; the service's memory; the web console's bundle and a
+// six-tile dashboard in Chromium (console-bench.js). Run by `npm run bench` after the
 // data-api phase (BENCH_SKIP_ANALYTICS=1 skips it), alone with `node test/bench/run.js analytics` after a build;
 // BENCH_ANALYTICS_KEEP=1 keeps the data set for the next run.
 const { execFileSync } = require('node:child_process');
@@ -17,6 +18,7 @@ const { performance } = require('node:perf_hooks');
 const { nodeFlags, POSTGRES, REDIS, freePort, waitForHttp, startProcess, pacedLoad, percentile, sql, databaseUrl, otherProcessesCpu, cpuSecondsOf, removeRedisKeys, rssOf } = require('./bench-support');
 const { insightCases } = require('./analytics-cases');
 const { generate, EVENTS, PERSONS, DAYS } = require('./data-api');
+const { runConsoleDashboard } = require('./console-bench');
 
 const ITERATIONS = Number(process.env.BENCH_ANALYTICS_ITERATIONS ?? 10);
 /** e.g. `--cpu-prof --cpu-prof-dir=/tmp/profiles`, to see what bounds an insight. */
@@ -205,6 +207,8 @@ async function runAnalytics(row, run = Date.now().toString(36)) {
     }
     row('analytics memory after the insights', 'RSS service (MB)', Math.round(rssOf(service.child.pid) / 1048576), `peak so far ${service.peakRssMb()} MB; ROLE=api, one process`);
 
+    // The console's dashboard on the same data, also when BENCH_ANALYTICS_CASES names `console`.
+    if (!only || only.test('console')) await runConsoleDashboard(row, { baseUrl, personalKey: PERSONAL_KEY, env });
     if (!only) await captureBesideInsights(row, baseUrl, service, cases);
     if (!only) await copyLag(row, baseUrl, env);
     row('analytics memory', 'peak RSS service (MB)', service.peakRssMb(), 'ROLE=api, one process, sampled every 500 ms over the whole phase; target ≤ 500');
