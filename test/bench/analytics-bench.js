@@ -208,7 +208,9 @@ async function runAnalytics(row, run = Date.now().toString(36)) {
     row('analytics memory after the insights', 'RSS service (MB)', Math.round(rssOf(service.child.pid) / 1048576), `peak so far ${service.peakRssMb()} MB; ROLE=api, one process`);
 
     // The console's dashboard on the same data, also when BENCH_ANALYTICS_CASES names `console`.
-    if (!only || only.test('console')) await runConsoleDashboard(row, { baseUrl, personalKey: PERSONAL_KEY, env });
+    if (!only || only.test('console')) {
+      await runConsoleDashboard(row, { baseUrl, personalKey: PERSONAL_KEY, env, captureBeside: (what, background) => captureBeside(row, baseUrl, service, what, background) });
+    }
     if (!only) await captureBesideInsights(row, baseUrl, service, cases);
     if (!only) await copyLag(row, baseUrl, env);
     row('analytics memory', 'peak RSS service (MB)', service.peakRssMb(), 'ROLE=api, one process, sampled every 500 ms over the whole phase; target ≤ 500');
@@ -224,10 +226,11 @@ async function runAnalytics(row, run = Date.now().toString(36)) {
 }
 
 /**
- * Capture at a fixed rate, open loop, as run.js measures it: alone, while insights run, and alone again (a tail
- * spike of the first phase alone would otherwise pass for isolation); a warm-up first.
+ * Capture at a fixed rate, open loop, as run.js measures it: alone, while `what` runs (`background()` starts it and
+ * returns `stop`, which resolves to a description of what it did), and alone again (a tail spike of the first phase
+ * alone would otherwise pass for isolation); a warm-up first.
  */
-async function captureBesideInsights(row, baseUrl, service, cases) {
+async function captureBeside(row, baseUrl, service, what, background) {
   const body = JSON.stringify({ api_key: PROJECT_KEY, event: 'bench', distinct_id: 'bench-user', properties: { $current_url: 'https://example.com' } });
   const capture = (duration) => pacedLoad({ url: `${baseUrl}/capture/`, body, rate: CAPTURE_RATE, duration, connections: 16 });
   await capture(WARMUP_SECONDS);
@@ -240,17 +243,29 @@ async function captureBesideInsights(row, baseUrl, service, cases) {
     return { ...result, cpu: percent(cpuSecondsOf([service.child.pid]) - cpu), others: others.percent() };
   };
   const alone = await measured();
-  const background = insightsInBackground(baseUrl, cases.map((c) => [c.label, c.path]));
+  const running = await background();
   const loaded = await measured();
-  const insights = await background.stop();
+  const description = await running.stop();
   const after = await measured();
   const rate = CAPTURE_RATE.toLocaleString('en');
   const done = (r) => `${r.requestsPerSec} req/s done, ${r.non2xx + r.errors} errors, service ${r.cpu} % CPU, other processes ${r.others} % CPU`;
   row(`/capture/ at ${rate} req/s, alone`, 'p50 / p99 latency (ms)', `${alone.p50} / ${alone.p99}`, done(alone));
-  row(`/capture/ at ${rate} req/s, with insights`, 'p50 / p99 latency (ms)', `${loaded.p50} / ${loaded.p99}`, `${done(loaded)}; insights ${INSIGHTS_AT_ONCE} at a time throughout: ${insights.done} answered 200 by the end (${[...insights.answered].join(', ')}), ${insights.failed} failed${insights.firstError ? ` (first: ${insights.firstError})` : ''}`);
+  row(`/capture/ at ${rate} req/s, with ${what}`, 'p50 / p99 latency (ms)', `${loaded.p50} / ${loaded.p99}`, `${done(loaded)}; ${description}`);
   row(`/capture/ at ${rate} req/s, alone again`, 'p50 / p99 latency (ms)', `${after.p50} / ${after.p99}`, done(after));
   const ratio = (base) => (base.p99 > 0 ? Math.round((100 * loaded.p99) / base.p99) / 100 : '?');
-  row('/capture/ p99 with / without insights', 'ratio', ratio(alone), `target ≤ 2: ${ratio(alone) <= 2 ? 'met' : 'not met'}; against the phase alone after: ${ratio(after)}`);
+  row(`/capture/ p99 with / without ${what}`, 'ratio', ratio(alone), `target ≤ 2: ${ratio(alone) <= 2 ? 'met' : 'not met'}; against the phase alone after: ${ratio(after)}`);
+}
+
+function captureBesideInsights(row, baseUrl, service, cases) {
+  return captureBeside(row, baseUrl, service, 'insights', async () => {
+    const background = insightsInBackground(baseUrl, cases.map((c) => [c.label, c.path]));
+    return {
+      stop: async () => {
+        const insights = await background.stop();
+        return `insights ${INSIGHTS_AT_ONCE} at a time throughout: ${insights.done} answered 200 by the end (${[...insights.answered].join(', ')}), ${insights.failed} failed${insights.firstError ? ` (first: ${insights.firstError})` : ''}`;
+      },
+    };
+  });
 }
 
 /**

@@ -2,8 +2,8 @@
 // The web console: what a browser downloads (the built bundle, gzip as served by any front proxy) and how long a
 // dashboard of six everyday questions takes to show in Debian's Chromium, first computed and then from the saved
 // results. References in the same run: the same six questions POSTed to /query/ one after another, and the
-// dashboard's own API read, so the rows say what the page adds over the API. Run by the analytics phase on its data
-// set, once its service is up.
+// dashboard's own API read, so the rows say what the page adds over the API; then /capture/ at a fixed rate alone and
+// with the console in use. Run by the analytics phase on its data set, once its service is up.
 const { execFileSync } = require('node:child_process');
 const { readdirSync, readFileSync } = require('node:fs');
 const { join } = require('node:path');
@@ -62,7 +62,34 @@ async function dashboardShown(page, url) {
   });
 }
 
-async function runConsoleDashboard(row, { baseUrl, personalKey, env }) {
+/**
+ * The console in use while capture is measured: the live events page open (it asks for the newest events every 3 s)
+ * and the dashboard reloaded every 2 s from its saved results, as a few people watching would.
+ */
+async function consoleInBackground(context, dashboardUrl) {
+  const live = await context.newPage();
+  await live.goto('/events');
+  const board = await context.newPage();
+  let stopped = false;
+  let reloads = 0;
+  const loop = (async () => {
+    while (!stopped) {
+      await dashboardShown(board, dashboardUrl);
+      reloads++;
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await loop;
+      await Promise.all([live.close(), board.close()]);
+      return `the live events page open and ${reloads} dashboard reloads, in Chromium on the same two cores`;
+    },
+  };
+}
+
+async function runConsoleDashboard(row, { baseUrl, personalKey, env, captureBeside }) {
   bundleRows(row);
   // The console signs in with a password; the CLI sets a known one whatever the data set's first boot chose.
   execFileSync(process.execPath, ['dist/cli/cli.js', 'users', 'set-password', '--email', ADMIN_EMAIL, '--password', ADMIN_PASSWORD], { cwd: ROOT, env: { ...process.env, ...env } });
@@ -95,6 +122,7 @@ async function runConsoleDashboard(row, { baseUrl, personalKey, env }) {
     row('console: 6-tile dashboard, first view', 'ms to every tile drawn', first, 'a new dashboard: the page computes all six questions (the engine reads this data for the first time since its start)');
     row('console: 6-tile dashboard, Refresh', 'ms to every tile drawn', refreshed, `the six questions POSTed to /query/ one after another (force_blocking): ${queries} ms`);
     row('console: 6-tile dashboard, saved results', 'p50 / max ms', `${percentile(reloads, 0.5)} / ${reloads[reloads.length - 1]}`, `${RELOADS} reloads of the page; the dashboard API read alone: ${cachedRead} ms`);
+    await captureBeside('the console open', () => consoleInBackground(context, url));
   } finally {
     await browser.close();
   }
