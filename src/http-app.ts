@@ -125,7 +125,7 @@ function mountOpenApi(app: NestFastifyApplication, version: string): void {
       .setTitle('hogbase')
       .setDescription('A self-hostable backend that speaks PostHog\'s public API.')
       .setVersion(version)
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Personal API key (phx_…)' })
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'phx_ personal API key', description: 'Personal API key (phx_…)' })
       .build(),
   ));
   SwaggerModule.setup(DOCS_PATH, app, document, { jsonDocumentUrl: 'api/schema', raw: ['json'] });

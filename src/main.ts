@@ -8,6 +8,7 @@ import { AppModule, RuntimeOptions } from './app.module';
 import { createRootLogger, PinoNestLogger } from './common/logging/logger';
 import { lowerCpuPriority } from './common/process/cpu-priority';
 import { fixHeapGrowth } from './common/process/heap-growth';
+import { portProblem } from './common/process/port-check';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { DatabaseHandle, openDatabase } from './database/database-launcher';
 import { runMigrations } from './database/data-source';
@@ -22,6 +23,7 @@ async function main(): Promise<void> {
   fixHeapGrowth();
   const config = readConfigOrExit();
   const logger = createRootLogger(config.log.level);
+  await exitIfPortTaken(config);
   const database = await openDatabase(config, logger);
   // A child of an API cluster finds the database migrated and provisioned by its primary.
   if (!cluster.isWorker) {
@@ -70,6 +72,15 @@ async function provision(app: INestApplicationContext, config: AppConfig): Promi
   if (cluster.isWorker) return; // the primary provisioned before forking
   const keys = await app.get(ProvisioningService).bootstrapIfEmpty();
   if (keys) printBootstrapKeys(keys, config);
+}
+
+/** A process that will listen checks its port first; a cluster's children share their primary's. */
+async function exitIfPortTaken(config: AppConfig): Promise<void> {
+  if (config.role === 'worker' || cluster.isWorker) return;
+  const problem = await portProblem(config.http.host, config.http.port);
+  if (problem === null) return;
+  process.stderr.write(`${problem}\n`);
+  process.exit(1);
 }
 
 function readConfigOrExit(): AppConfig {

@@ -16,7 +16,7 @@
  *
  * Flag: --quiet prints nothing when everything is up to date (the CLI's case).
  */
-const { spawnSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const { createHash } = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -37,15 +37,26 @@ function newest(entry) {
   return latest;
 }
 
-function phase(label, command, args) {
+/**
+ * Runs one step with its output shown, then prints its duration; a step that may take long (`heartbeatMs`) also says
+ * every so often that it is still running, since npm prints nothing while it downloads.
+ */
+function phase(label, command, args, heartbeatMs = 0) {
   const started = Date.now();
   process.stdout.write(`[up] ${label}...\n`);
-  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' });
-  if (result.status !== 0) {
-    process.stderr.write(`[up] ${label} failed (exit ${result.status ?? result.signal}); see the output above.\n`);
-    process.exit(result.status || 1);
-  }
-  process.stdout.write(`[up] ${label}: done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' });
+    const heartbeat = heartbeatMs > 0 ? setInterval(() => process.stdout.write(`[up]   still ${label.split(' (')[0]}: ${Math.round((Date.now() - started) / 1000)} s\n`), heartbeatMs) : null;
+    child.on('exit', (code, signal) => {
+      if (heartbeat) clearInterval(heartbeat);
+      if (code !== 0) {
+        process.stderr.write(`[up] ${label} failed (exit ${code ?? signal}); see the output above.\n`);
+        process.exit(code || 1);
+      }
+      process.stdout.write(`[up] ${label}: done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+      resolve();
+    });
+  });
 }
 
 /** A package's command-line script, found through its package.json: vite's `exports` hide `vite/bin/vite.js`. */
@@ -69,26 +80,32 @@ function manifestsDigest() {
   return hash.digest('hex');
 }
 
-const installedFor = fs.existsSync(installStamp) ? fs.readFileSync(installStamp, 'utf8').trim() : '';
-if (installedFor !== manifestsDigest()) {
-  phase('installing dependencies (npm install)', 'npm', ['install', '--no-audit', '--no-fund', '--loglevel=error']);
-  // The digest after the install: npm may have rewritten the lock file.
-  fs.writeFileSync(installStamp, `${manifestsDigest()}\n`);
+async function main() {
+  const installedFor = fs.existsSync(installStamp) ? fs.readFileSync(installStamp, 'utf8').trim() : '';
+  if (installedFor !== manifestsDigest()) {
+    const fresh = !fs.existsSync(path.join(root, 'node_modules', '.package-lock.json'));
+    const label = fresh ? 'installing dependencies (npm install: about a minute and 1.1 GB on a fresh clone, most of it the embedded ClickHouse)' : 'installing dependencies (npm install)';
+    await phase(label, 'npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], 15_000);
+    // The digest after the install: npm may have rewritten the lock file.
+    fs.writeFileSync(installStamp, `${manifestsDigest()}\n`);
+  }
+
+  const builtAt = newest(buildStamp);
+  const sourcesAt = Math.max(...buildInputs.map((entry) => newest(path.join(root, entry))));
+  const stale = builtAt < sourcesAt;
+  const serverMissing = !fs.existsSync(path.join(root, 'dist', 'main.js'));
+  // vite empties dist/console first, so a console build that failed leaves no index.html behind.
+  const consoleMissing = !fs.existsSync(path.join(root, 'dist', 'console', 'index.html'));
+  if (stale || serverMissing || consoleMissing) {
+    const started = Date.now();
+    if (stale || serverMissing) {
+      await phase('building dist/ (nest build)', process.execPath, [require.resolve('@nestjs/cli/bin/nest.js', { paths: [root] }), 'build']);
+    }
+    await phase('building the console (vite build)', process.execPath, [binOf('vite'), 'build', '--config', 'src/console/vite.config.mts']);
+    stamp(buildStamp, started);
+  } else if (!quiet) {
+    process.stdout.write('[up] dependencies and build are up to date\n');
+  }
 }
 
-const builtAt = newest(buildStamp);
-const sourcesAt = Math.max(...buildInputs.map((entry) => newest(path.join(root, entry))));
-const stale = builtAt < sourcesAt;
-const serverMissing = !fs.existsSync(path.join(root, 'dist', 'main.js'));
-// vite empties dist/console first, so a console build that failed leaves no index.html behind.
-const consoleMissing = !fs.existsSync(path.join(root, 'dist', 'console', 'index.html'));
-if (stale || serverMissing || consoleMissing) {
-  const started = Date.now();
-  if (stale || serverMissing) {
-    phase('building dist/ (nest build)', process.execPath, [require.resolve('@nestjs/cli/bin/nest.js', { paths: [root] }), 'build']);
-  }
-  phase('building the console (vite build)', process.execPath, [binOf('vite'), 'build', '--config', 'src/console/vite.config.mts']);
-  stamp(buildStamp, started);
-} else if (!quiet) {
-  process.stdout.write('[up] dependencies and build are up to date\n');
-}
+main();

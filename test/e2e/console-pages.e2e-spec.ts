@@ -8,7 +8,7 @@ const PAGE = '<!doctype html><html><head><script type="module" src="/assets/inde
 const SCRIPT = 'console.log("console");\n';
 const STYLE = 'body { margin: 0; }\n';
 const PAGE_POLICY = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'";
-const NOT_FOUND = { type: 'invalid_request', code: 'not_found', detail: 'Endpoint not found.', attr: null };
+const NOT_FOUND = { type: 'invalid_request', code: 'not_found', detail: 'Endpoint not found: the API is described at /api/docs/ (OpenAPI at /api/schema/), and the web console is at /.', attr: null };
 
 function fakeConsole(root: string): string {
   const dir = join(root, 'built');

@@ -10,11 +10,11 @@ describe('Error replies', () => {
   });
   afterAll(() => t.close());
 
-  it('answers an unknown route with 404 Endpoint not found.', async () => {
+  it('answers an unknown route with 404 Endpoint not found, pointing to the API docs and the console', async () => {
     for (const path of ['/api/nothing-here/', '/no/such/path', '/api/projects/1/nothing/']) {
       const res = await t.http.get(path);
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ type: 'invalid_request', code: 'not_found', detail: 'Endpoint not found.', attr: null });
+      expect(res.body).toEqual({ type: 'invalid_request', code: 'not_found', detail: 'Endpoint not found: the API is described at /api/docs/ (OpenAPI at /api/schema/), and the web console is at /.', attr: null });
     }
   });
 

@@ -4,7 +4,7 @@ import { ProvisioningService } from '../../src/modules/provisioning/provisioning
 import { startTestApp, TestApp } from '../support/test-app';
 import { TEST_METRICS_TOKEN } from '../support/test-env';
 
-const ENDPOINT_NOT_FOUND = { type: 'invalid_request', code: 'not_found', detail: 'Endpoint not found.', attr: null };
+const ENDPOINT_NOT_FOUND = { type: 'invalid_request', code: 'not_found', detail: 'Endpoint not found: the API is described at /api/docs/ (OpenAPI at /api/schema/), and the web console is at /.', attr: null };
 const METRICS_OFF = {
   type: 'authentication_error',
   code: 'permission_denied',
@@ -99,7 +99,7 @@ describe('Operational endpoints', () => {
         expect.arrayContaining(['/api/projects', '/api/projects/{id}', '/api/users/{uuid}', '/api/user', '/api/personal_api_keys']),
       );
       expect(res.body.paths['/api/projects'].get.security).toEqual([{ bearer: [] }]);
-      expect(res.body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+      expect(res.body.components.securitySchemes.bearer).toEqual({ type: 'http', scheme: 'bearer', bearerFormat: 'phx_ personal API key', description: 'Personal API key (phx_…)' });
     });
 
     it('documents every feature-flag, role and role-access route', async () => {

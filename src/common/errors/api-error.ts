@@ -61,4 +61,5 @@ export class ApiError extends Error {
   }
 }
 
-export const ENDPOINT_NOT_FOUND = 'Endpoint not found.';
+/** An unknown path: where the API's routes are listed, and where a person who typed an address should go. */
+export const ENDPOINT_NOT_FOUND = 'Endpoint not found: the API is described at /api/docs/ (OpenAPI at /api/schema/), and the web console is at /.';

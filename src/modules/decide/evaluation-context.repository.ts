@@ -12,6 +12,19 @@ export interface StoredPerson {
   staticCohortIds: number[];
 }
 
+/**
+ * What flag evaluation reads and writes beyond the flags themselves: the seam between the evaluation service and its
+ * storage, so the service's tests supply an implementation the compiler checks against this, not a cast.
+ */
+export interface EvaluationContext {
+  person(projectId: number, distinctId: string): Promise<StoredPerson | null>;
+  /** Stored properties of the requested groups, keyed by group type index. */
+  groups(projectId: number, wanted: Array<{ index: number; key: string }>): Promise<Map<number, Record<string, unknown>>>;
+  /** The hash key each of these distinct ids' flags were pinned to (experience continuity), by flag key. */
+  hashKeyOverrides(projectId: number, distinctIds: string[]): Promise<Map<string, string>>;
+  writeHashKeyOverrides(projectId: number, distinctIds: string[], hashKey: string, flagKeys: string[]): Promise<void>;
+}
+
 const FOREIGN_KEY_VIOLATION = '23503';
 
 function batcherFor<V>(batchers: Map<number, KeyBatcher<V>>, projectId: number, loadMany: (keys: string[]) => Promise<Map<string, V>>): KeyBatcher<V> {
@@ -34,7 +47,7 @@ function parseGroupKey(composite: string): { index: number; key: string } {
  * the event loop). It reads what ingestion writes and owns the override table.
  */
 @Injectable()
-export class EvaluationContextRepository {
+export class EvaluationContextRepository implements EvaluationContext {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly reads: EvaluationReadPool,

@@ -1,9 +1,9 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EventLoopSlices } from '../../common/async/event-loop-slices';
 import { ownValue, pickedObject } from '../../common/json/json-object';
 import { inCohort } from './engine/cohort-match';
 import { evaluateCompiled, EvaluationSubject, FlagEvaluation, FlagValue } from './engine/evaluate';
-import { EvaluationContextRepository, StoredPerson } from './evaluation-context.repository';
+import { EvaluationContext, EvaluationContextRepository, StoredPerson } from './evaluation-context.repository';
 import { FlagSet, flagSet, FlagSnapshot, SnapshotFlag } from './flag-snapshot';
 
 /** Who to evaluate for, as the request (or the management API) describes them. */
@@ -51,7 +51,7 @@ const EVALUATION_SLICE_MS = 5;
 export class FlagEvaluationService {
   private readonly logger = new Logger(FlagEvaluationService.name);
 
-  constructor(private readonly context: EvaluationContextRepository) {}
+  constructor(@Inject(EvaluationContextRepository) private readonly context: EvaluationContext) {}
 
   async evaluate(snapshot: FlagSnapshot, request: EvaluationRequest): Promise<EvaluationOutcome> {
     const targets = this.targets(snapshot, request);

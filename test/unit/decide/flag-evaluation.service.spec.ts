@@ -1,4 +1,4 @@
-import type { EvaluationContextRepository, StoredPerson } from '../../../src/modules/decide/evaluation-context.repository';
+import type { EvaluationContext, StoredPerson } from '../../../src/modules/decide/evaluation-context.repository';
 import { EvaluationRequest, FlagEvaluationService } from '../../../src/modules/decide/flag-evaluation.service';
 import { buildSnapshot } from '../../../src/modules/decide/flag-snapshot';
 
@@ -21,18 +21,19 @@ const snapshot = buildSnapshot(
   [],
 );
 
-/** A repository that knows one person and counts the lookups. */
-function fakeContext(persons: Record<string, Record<string, unknown>>) {
+/** An evaluation context in memory that knows some persons and counts the lookups; typed, so it follows the seam. */
+function fakeContext(persons: Record<string, Record<string, unknown>>): { lookups: string[]; context: EvaluationContext } {
   const lookups: string[] = [];
-  const context = {
+  const context: EvaluationContext = {
     person: async (_projectId: number, distinctId: string): Promise<StoredPerson | null> => {
       lookups.push(distinctId);
       return persons[distinctId] ? { id: 1, properties: persons[distinctId], staticCohortIds: [] } : null;
     },
     groups: async () => new Map(),
     hashKeyOverrides: async () => new Map(),
+    writeHashKeyOverrides: async () => undefined,
   };
-  return { lookups, context: context as unknown as EvaluationContextRepository };
+  return { lookups, context };
 }
 
 const request = (distinctId: string, personProperties: Record<string, unknown> = {}): EvaluationRequest => ({ distinctId, groups: {}, personProperties, groupProperties: {} });

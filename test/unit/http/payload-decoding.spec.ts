@@ -3,7 +3,7 @@ import LZString from 'lz-string';
 import { ApiError } from '../../../src/common/errors/api-error';
 import { LargePayloadDecoder } from '../../../src/common/http/large-payload-decoder';
 import { decodePayload, type DecodeOptions, parsedJsonTooDeep } from '../../../src/common/http/payload-decoding';
-import { LARGE_PAYLOAD_SCRIPT } from '../../support/test-env';
+import { compiledFile } from '../../support/compiled';
 
 const CAP = 4 * 1024 * 1024;
 const BOMB = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
@@ -23,7 +23,7 @@ describe('decodePayload: where compressed payloads are inflated, and when they a
   let onThread: jest.SpyInstance;
 
   beforeAll(() => {
-    decoder = LargePayloadDecoder.create({ maxWaitingBytes: CAP, maxDecompressedBytes: CAP }, LARGE_PAYLOAD_SCRIPT)!;
+    decoder = LargePayloadDecoder.create({ maxWaitingBytes: CAP, maxDecompressedBytes: CAP }, compiledFile('common/http/large-payload.worker.js'))!;
     options = { maxDecompressedBytes: CAP, largeDecoder: decoder };
   });
   beforeEach(() => (onThread = jest.spyOn(decoder, 'decode')));

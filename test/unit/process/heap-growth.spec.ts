@@ -2,9 +2,10 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fixHeapGrowth, HEAP_GROWING_PERCENT } from '../../../src/common/process/heap-growth';
+import { compiledFile } from '../../support/compiled';
 
-// The compiled module, as the service runs it (`npm test` builds dist/ first).
-const COMPILED = join(__dirname, '..', '..', '..', 'dist', 'common', 'process', 'heap-growth.js');
+// The compiled module, as the service runs it (a stale build fails the file).
+const COMPILED = compiledFile('common/process/heap-growth.js');
 
 /**
  * Runs the fixture in a node of its own (V8's flags are the process's, and the test runner keeps its own) with `flags`,

@@ -1,16 +1,15 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { holdLongStrings } from '../../../src/common/json/held-strings';
 import { JobEncodingThread } from '../../../src/queues/job-encoding-thread';
+import { compiledFile } from '../../support/compiled';
 
-// The compiled thread script, as the API runs it (`npm test` builds dist/ first).
-const SCRIPT = join(__dirname, '..', '..', '..', 'dist', 'queues', 'job-encoding.worker.js');
+// The compiled thread script, as the API runs it (a stale build fails the file).
+const SCRIPT = compiledFile('queues/job-encoding.worker.js');
 
 describe(JobEncodingThread.name, () => {
   let sut: JobEncodingThread;
 
   beforeAll(() => {
-    expect(existsSync(SCRIPT)).toBe(true);
     sut = JobEncodingThread.create(SCRIPT)!;
   });
   afterAll(() => sut.close());
