@@ -1,7 +1,8 @@
 import { FunnelView, type FunnelStep } from './funnel-view';
 import type { EditorState } from './insight-query';
 import { PathsView, type PathLink } from './paths-view';
-import { RetentionView, type RetentionRow } from './retention-view';
+import type { RetentionRow } from './retention-periods';
+import { RetentionView } from './retention-view';
 import { TrendsView, type SeriesResult } from './trends-view';
 
 /** The view for a kind's result: charts for trends, stickiness and lifecycle, bars for funnels, a grid, a diagram. */

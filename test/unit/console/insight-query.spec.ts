@@ -1,5 +1,6 @@
 import { defaultState, fromQuery, KINDS, switchKind, toQuery, type EditorState } from '../../../src/console/insights/insight-query';
 import { flagProblem, blankFlag, rolloutSummary } from '../../../src/console/pages/feature-flag-model';
+import { periodsSeen } from '../../../src/console/insights/retention-periods';
 
 describe('console insight query', () => {
   const edited: EditorState = {
@@ -68,5 +69,17 @@ describe('console flag model', () => {
     expect(rolloutSummary(blankFlag())).toBe('100% of everyone');
     const flag = { ...blankFlag(), filters: { groups: [{ properties: [], rollout_percentage: 10 }, { properties: [], rollout_percentage: 20 }], multivariate: { variants: [{ key: 'a', rollout_percentage: 100 }] } } };
     expect(rolloutSummary(flag)).toBe('2 conditions; variants a 100%');
+  });
+});
+
+describe('console retention grid', () => {
+  const row = (breakdown_value?: string) => ({ date: '', label: '', values: [{ count: 1 }, { count: 1 }, { count: 1 }], ...(breakdown_value ? { breakdown_value } : {}) });
+
+  it('shows each cohort only the periods it has had, the last cohort one', () => {
+    expect(periodsSeen([row(), row(), row()])).toEqual([3, 2, 1]);
+  });
+
+  it('counts the periods within each breakdown value', () => {
+    expect(periodsSeen([row('a'), row('a'), row('b'), row('b')])).toEqual([2, 1, 2, 1]);
   });
 });
