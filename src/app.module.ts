@@ -1,11 +1,10 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
-import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuthAudit } from './common/auth/auth-audit';
-import { AuthGuard } from './common/auth/auth.guard';
+import { AuthModule } from './modules/auth/auth.module';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { dataSourceOptions } from './database/data-source';
+import { ENTITIES } from './entities';
 import { AnalyticsModule } from './modules/analytics/analytics.module';
 import { AnalyticsCopyModule } from './modules/analytics/copy/analytics-copy.module';
 import { ActivityLogsModule } from './modules/activity-logs/activity-logs.module';
@@ -45,7 +44,7 @@ export interface RuntimeOptions {
 function coreImports(runtime: RuntimeOptions): Array<DynamicModule | Type> {
   return [
     ConfigModule.forRoot(runtime.config),
-    TypeOrmModule.forRoot(dataSourceOptions(runtime.databaseUrl, runtime.config.database.poolSize)),
+    TypeOrmModule.forRoot(dataSourceOptions(runtime.databaseUrl, runtime.config.database.poolSize, ENTITIES)),
     QueuesModule.forRoot(runtime.queue, runtime.config.ingestion.partitions),
     MetricsModule,
     ProvisioningModule,
@@ -55,7 +54,7 @@ function coreImports(runtime: RuntimeOptions): Array<DynamicModule | Type> {
 /** The HTTP side: every resource module, the global auth guard and its boot-time audit. */
 @Module({
   imports: [
-    DiscoveryModule,
+    AuthModule,
     HealthModule,
     OrganizationsModule,
     ProjectsModule,
@@ -79,7 +78,6 @@ function coreImports(runtime: RuntimeOptions): Array<DynamicModule | Type> {
     IngestionWarningsModule,
     AnalyticsModule,
   ],
-  providers: [{ provide: APP_GUARD, useClass: AuthGuard }, AuthAudit],
 })
 export class ApiModule {}
 

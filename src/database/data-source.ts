@@ -1,13 +1,15 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
-import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
-/** One definition of the TypeORM connection, shared by the app, the CLI and the tests. */
-export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
+/**
+ * One definition of the TypeORM connection, shared by the app, the CLI and the tests. The entities come from the caller
+ * (the root module lists the modules' entities); migrations are plain SQL and need none.
+ */
+export function dataSourceOptions(url: string, poolSize = 10, entities: DataSourceOptions['entities'] = []): DataSourceOptions {
   return {
     type: 'postgres',
     url,
-    entities: ENTITIES,
+    entities,
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
     // Schema changes happen through migrations only, never by TypeORM's synchronize.

@@ -7,7 +7,6 @@ import { DeadLettersService } from './dead-letters.service';
 import { PartitionQueues } from './partition-queues';
 import { QueueErrorListeners } from './queue-error-listeners';
 import { QueueHealthService } from './queue-health.service';
-import { QueueMetrics } from './queue-metrics';
 
 /** Registers BullMQ with the chosen backend; producers use a fail-fast connection. */
 @Global()
@@ -37,7 +36,6 @@ export class QueuesModule {
         QueueHealthService,
         DeadLettersService,
         QueueErrorListeners,
-        QueueMetrics,
       ],
       exports: [BullModule, QUEUE_CONNECTION, PartitionQueues, QueueHealthService, DeadLettersService],
     };

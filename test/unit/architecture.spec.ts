@@ -13,17 +13,25 @@ function cruise(...args: string[]): { status: number | null; output: string } {
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }
 
+type Violation = { from: string; to: string; rule: { name: string } };
+const key = (v: Violation) => `${v.rule.name} ${v.from} → ${v.to}`;
+
 describe('import rules (test/architecture/dependency-rules.cjs)', () => {
-  it('finds no import that breaks them beyond the violations known when each rule was added', () => {
-    const { status, output } = cruise('--ignore-known', KNOWN, '--output-type', 'err');
-    expect({ status, output }).toEqual({ status: 0, output: expect.stringContaining('no dependency violations found') });
+  // One cruise for both checks. The baseline is compared here rather than with `--ignore-known`, which leaves out
+  // folder-level rules.
+  let found: string[];
+  let known: string[];
+  beforeAll(() => {
+    const { output } = cruise('--output-type', 'json');
+    found = (JSON.parse(output).summary.violations as Violation[]).map(key).sort();
+    known = (JSON.parse(readFileSync(join(ROOT, KNOWN), 'utf8')) as Violation[]).map(key).sort();
   }, 60_000);
 
+  it('finds no import that breaks them beyond the violations known when each rule was added', () => {
+    expect(found.filter((violation) => !known.includes(violation))).toEqual([]);
+  });
+
   it('keeps the known violations to those that still exist, so a fixed one leaves the list', () => {
-    const { output } = cruise('--output-type', 'json');
-    const found = JSON.parse(output).summary.violations as Array<{ from: string; to: string; rule: { name: string } }>;
-    const known = JSON.parse(readFileSync(join(ROOT, KNOWN), 'utf8')) as Array<{ from: string; to: string; rule: { name: string } }>;
-    const key = (v: { from: string; to: string; rule: { name: string } }) => `${v.rule.name} ${v.from} → ${v.to}`;
-    expect(known.map(key).sort()).toEqual(found.map(key).sort());
-  }, 60_000);
+    expect(known.filter((violation) => !found.includes(violation))).toEqual([]);
+  });
 });

@@ -2,10 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ThreadRequests } from '../async/thread-requests';
 import { ApiError, ErrorType } from '../errors/api-error';
-import type { DecodedPayload, LargePayloadJob } from './payload-decoding';
-
-/** Payloads from this size on (decoded, or claimed by a gzip trailer) are decoded on the decoder's thread. */
-export const LARGE_PAYLOAD_BYTES = 1024 * 1024;
+import type { DecodedPayload, LargePayloadJob, OffLoopDecoder } from './payload-decoding';
 
 /** The thread's heap: room to parse a payload at the cap (a few times its size, 1 GB at least), not the process's. */
 function threadHeapMb(maxDecompressedBytes: number): number {
@@ -32,7 +29,7 @@ const tooManyWaiting = () => ApiError.unavailable('Too many large payloads are w
  * `maxWaitingBytes` as received (past it: 503 with Retry-After). Small payloads stay on the loop, where a round trip
  * to the thread would cost more than the work.
  */
-export class LargePayloadDecoder {
+export class LargePayloadDecoder implements OffLoopDecoder {
   private readonly thread: ThreadRequests<Reply>;
   private waiting = 0;
 

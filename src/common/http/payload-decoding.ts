@@ -6,7 +6,6 @@ import { holdLongStrings, type HeldStrings } from '../json/held-strings';
 import { jsonLongerThan } from '../json/json-byte-length';
 import { nonFiniteToNull } from '../json/non-finite-json';
 import { BOMB_PROBE_BYTES, gzipClaimedSize, inflateBounded, inflateCountingPastTrust, trustedOutputBytes, type Encoding } from './bounded-inflate';
-import { LARGE_PAYLOAD_BYTES, type LargePayloadDecoder } from './large-payload-decoder';
 import { queryText } from './query-values';
 
 /** What a capture or decide request carries before we know what is inside. */
@@ -15,6 +14,14 @@ export interface RawPayloadRequest {
   contentType: string | undefined;
   contentEncoding: string | undefined;
   query: Record<string, unknown>;
+}
+
+/** Payloads from this size on (decoded, or claimed by a gzip trailer) are decoded off the event loop when a decoder is given. */
+export const LARGE_PAYLOAD_BYTES = 1024 * 1024;
+
+/** What decodes large payloads off the event loop (large-payload-decoder.ts, on a thread of its own). */
+export interface OffLoopDecoder {
+  decode(job: LargePayloadJob): Promise<DecodedPayload>;
 }
 
 export interface DecodeOptions {
@@ -26,7 +33,7 @@ export interface DecodeOptions {
    * Inflates and parses payloads of LARGE_PAYLOAD_BYTES and more off the event loop, one at a time; without it every
    * payload is decoded inline (each bounded by its own cap only).
    */
-  largeDecoder?: LargePayloadDecoder | null;
+  largeDecoder?: OffLoopDecoder | null;
   /** With the large decoder: also find the payload's events longer than this (JSON bytes), there rather than here. */
   measureItemsAbove?: number;
   /** With the large decoder: hold the events' property strings of this many characters or more (see held-strings.ts). */

@@ -12,7 +12,7 @@ import type { SnapshotFlag } from './flag-snapshot';
 export function replyJson(format: ReplyFormat, outcome: FlagsOutcome, token: string): string {
   const config = format.withConfig ? configFragment(token) : '';
   // Object.fromEntries puts integer-like keys first; such flag keys take the generic path.
-  if (config === null || outcome.results.some((r) => r.flag.replyTexts.indexKey)) return JSON.stringify(formatReply(format, outcome, token));
+  if (config === null || outcome.results.some((r) => textsOf(r.flag).indexKey)) return JSON.stringify(formatReply(format, outcome, token));
   // One array joined once: the reply is a flat string, which the socket write takes without another copy.
   const parts: string[] = ['{', config];
   writeFlagsBody(parts, format, outcome);
@@ -20,7 +20,10 @@ export function replyJson(format: ReplyFormat, outcome: FlagsOutcome, token: str
   return parts.join('');
 }
 
-/** A flag's texts in replies, kept on the snapshot flag (made with it, so finding them costs one property read). */
+/**
+ * A flag's texts in replies, made on the first reply that names the snapshot flag and kept beside it (a snapshot flag
+ * is replaced, never changed, when its flag changes, so its texts never go stale and leave with it).
+ */
 export interface FlagReplyTexts {
   /** The key as JSON text. */
   key: string;
@@ -48,8 +51,16 @@ interface ValueTexts {
 const MAX_VALUES_PER_FLAG = 64;
 const MAX_CACHED_INDEX = 1000;
 
+const keptTexts = new WeakMap<SnapshotFlag, FlagReplyTexts>();
+
+function textsOf(flag: SnapshotFlag): FlagReplyTexts {
+  let texts = keptTexts.get(flag);
+  if (!texts) keptTexts.set(flag, (texts = flagReplyTexts(flag)));
+  return texts;
+}
+
 /** The texts of a snapshot flag that do not depend on its evaluation; the rest fill in as evaluations come. */
-export function flagReplyTexts(flag: { id: number; key: string; version: number }): FlagReplyTexts {
+function flagReplyTexts(flag: { id: number; key: string; version: number }): FlagReplyTexts {
   const metadata = JSON.stringify({ id: flag.id, version: flag.version, description: null }).slice(0, -1);
   return { key: JSON.stringify(flag.key), indexKey: isArrayIndex(flag.key), metadata, byValue: new Map() };
 }
@@ -76,7 +87,7 @@ function makeValueTexts(parts: FlagReplyTexts, { value, payload }: FlagEvaluatio
 
 /** The texts of this evaluation's value; made on the spot (not kept) if the payload is not the kept one. */
 function valueTexts(flag: SnapshotFlag, evaluation: FlagEvaluation): ValueTexts {
-  const parts = flag.replyTexts;
+  const parts = textsOf(flag);
   const kept = parts.byValue.get(evaluation.value);
   if (kept && kept.payload === evaluation.payload) return kept;
   const made = makeValueTexts(parts, evaluation);
@@ -112,7 +123,7 @@ function pushEach(parts: string[], outcome: FlagsOutcome, textOf: (flag: Snapsho
   }
 }
 
-const enabledKey = (flag: SnapshotFlag, evaluation: FlagEvaluation) => (evaluation.value === false ? null : flag.replyTexts.key);
+const enabledKey = (flag: SnapshotFlag, evaluation: FlagEvaluation) => (evaluation.value === false ? null : textsOf(flag).key);
 const enabledEntry = (flag: SnapshotFlag, evaluation: FlagEvaluation) => (evaluation.value === false ? null : valueTexts(flag, evaluation).entry);
 const anyEntry = (flag: SnapshotFlag, evaluation: FlagEvaluation) => valueTexts(flag, evaluation).entry;
 const payloadEntry = (flag: SnapshotFlag, evaluation: FlagEvaluation) => valueTexts(flag, evaluation).payloadEntry;
@@ -157,7 +168,7 @@ function detailText(flag: SnapshotFlag, evaluation: FlagEvaluation): string {
 }
 
 function makeDetailText(flag: SnapshotFlag, evaluation: FlagEvaluation): string {
-  const parts = flag.replyTexts;
+  const parts = textsOf(flag);
   const enabled = evaluation.value !== false;
   const variant = typeof evaluation.value === 'string' ? JSON.stringify(evaluation.value) : 'null';
   const payload = enabled ? JSON.stringify(payloadText(evaluation.payload)) : 'null';

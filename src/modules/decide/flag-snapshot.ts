@@ -2,7 +2,6 @@ import type { FlagFilters, LiveFlag, PropertyFilter } from '../feature-flags/fla
 import { servedFilters } from '../feature-flags/flag-filters';
 import { CohortDefinition, cohortPropertyKeys } from './engine/cohort-match';
 import { compileFlag, CompiledFlag } from './engine/compiled-flag';
-import { flagReplyTexts, FlagReplyTexts } from './decide-reply-json';
 
 /** A flag as evaluation and local evaluation read it, with what it needs precomputed. */
 export interface SnapshotFlag extends Omit<LiveFlag, 'filters'> {
@@ -18,8 +17,6 @@ export interface SnapshotFlag extends Omit<LiveFlag, 'filters'> {
   groupIndexes: ReadonlySet<number>;
   /** Its conditions compiled once for this snapshot: what the request path evaluates. */
   compiled: CompiledFlag;
-  /** Its texts in `/decide/` and `/flags/` replies, made once for this snapshot. */
-  replyTexts: FlagReplyTexts;
 }
 
 /** A set of flags to evaluate together, with the union of what they need loaded. */
@@ -124,7 +121,7 @@ function withDependencies(stored: LiveFlag[], direct: Map<number, DirectNeeds>):
     };
     visit(flag.id);
     const filters = servedFilters(flag.filters);
-    return { ...pick(flag), filters, ...result, compiled: compileFlag({ ...pick(flag), filters }), replyTexts: flagReplyTexts(flag) };
+    return { ...pick(flag), filters, ...result, compiled: compileFlag({ ...pick(flag), filters }) };
   });
 }
 

@@ -1,6 +1,8 @@
 import cluster, { Worker } from 'node:cluster';
-import { AggregatorRegistry } from 'prom-client';
-import type { MetricsJson } from './metrics.service';
+import { AggregatorRegistry, Registry } from 'prom-client';
+
+/** A registry's metrics as prom-client serialises them: what children send their primary. */
+export type MetricsJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
 
 
 /**

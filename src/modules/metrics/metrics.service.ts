@@ -2,9 +2,7 @@ import cluster from 'node:cluster';
 import { Injectable } from '@nestjs/common';
 import { AggregatorRegistry, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import { ApiError } from '../../common/errors/api-error';
-import { ChildMetrics } from './cluster-metrics';
-
-export type MetricsJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
+import { ChildMetrics, MetricsJson } from './cluster-metrics';
 
 /**
  * One Prometheus registry per process; modules add their own counters to it. In a child of an API

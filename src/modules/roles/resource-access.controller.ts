@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
-import { CurrentOrganization, CurrentUser, OrganizationAccess, UserPrincipal } from '../../common/auth/principal';
+import { PersonalKeyAuth } from '../auth/auth.decorator';
+import { CurrentOrganization, CurrentUser, OrganizationAccess, UserPrincipal } from '../auth/principal';
 import { parsePageRequest } from '../../common/http/pagination';
 import { RequestUrl } from '../../common/http/request-url';
 import { CreateResourceAccessDto, ResourceAccessDto, ResourceAccessPageDto, UpdateResourceAccessDto } from './dto/role.dto';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { OrganizationAccess, UserPrincipal } from '../../common/auth/principal';
+import type { OrganizationAccess, UserPrincipal } from '../auth/principal';
 import { ApiError } from '../../common/errors/api-error';
 import { buildPage, Page, PageRequest } from '../../common/http/pagination';
 import { parseId } from '../../common/validation/patterns';

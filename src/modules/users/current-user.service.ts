@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { UserPrincipal } from '../../common/auth/principal';
-import { projectRestriction } from '../../common/auth/scopes';
+import type { UserPrincipal } from '../auth/principal';
+import { projectRestriction } from '../auth/scopes';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { EventDefinitionsService } from '../event-definitions/event-definitions.service';

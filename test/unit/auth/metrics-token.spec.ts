@@ -1,4 +1,4 @@
-import { checkMetricsToken, tokenDigest } from '../../../src/common/auth/metrics-token';
+import { checkMetricsToken, tokenDigest } from '../../../src/modules/auth/metrics-token';
 import { ApiError } from '../../../src/common/errors/api-error';
 
 const TOKEN = 'scrape-token-0123456789';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { flagReplyTexts, replyJson } from '../../../src/modules/decide/decide-reply-json';
+import { replyJson } from '../../../src/modules/decide/decide-reply-json';
 import { formatReply, ReplyFormat } from '../../../src/modules/decide/decide-responses';
 import type { FlagEvaluation, MatchReason } from '../../../src/modules/decide/engine/evaluate';
 import { compileFlag } from '../../../src/modules/decide/engine/compiled-flag';
@@ -27,7 +27,6 @@ function snapshotFlag(id: number, key: string, version: number): SnapshotFlag {
     usesContinuity: false,
     groupIndexes: new Set(),
     compiled: compileFlag({ id, key, ensureExperienceContinuity: false, filters }),
-    replyTexts: flagReplyTexts({ id, key, version }),
   };
 }
 

@@ -1,5 +1,4 @@
 import { decideFormat, flagsFormat, formatReply, payloadText } from '../../../src/modules/decide/decide-responses';
-import { flagReplyTexts } from '../../../src/modules/decide/decide-reply-json';
 import type { EvaluatedFlag } from '../../../src/modules/decide/flag-evaluation.service';
 import type { SnapshotFlag } from '../../../src/modules/decide/flag-snapshot';
 import { compileFlag } from '../../../src/modules/decide/engine/compiled-flag';
@@ -17,7 +16,6 @@ const flag = (id: number, key: string): SnapshotFlag => ({
   usesContinuity: false,
   groupIndexes: new Set(),
   compiled: compileFlag({ id, key, ensureExperienceContinuity: false, filters: { groups: [] } }),
-  replyTexts: flagReplyTexts({ id, key, version: 3 }),
 });
 
 const results: EvaluatedFlag[] = [

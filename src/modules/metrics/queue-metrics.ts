@@ -1,8 +1,8 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { Gauge } from 'prom-client';
-import { withDeadline } from '../common/async/with-deadline';
-import { MetricsService } from '../modules/metrics/metrics.service';
-import { PartitionQueues } from './partition-queues';
+import { withDeadline } from '../../common/async/with-deadline';
+import { PartitionQueues } from '../../queues/partition-queues';
+import { MetricsService } from './metrics.service';
 
 const STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 

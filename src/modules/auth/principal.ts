@@ -1,10 +1,10 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import type { PersonalApiKeyEntity } from '../../modules/personal-api-keys/personal-api-key.entity';
-import type { MembershipLevel } from '../../modules/organizations/organization-membership.entity';
-import type { ProjectEntity } from '../../modules/projects/project.entity';
-import type { UserEntity } from '../../modules/users/user.entity';
-import { ApiError } from '../errors/api-error';
+import type { PersonalApiKeyEntity } from '../personal-api-keys/personal-api-key.entity';
+import type { MembershipLevel } from '../organizations/organization-membership.entity';
+import type { ProjectEntity } from '../projects/project.entity';
+import type { UserEntity } from '../users/user.entity';
+import { ApiError } from '../../common/errors/api-error';
 
 /** What a management caller may reach: a personal key's scopes and project limits (null or empty: no limit). */
 export type CallerGrant = Pick<PersonalApiKeyEntity, 'scopes' | 'scopedProjects'>;
