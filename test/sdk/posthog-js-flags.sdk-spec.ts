@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import type { Browser, Page, Request } from 'playwright-core';
-import { rolloutHash, variantHash } from '../../src/modules/decide/engine/hash';
-import { pickVariant } from '../../src/modules/decide/engine/variants';
+import { rolloutHash, variantHash } from '../../src/kernel/hash';
+import { pickVariant } from '../../src/kernel/variants';
 import { launchChromium, servePostHogPage } from '../support/browser';
 import { waitForRows } from '../support/ingestion';
 import { startTestApp, TestApp } from '../support/test-app';

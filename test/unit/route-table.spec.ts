@@ -1,4 +1,4 @@
-import { RouteTable } from '../../src/common/errors/route-table';
+import { RouteTable } from '../../src/common/http/route-table';
 import { MAX_PARAM_LENGTH } from '../../src/common/http/framework-errors';
 
 function tableWith(routes: Array<[string | string[], string]>): RouteTable {

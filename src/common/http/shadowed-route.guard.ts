@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error';
-import { RouteTable } from '../errors/route-table';
+import { RouteTable } from './route-table';
 
 const SHADOWABLE = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
 

@@ -1,6 +1,6 @@
 import { ApiError } from '../../common/errors/api-error';
 import { isJsonObject } from '../../common/json/json-object';
-import { compiled } from '../decide/engine/property-match';
+import { compiled } from '../../kernel/property-match';
 import { parsePropertyFilters, PropertyFilterError } from '../events/property-filters';
 
 /** How a step's url, text or href is compared with the event's (PostHog's `*_matching`). */

@@ -1,7 +1,7 @@
 import { ApiError } from '../../common/errors/api-error';
 import { isJsonObject } from '../../common/json/json-object';
 import { parseId } from '../../common/validation/patterns';
-import { isPropertyOperator, MEMBERSHIP_OPERATORS } from '../feature-flags/property-operators';
+import { isPropertyOperator, MEMBERSHIP_OPERATORS } from '../../kernel/property-operators';
 
 /**
  * How a cohort's definition is stored in the `filters` column: the property tree PostHog keeps in

@@ -1,7 +1,7 @@
 import { ApiError } from '../../common/errors/api-error';
 import { isJsonObject } from '../../common/json/json-object';
 import { parseId } from '../../common/validation/patterns';
-import { servedFilters as servedFlagFilters } from '../feature-flags/flag-filters';
+import { servedFilters as servedFlagFilters } from '../../kernel/flag-filters';
 import { hasBehaviouralFilters, nestedCohortIds } from './cohort-filters';
 
 /** A live cohort as the reference checks see it. */

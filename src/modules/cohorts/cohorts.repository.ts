@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, SelectQueryBuilder } from 'typeorm';
-import type { CohortDefinition } from '../decide/engine/cohort-match';
+import type { CohortDefinition } from '../../kernel/cohort-match';
 import type { CohortColumns } from './cohort-changes';
 import { CohortEntity } from './cohort.entity';
 import type { CohortNode, FlagUsage } from './cohort-graph';

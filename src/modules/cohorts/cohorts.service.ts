@@ -7,7 +7,7 @@ import { buildPage, Page, PageRequest } from '../../common/http/pagination';
 import { parseId } from '../../common/validation/patterns';
 import { ActivityChange, changesBetween } from '../activity-logs/activity-changes';
 import { ActivityLogsService } from '../activity-logs/activity-logs.service';
-import type { CohortDefinition } from '../decide/engine/cohort-match';
+import type { CohortDefinition } from '../../kernel/cohort-match';
 import type { ProjectEntity } from '../projects/project.entity';
 import { ProjectsService } from '../projects/projects.service';
 import { activityView, COHORT_ACTIVITY_FIELDS, CohortColumns, columnsForCreate, columnsForUpdate, columnsOf, definitionChanged } from './cohort-changes';

@@ -1,4 +1,4 @@
-import type { FlagEvaluation, FlagValue, MatchReason } from './engine/evaluate';
+import type { FlagEvaluation, FlagValue, MatchReason } from '../../kernel/evaluate';
 import { decideConfig, FlagsOutcome, formatReply, payloadText, reasonJson, ReplyFormat } from './decide-responses';
 import type { SnapshotFlag } from './flag-snapshot';
 

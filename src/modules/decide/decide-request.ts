@@ -2,7 +2,7 @@ import { ApiError } from '../../common/errors/api-error';
 import { cleanString } from '../../common/json/clean-text';
 import { isJsonObject, scalarText } from '../../common/json/json-object';
 import { scalarDistinctId } from '../persons/distinct-id';
-import { MAX_COMPARED_CHARS } from './engine/property-match';
+import { MAX_COMPARED_CHARS } from '../../kernel/property-match';
 import type { EvaluationRequest } from './flag-evaluation.service';
 
 export interface DecideRequest extends EvaluationRequest {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { queryText } from '../../common/http/query-values';
 import { UUID_PATTERN } from '../../common/validation/patterns';
-import { buildRemoteConfig } from '../remote-config/remote-config';
-import type { FlagEvaluation, MatchReason } from './engine/evaluate';
+import { buildRemoteConfig } from './remote-config-json';
+import type { FlagEvaluation, MatchReason } from '../../kernel/evaluate';
 import type { EvaluatedFlag } from './flag-evaluation.service';
 
 /** The reply shapes of `/decide/` v1–v4 and `/flags/` v1–v2, as PostHog's flags service and its Django decide sent them. */

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EventLoopSlices } from '../../common/async/event-loop-slices';
 import { ownValue, pickedObject } from '../../common/json/json-object';
-import { inCohort } from './engine/cohort-match';
-import { evaluateCompiled, EvaluationSubject, FlagEvaluation, FlagValue } from './engine/evaluate';
+import { inCohort } from '../../kernel/cohort-match';
+import { evaluateCompiled, EvaluationSubject, FlagEvaluation, FlagValue } from '../../kernel/evaluate';
 import { EvaluationContext, EvaluationContextRepository, StoredPerson } from './evaluation-context.repository';
 import { FlagSet, flagSet, FlagSnapshot, SnapshotFlag } from './flag-snapshot';
 

@@ -1,6 +1,6 @@
 import { ApiError } from '../../common/errors/api-error';
 import { isJsonObject } from '../../common/json/json-object';
-import type { FlagCondition, PropertyFilter } from '../feature-flags/flag-filters';
+import type { FlagCondition, PropertyFilter } from '../../kernel/flag-filters';
 
 /** What `user_blast_radius` measures: one condition set, for persons or for groups of one type. */
 export interface BlastRadiusRequest {

@@ -1,7 +1,7 @@
-import type { FlagFilters, LiveFlag, PropertyFilter } from '../feature-flags/flag-filters';
-import { servedFilters } from '../feature-flags/flag-filters';
-import { CohortDefinition, cohortPropertyKeys } from './engine/cohort-match';
-import { compileFlag, CompiledFlag } from './engine/compiled-flag';
+import type { FlagFilters, LiveFlag, PropertyFilter } from '../../kernel/flag-filters';
+import { servedFilters } from '../../kernel/flag-filters';
+import { CohortDefinition, cohortPropertyKeys } from '../../kernel/cohort-match';
+import { compileFlag, CompiledFlag } from '../../kernel/compiled-flag';
 
 /** A flag as evaluation and local evaluation read it, with what it needs precomputed. */
 export interface SnapshotFlag extends Omit<LiveFlag, 'filters'> {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { isJsonObject } from '../../common/json/json-object';
 import { parseId } from '../../common/validation/patterns';
-import type { FlagCondition, FlagFilters, PropertyFilter } from '../feature-flags/flag-filters';
-import type { CohortDefinition } from './engine/cohort-match';
+import type { FlagCondition, FlagFilters, PropertyFilter } from '../../kernel/flag-filters';
+import type { CohortDefinition } from '../../kernel/cohort-match';
 import type { FlagSnapshot, SnapshotFlag } from './flag-snapshot';
 
 /** A serialised definitions body and its ETag, computed once per snapshot. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { CohortDefinition } from '../decide/engine/cohort-match';
+import type { CohortDefinition } from '../../kernel/cohort-match';
 import { prefixIndexedEquals } from '../../database/prefix-index';
 import type { EventOrder } from './event-list-order';
 import type { EventRow, PersonSummary } from './event.presenter';

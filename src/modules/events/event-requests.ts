@@ -1,7 +1,7 @@
 import { ApiError } from '../../common/errors/api-error';
 import { queryBoolean, queryText } from '../../common/http/query-values';
 import { UUID_PATTERN } from '../../common/validation/patterns';
-import { RELATIVE_DATE } from '../feature-flags/property-operators';
+import { RELATIVE_DATE } from '../../kernel/property-operators';
 import { EventOrder, parseOrderBy } from './event-list-order';
 import { parsePropertyFilters, PropertyFilterError, PropertyNode } from './property-filters';
 

@@ -1,7 +1,7 @@
 // The SQL follows the flag matcher, so it reads operators and values with the matcher's own pieces.
-import { asNumber, asText, NEGATED, regexFinds } from '../decide/engine/property-match';
-import { filterDate } from '../decide/engine/dates';
-import { parseVersion, versionRange, Version } from '../decide/engine/semver';
+import { asNumber, asText, NEGATED, regexFinds } from '../../kernel/property-match';
+import { filterDate } from '../../kernel/dates';
+import { parseVersion, versionRange, Version } from '../../kernel/semver';
 import { POSITIVE_OPERATORS, PropertyFilterError, PropertyLeaf, PropertyNode, parsePropertyFilters } from './property-filters';
 import { pgChainDialect } from './chain-dialect-sql';
 import { elementFilterSql } from './element-sql';

@@ -1,7 +1,7 @@
 import { optionalUserBasicJson } from '../users/user-basic.presenter';
 import type { FeatureFlagDto } from './dto/feature-flag.dto';
 import type { FeatureFlagEntity } from './feature-flag.entity';
-import { isSimpleFlag, servedFilters, simpleRolloutPercentage } from './flag-filters';
+import { isSimpleFlag, servedFilters, simpleRolloutPercentage } from '../../kernel/flag-filters';
 
 /** The full FeatureFlag serializer; `canEdit` is computed per caller. */
 export function featureFlagJson(flag: FeatureFlagEntity, canEdit: boolean): FeatureFlagDto {

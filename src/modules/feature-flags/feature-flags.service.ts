@@ -27,9 +27,9 @@ import {
   FLAG_ACTIVITY_FIELDS,
 } from './flag-changes';
 import { checkDependencies } from './flag-dependencies';
-import type { LiveFlag } from './flag-filters';
+import type { LiveFlag } from '../../kernel/flag-filters';
 import { validateFlagFilters } from './flag-filters-validation';
-import { canEditFlag, FlagEditContext } from './flag-permissions';
+import { canEditFlag, FlagEditContext } from '../roles/flag-permissions';
 
 const SCOPE = 'FeatureFlag';
 

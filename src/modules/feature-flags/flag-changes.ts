@@ -1,7 +1,7 @@
 import { ApiError } from '../../common/errors/api-error';
 import type { CreateFeatureFlagDto, UpdateFeatureFlagDto } from './dto/feature-flag.dto';
 import type { FeatureFlagEntity } from './feature-flag.entity';
-import { renameEnrollmentKey } from './flag-filters';
+import { renameEnrollmentKey } from '../../kernel/flag-filters';
 import type { FlagColumns } from './feature-flags.repository';
 
 /** Fields compared for the activity log, in PostHog's model field order. */

@@ -1,7 +1,7 @@
 import { ApiError } from '../../common/errors/api-error';
 import { isJsonObject } from '../../common/json/json-object';
 import { parseId } from '../../common/validation/patterns';
-import { FlagCondition, FlagFilters, PropertyFilter, servedFilters, variantsOf } from './flag-filters';
+import { FlagCondition, FlagFilters, PropertyFilter, servedFilters, variantsOf } from '../../kernel/flag-filters';
 import { pythonRepr } from './python-repr';
 import {
   DATE_OPERATORS,
@@ -9,7 +9,7 @@ import {
   MEMBERSHIP_OPERATORS,
   RELATIVE_DATE,
   STRING_VALUE_OPERATORS,
-} from './property-operators';
+} from '../../kernel/property-operators';
 
 /** Cohorts and flags a flag's conditions point at; their existence is checked against the database. */
 export interface FilterReferences {

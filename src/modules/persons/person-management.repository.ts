@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { BoundedRead } from '../../database/bounded-reads';
-import type { CohortDefinition } from '../decide/engine/cohort-match';
+import type { CohortDefinition } from '../../kernel/cohort-match';
 import { prefixIndexedEquals } from '../../database/prefix-index';
 import { propertyFiltersToSql } from '../events/property-filter-sql';
 import type { PropertyNode } from '../events/property-filters';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../common/errors/api-error';
 import { PageRequest, withQueryParams } from '../../common/http/pagination';
 import { BoundedReads } from '../../database/bounded-reads';
-import { inCohort } from '../decide/engine/cohort-match';
+import { inCohort } from '../../kernel/cohort-match';
 import { withFilterErrors } from '../events/filter-query-errors';
 import { cohortIdsOf } from '../events/property-filters';
 import type { PersonCohortListDto, PersonDto, PersonPageDto, PersonPropertyCountDto } from './dto/person.dto';

@@ -2,7 +2,7 @@ import { Controller, Get, Header, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { PublicRoute } from '../auth/auth.decorator';
 import { PublicSdkRoute } from '../../common/http/public-route';
-import { remoteConfigScript } from './remote-config';
+import { remoteConfigScript } from '../decide/remote-config-json';
 import { RemoteConfigService } from './remote-config.service';
 
 const CONFIG_ROUTE = { decodePayload: false, cors: true };

@@ -3,7 +3,7 @@ import { projectTokenShapeProblem } from '../auth/key-sources';
 import { ApiError } from '../../common/errors/api-error';
 import { FlagSnapshotsService } from '../decide/flag-snapshots.service';
 import { ProjectsService } from '../projects/projects.service';
-import { buildRemoteConfig, RemoteConfig } from './remote-config';
+import { buildRemoteConfig, RemoteConfig } from '../decide/remote-config-json';
 
 @Injectable()
 export class RemoteConfigService {

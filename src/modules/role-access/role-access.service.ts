@@ -5,7 +5,7 @@ import { buildPage, Page, PageRequest } from '../../common/http/pagination';
 import { featureFlagJson } from '../feature-flags/feature-flag.presenter';
 import type { FeatureFlagEntity } from '../feature-flags/feature-flag.entity';
 import { FeatureFlagsService } from '../feature-flags/feature-flags.service';
-import { canEditFlag, canManageFlagRoleAccess, FlagEditContext } from '../feature-flags/flag-permissions';
+import { canEditFlag, canManageFlagRoleAccess, FlagEditContext } from '../roles/flag-permissions';
 import type { ProjectEntity } from '../projects/project.entity';
 import type { FlagRoleGrantEntity } from '../roles/flag-role-grant.entity';
 import { FlagGrantsService } from '../roles/flag-grants.service';

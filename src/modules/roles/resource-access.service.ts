@@ -4,7 +4,7 @@ import { ApiError } from '../../common/errors/api-error';
 import { buildPage, Page, PageRequest } from '../../common/http/pagination';
 import { parseId } from '../../common/validation/patterns';
 import { onUniqueViolation } from '../../database/query-errors';
-import { FlagAccessLevel } from '../feature-flags/flag-permissions';
+import { FlagAccessLevel } from './flag-permissions';
 import type { CreateResourceAccessDto, ResourceAccessDto, UpdateResourceAccessDto } from './dto/role.dto';
 import { ResourceAccessRepository } from './resource-access.repository';
 import { resourceAccessJson } from './role.presenter';

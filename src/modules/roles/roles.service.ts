@@ -4,7 +4,7 @@ import { ApiError } from '../../common/errors/api-error';
 import { buildPage, Page, PageRequest } from '../../common/http/pagination';
 import { UUID_PATTERN as UUID } from '../../common/validation/patterns';
 import { onUniqueViolation } from '../../database/query-errors';
-import { FlagAccessLevel, FlagEditContext } from '../feature-flags/flag-permissions';
+import { FlagAccessLevel, FlagEditContext } from './flag-permissions';
 import { MembershipLevel } from '../organizations/organization-membership.entity';
 import { OrganizationsService } from '../organizations/organizations.service';
 import { UsersService } from '../users/users.service';

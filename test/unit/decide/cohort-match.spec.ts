@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { CohortContext, CohortDefinition, inCohort } from '../../../src/modules/decide/engine/cohort-match';
-import { evaluateFlag, EvaluationSubject } from '../../../src/modules/decide/engine/evaluate';
+import { CohortContext, CohortDefinition, inCohort } from '../../../src/kernel/cohort-match';
+import { evaluateFlag, EvaluationSubject } from '../../../src/kernel/evaluate';
 
 const NOW = new Date('2026-06-15T12:00:00Z');
 

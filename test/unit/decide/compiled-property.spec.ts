@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { compileProperty, matchesProperty } from '../../../src/modules/decide/engine/compiled-property';
-import type { PropertyFilter } from '../../../src/modules/feature-flags/flag-filters';
+import { compileProperty, matchesProperty } from '../../../src/kernel/compiled-property';
+import type { PropertyFilter } from '../../../src/kernel/flag-filters';
 
 const OPERATORS = [
   'exact', 'is_not', 'icontains', 'not_icontains', 'regex', 'not_regex', 'starts_with', 'not_starts_with', 'ends_with',

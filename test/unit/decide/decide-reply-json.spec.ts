@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { replyJson } from '../../../src/modules/decide/decide-reply-json';
 import { formatReply, ReplyFormat } from '../../../src/modules/decide/decide-responses';
-import type { FlagEvaluation, MatchReason } from '../../../src/modules/decide/engine/evaluate';
-import { compileFlag } from '../../../src/modules/decide/engine/compiled-flag';
+import type { FlagEvaluation, MatchReason } from '../../../src/kernel/evaluate';
+import { compileFlag } from '../../../src/kernel/compiled-flag';
 import type { EvaluatedFlag } from '../../../src/modules/decide/flag-evaluation.service';
 import type { SnapshotFlag } from '../../../src/modules/decide/flag-snapshot';
 

@@ -1,7 +1,7 @@
 import { decideFormat, flagsFormat, formatReply, payloadText } from '../../../src/modules/decide/decide-responses';
 import type { EvaluatedFlag } from '../../../src/modules/decide/flag-evaluation.service';
 import type { SnapshotFlag } from '../../../src/modules/decide/flag-snapshot';
-import { compileFlag } from '../../../src/modules/decide/engine/compiled-flag';
+import { compileFlag } from '../../../src/kernel/compiled-flag';
 
 const flag = (id: number, key: string): SnapshotFlag => ({
   id,

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { join } from 'node:path';
-import { EvaluableFlag, evaluateFlag, EvaluationSubject } from '../../../src/modules/decide/engine/evaluate';
-import { calculateHash, rolloutHash, variantHash } from '../../../src/modules/decide/engine/hash';
+import { EvaluableFlag, evaluateFlag, EvaluationSubject } from '../../../src/kernel/evaluate';
+import { calculateHash, rolloutHash, variantHash } from '../../../src/kernel/hash';
 
 const vectors = JSON.parse(readFileSync(join(__dirname, '../../fixtures/flag-consistency.json'), 'utf8'));
 

@@ -1,4 +1,4 @@
-import { matchesProperty } from '../../../src/modules/decide/engine/compiled-property';
+import { matchesProperty } from '../../../src/kernel/compiled-property';
 
 const NOW = new Date('2026-06-15T12:00:00Z');
 const match = (operator: string, value: unknown, actual: unknown) => matchesProperty({ key: 'p', value, operator, type: 'person' }, { p: actual }, NOW);

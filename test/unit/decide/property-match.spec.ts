@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { matchesProperty } from '../../../src/modules/decide/engine/compiled-property';
-import type { PropertyFilter } from '../../../src/modules/feature-flags/flag-filters';
-import { compareVersions, parseVersion } from '../../../src/modules/decide/engine/semver';
+import { matchesProperty } from '../../../src/kernel/compiled-property';
+import type { PropertyFilter } from '../../../src/kernel/flag-filters';
+import { compareVersions, parseVersion } from '../../../src/kernel/semver';
 
 const NOW = new Date('2026-06-15T12:00:00Z');
 const match = (operator: string, value: unknown, properties: Record<string, unknown>) =>

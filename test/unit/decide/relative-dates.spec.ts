@@ -1,4 +1,4 @@
-import { filterDate } from '../../../src/modules/decide/engine/dates';
+import { filterDate } from '../../../src/kernel/dates';
 
 const at = (iso: string) => new Date(iso);
 const iso = (value: string, now: string) => {

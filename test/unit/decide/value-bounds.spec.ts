@@ -1,5 +1,5 @@
-import { compileProperty } from '../../../src/modules/decide/engine/compiled-property';
-import { MAX_COMPARED_CHARS, MAX_REGEX_WORK } from '../../../src/modules/decide/engine/property-match';
+import { compileProperty } from '../../../src/kernel/compiled-property';
+import { MAX_COMPARED_CHARS, MAX_REGEX_WORK } from '../../../src/kernel/property-match';
 import { RE2JS } from 're2js';
 
 const now = new Date('2026-01-01T00:00:00Z');

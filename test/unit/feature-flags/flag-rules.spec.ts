@@ -1,8 +1,8 @@
 import { changesBetween } from '../../../src/modules/activity-logs/activity-changes';
 import { checkDependencies } from '../../../src/modules/feature-flags/flag-dependencies';
-import { isSimpleFlag, renameEnrollmentKey, servedFilters, simpleRolloutPercentage } from '../../../src/modules/feature-flags/flag-filters';
+import { isSimpleFlag, renameEnrollmentKey, servedFilters, simpleRolloutPercentage } from '../../../src/kernel/flag-filters';
 import { parseFlagListFilters } from '../../../src/modules/feature-flags/flag-list-filters';
-import { canEditFlag, canManageFlagRoleAccess, FlagEditContext } from '../../../src/modules/feature-flags/flag-permissions';
+import { canEditFlag, canManageFlagRoleAccess, FlagEditContext } from '../../../src/modules/roles/flag-permissions';
 import { pythonRepr } from '../../../src/modules/feature-flags/python-repr';
 import { columnsForUpdate, columnsForCreate } from '../../../src/modules/feature-flags/flag-changes';
 

@@ -1,5 +1,5 @@
-import { asNumber, asText, isBooleanFilter, regexFinds, truthy } from '../../decide/engine/property-match';
-import { filterDate } from '../../decide/engine/dates';
+import { asNumber, asText, isBooleanFilter, regexFinds, truthy } from '../../../kernel/property-match';
+import { filterDate } from '../../../kernel/dates';
 import { likePattern } from '../../../database/like-pattern';
 import type { ConditionOptions } from '../../events/property-filter-sql';
 import type { ChParams } from '../engine/ch-sql';

@@ -1,4 +1,4 @@
-import { NEGATED, regexFinds } from '../../decide/engine/property-match';
+import { NEGATED, regexFinds } from '../../../kernel/property-match';
 import { needsPerson, type CohortDefinition } from '../../events/property-filter-sql';
 import { POSITIVE_OPERATORS, PropertyFilterError, PropertyLeaf, PropertyNode, parsePropertyFilters } from '../../events/property-filters';
 import type { ChParams } from '../engine/ch-sql';

@@ -1,4 +1,4 @@
-import { parseVersion, versionRange, Version } from '../../decide/engine/semver';
+import { parseVersion, versionRange, Version } from '../../../kernel/semver';
 import type { ChParams } from '../engine/ch-sql';
 import { chLet, chLiteral } from './sql-text.ch';
 

@@ -1,4 +1,4 @@
-import { asText, isBooleanFilter } from '../../../../src/modules/decide/engine/property-match';
+import { asText, isBooleanFilter } from '../../../../src/kernel/property-match';
 import type { CohortDefinition } from '../../../../src/modules/events/property-filter-sql';
 import { parsePropertyFilters, PropertyFilterError, PropertyNode } from '../../../../src/modules/events/property-filters';
 import type { FilterRow } from './filter-backends';

@@ -1,4 +1,4 @@
-import { RELATIVE_DATE } from '../../feature-flags/property-operators';
+import { RELATIVE_DATE } from './property-operators';
 
 const UNIT_MS: Record<string, number> = { h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
 

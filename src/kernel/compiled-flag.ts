@@ -1,6 +1,6 @@
-import { isJsonObject } from '../../../common/json/json-object';
-import type { FlagCondition, FlagVariant, PropertyFilter } from '../../feature-flags/flag-filters';
-import { conditionsOf, servedFilters, variantsOf } from '../../feature-flags/flag-filters';
+import { isJsonObject } from '../common/json/json-object';
+import type { FlagCondition, FlagVariant, PropertyFilter } from './flag-filters';
+import { conditionsOf, servedFilters, variantsOf } from './flag-filters';
 import { compileProperty, PropertyTest } from './compiled-property';
 
 /** One condition of a condition set, with what it reads decided once. */

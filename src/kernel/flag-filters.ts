@@ -1,4 +1,4 @@
-import { isJsonObject } from '../../common/json/json-object';
+import { isJsonObject } from '../common/json/json-object';
 
 /** `{key, value, operator?, type, group_type_index?, negation?}`. */
 export interface PropertyFilter {

@@ -1,4 +1,4 @@
-import type { FlagVariant } from '../../feature-flags/flag-filters';
+import type { FlagVariant } from './flag-filters';
 
 /**
  * The variant whose slice of [0, 1) holds the hash; slices follow the listed order. When the

@@ -1,4 +1,4 @@
-import { ownValue } from '../../../common/json/json-object';
+import { ownValue } from '../common/json/json-object';
 import { compileFlag, CompiledCondition, CompiledFlag, CompiledProperty, EvaluableFlag } from './compiled-flag';
 import { calculateHash, holdoutHash, inRollout, rolloutCoversEveryone } from './hash';
 import { pickVariant } from './variants';

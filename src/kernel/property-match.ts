@@ -1,5 +1,5 @@
 import { RE2JS } from 're2js';
-import { jsonLongerThan } from '../../../common/json/json-byte-length';
+import { jsonLongerThan } from '../common/json/json-byte-length';
 
 // How property conditions read and compare values; the matcher itself is compiled-property.ts.
 

@@ -1,5 +1,5 @@
 import FindMyWay from 'find-my-way';
-import { MAX_PARAM_LENGTH } from '../http/framework-errors';
+import { MAX_PARAM_LENGTH } from './framework-errors';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 

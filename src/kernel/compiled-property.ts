@@ -1,5 +1,5 @@
-import type { PropertyFilter } from '../../feature-flags/flag-filters';
-import { RELATIVE_DATE } from '../../feature-flags/property-operators';
+import type { PropertyFilter } from './flag-filters';
+import { RELATIVE_DATE } from './property-operators';
 import { filterDate, propertyDate } from './dates';
 import {
   asciiLowercase,

@@ -1,4 +1,4 @@
-import type { PropertyFilter } from '../../feature-flags/flag-filters';
+import type { PropertyFilter } from './flag-filters';
 import { compileProperty, PropertyTest } from './compiled-property';
 
 /** What evaluation knows of one live cohort: its id, its kind and its stored filters. */

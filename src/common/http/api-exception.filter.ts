@@ -1,10 +1,10 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger, NotFoundException } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { drainRejectedBody } from '../http/drain-rejected-body';
-import { publicRouteOptions } from '../http/public-route';
-import { ApiError, ENDPOINT_NOT_FOUND } from './api-error';
-import { toApiError } from './http-error-mapping';
+import { drainRejectedBody } from './drain-rejected-body';
+import { publicRouteOptions } from './public-route';
+import { ApiError, ENDPOINT_NOT_FOUND } from '../errors/api-error';
+import { toApiError } from '../errors/http-error-mapping';
 import { RouteTable } from './route-table';
 
 /** A refused body is read through (and thrown away) up to this many times the body limit, so the client sees the 413. */
