@@ -107,7 +107,7 @@ function percentile(sorted, share) {
  * A fixed request rate, open loop: request i is due at start + i / rate whatever the replies do, goes out on
  * the first free one of `connections` keep-alive connections, and its latency runs from when it was due to
  * its reply's last byte, so a stall counts against every request it delays (as wrk2 measures). autocannon's
- * `overallRate` sends in bursts and inflates the tail (docs/decisions.md, "Fixed rates are driven open loop").
+ * `overallRate` sends in bursts and inflates the tail (docs/decisions/0120-open-loop-fixed-rates.md, "Fixed rates are driven open loop").
  * `body` is one body or a function of the request number. `settle` seconds are sent first and not counted: a
  * phase measures the steady state, not its first moments. Returns the shape of `load`.
  */

@@ -75,7 +75,7 @@ export function parseActionId(raw: unknown): number | undefined {
 
 /**
  * `include_person`. Absent, or present without a value, means yes: the Event record carries `person`
- * and PostHog's list always filled it in (docs/decisions.md). `false`/`0` leaves it null and skips
+ * and PostHog's list always filled it in (docs/decisions/0144-include-person-default-yes.md). `false`/`0` leaves it null and skips
  * the person lookup.
  */
 export function parseIncludePerson(raw: unknown): boolean {
