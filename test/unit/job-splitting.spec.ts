@@ -1,4 +1,5 @@
-import type { IngestionJobData, IngestionSegment, NormalizedEvent } from '../../src/modules/ingestion/ingestion.types';
+import type { NormalizedEvent } from '../../src/modules/events/normalized-event';
+import type { IngestionJobData, IngestionSegment } from '../../src/modules/ingestion/ingestion.types';
 import fc from 'fast-check';
 import { chunkJobBySize, eventCount, joinJobs, splitJobByEvent } from '../../src/modules/ingestion/job-splitting';
 

@@ -1,5 +1,5 @@
 import type { ActionDefinition, ActionStep } from './action-steps';
-import { parsePropertyFilters, PropertyNode } from '../events/property-filters';
+import { parsePropertyFilters, PropertyNode } from '../../kernel/property-filters';
 
 /** An action as insights match it: its steps, each with its property filters parsed. */
 export interface ActionMatcher {

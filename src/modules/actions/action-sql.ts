@@ -1,5 +1,5 @@
-import type { PropertyNode } from '../events/property-filters';
-import { CHAIN_HREF, CHAIN_TEXT, ChainDialect, elementFilterSql, elementLeaf } from '../events/element-sql';
+import type { PropertyNode } from '../../kernel/property-filters';
+import { CHAIN_HREF, CHAIN_TEXT, ChainDialect, elementFilterSql, elementLeaf } from '../../kernel/element-sql';
 import type { StepMatching } from './action-steps';
 import type { ActionMatcher } from './action-matcher';
 

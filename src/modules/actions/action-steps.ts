@@ -1,7 +1,7 @@
 import { ApiError } from '../../common/errors/api-error';
 import { isJsonObject } from '../../common/json/json-object';
 import { compiled } from '../../kernel/property-match';
-import { parsePropertyFilters, PropertyFilterError } from '../events/property-filters';
+import { parsePropertyFilters, PropertyFilterError } from '../../kernel/property-filters';
 
 /** How a step's url, text or href is compared with the event's (PostHog's `*_matching`). */
 export const STEP_MATCHING = ['contains', 'regex', 'exact'] as const;

@@ -1,5 +1,5 @@
 import type { SqlParams } from '../../database/sql-params';
-import type { ChainDialect, SelectorStep } from './element-sql';
+import type { ChainDialect, SelectorStep } from '../../kernel/element-sql';
 
 /**
  * The selector as nested EXISTS over the chain's elements with their positions, innermost part outermost: part k at

@@ -9,7 +9,7 @@ import { ActionMatcher, actionFilterTrees } from '../actions/action-matcher';
 import { actionSql } from '../actions/action-sql';
 import { pgChainDialect } from './chain-dialect-sql';
 import { FilterSqlContext, needsPerson, propertyFiltersToSql } from './property-filter-sql';
-import type { PropertyNode } from './property-filters';
+import type { PropertyNode } from '../../kernel/property-filters';
 import { likePattern } from '../../database/like-pattern';
 import { SqlParams } from '../../database/sql-params';
 

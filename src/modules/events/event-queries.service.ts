@@ -13,7 +13,7 @@ import { eventJson, EventRow } from './event.presenter';
 import { nextPageUrl } from './event-list-order';
 import { EventListFilters } from './event-requests';
 import { withFilterErrors } from './filter-query-errors';
-import { cohortIdsOf } from './property-filters';
+import { cohortIdsOf } from '../../kernel/property-filters';
 
 /** How events are shown: `includePerson` false leaves `person` null and skips the person lookup. */
 export interface EventReadOptions {

@@ -3,7 +3,7 @@ import { queryBoolean, queryText } from '../../common/http/query-values';
 import { UUID_PATTERN } from '../../common/validation/patterns';
 import { RELATIVE_DATE } from '../../kernel/property-operators';
 import { EventOrder, parseOrderBy } from './event-list-order';
-import { parsePropertyFilters, PropertyFilterError, PropertyNode } from './property-filters';
+import { parsePropertyFilters, PropertyFilterError, PropertyNode } from '../../kernel/property-filters';
 
 export interface EventListFilters {
   /** Exclusive bounds as UTC text PostgreSQL reads exactly (microseconds kept). */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { NormalizedEvent } from '../ingestion/ingestion.types';
+import type { NormalizedEvent } from './normalized-event';
 
 export interface StoredEventRow {
   event: NormalizedEvent;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { NormalizedEvent } from '../ingestion/ingestion.types';
+import type { NormalizedEvent } from './normalized-event';
 import { EventsRepository, StoredEventRow } from './events.repository';
 
 @Injectable()

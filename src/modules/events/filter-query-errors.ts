@@ -1,6 +1,6 @@
 import { QueryFailedError } from 'typeorm';
 import { ApiError } from '../../common/errors/api-error';
-import { PropertyFilterError } from './property-filters';
+import { PropertyFilterError } from '../../kernel/property-filters';
 
 /**
  * SQLSTATEs a user's regex can raise in PostgreSQL even after RE2 accepted it (different dialects):

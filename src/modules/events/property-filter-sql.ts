@@ -2,9 +2,9 @@
 import { asNumber, asText, NEGATED, regexFinds } from '../../kernel/property-match';
 import { filterDate } from '../../kernel/dates';
 import { parseVersion, versionRange, Version } from '../../kernel/semver';
-import { POSITIVE_OPERATORS, PropertyFilterError, PropertyLeaf, PropertyNode, parsePropertyFilters } from './property-filters';
+import { POSITIVE_OPERATORS, PropertyFilterError, PropertyLeaf, PropertyNode, parsePropertyFilters } from '../../kernel/property-filters';
 import { pgChainDialect } from './chain-dialect-sql';
-import { elementFilterSql } from './element-sql';
+import { elementFilterSql } from '../../kernel/element-sql';
 import { likePattern } from '../../database/like-pattern';
 import { SqlParams } from '../../database/sql-params';
 

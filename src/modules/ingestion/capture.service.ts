@@ -9,7 +9,9 @@ import { assertSingleProjectKey, extractCaptureEvents } from './capture-events';
 import { MAX_EVENT_BYTES, normalizeEvent } from './event-normalization';
 import { IngestionMetrics } from './ingestion-metrics';
 import { IngestionProducer } from './ingestion-producer';
-import type { IngestionSegment, IngestionWarning, NormalizedEvent } from './ingestion.types';
+import type { NormalizedEvent } from '../events/normalized-event';
+import type { IngestionWarning } from '../ingestion-warnings/ingestion-warning';
+import type { IngestionSegment } from './ingestion.types';
 import { partitionOf } from './partitioning';
 import { parseSentAt } from './timestamps';
 

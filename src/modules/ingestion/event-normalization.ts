@@ -1,7 +1,8 @@
 import { v5 as uuidv5, v7 as uuidv7, validate as isUuid } from 'uuid';
 import { cleanJson, setOwn } from '../../common/json/clean-text';
 import { resolveEventTime } from './timestamps';
-import type { IngestionWarning, NormalizedEvent } from './ingestion.types';
+import type { NormalizedEvent } from '../events/normalized-event';
+import type { IngestionWarning } from '../ingestion-warnings/ingestion-warning';
 import { elementsToChain } from './elements-chain';
 import { applyPersonPropertyRules } from './person-properties';
 import { cutDistinctIdLength, MAX_DISTINCT_ID_LENGTH, normalizeDistinctId } from '../persons/distinct-id';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { IngestionWarning } from './ingestion.types';
+import type { IngestionWarning } from '../ingestion-warnings/ingestion-warning';
 
 @Injectable()
 export class IngestionWarningsRepository {

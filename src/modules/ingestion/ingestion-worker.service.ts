@@ -8,7 +8,9 @@ import { PersonsService } from '../persons/persons.service';
 import { ProjectsService } from '../projects/projects.service';
 import { IngestionMetrics } from './ingestion-metrics';
 import { IngestionWarningsRepository } from './ingestion-warnings.repository';
-import type { IngestionJobData, IngestionSegment, IngestionWarning, NormalizedEvent } from './ingestion.types';
+import type { NormalizedEvent } from '../events/normalized-event';
+import type { IngestionWarning } from '../ingestion-warnings/ingestion-warning';
+import type { IngestionJobData, IngestionSegment } from './ingestion.types';
 
 interface ProjectWork {
   projectId: number;

@@ -5,7 +5,7 @@ import type { BoundedRead } from '../../database/bounded-reads';
 import type { CohortDefinition } from '../../kernel/cohort-match';
 import { prefixIndexedEquals } from '../../database/prefix-index';
 import { propertyFiltersToSql } from '../events/property-filter-sql';
-import type { PropertyNode } from '../events/property-filters';
+import type { PropertyNode } from '../../kernel/property-filters';
 import type { PersonSelector } from './person-bulk-delete';
 import type { PersonView } from './person.presenter';
 import { likePattern } from '../../database/like-pattern';

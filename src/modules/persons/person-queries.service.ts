@@ -4,7 +4,7 @@ import { PageRequest, withQueryParams } from '../../common/http/pagination';
 import { BoundedReads } from '../../database/bounded-reads';
 import { inCohort } from '../../kernel/cohort-match';
 import { withFilterErrors } from '../events/filter-query-errors';
-import { cohortIdsOf } from '../events/property-filters';
+import { cohortIdsOf } from '../../kernel/property-filters';
 import type { PersonCohortListDto, PersonDto, PersonPageDto, PersonPropertyCountDto } from './dto/person.dto';
 import { PersonManagementRepository } from './person-management.repository';
 import { drfTimestamp, personJson, PersonView } from './person.presenter';

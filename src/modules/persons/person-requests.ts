@@ -3,7 +3,7 @@ import { queryText } from '../../common/http/query-values';
 import { cleanJson } from '../../common/json/clean-text';
 import { scalarText } from '../../common/json/json-object';
 import { UUID_PATTERN } from '../../common/validation/patterns';
-import { parsePropertyFilters, PropertyFilterError, PropertyNode } from '../events/property-filters';
+import { parsePropertyFilters, PropertyFilterError, PropertyNode } from '../../kernel/property-filters';
 
 export interface PersonListFilters {
   distinctId?: string;

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { IngestionWarning } from '../ingestion/ingestion.types';
+import type { IngestionWarning } from '../ingestion-warnings/ingestion-warning';
 import { applyPersonUpdates, isIllegalDistinctId, mergeProperties, PersonUpdates } from './person-rules';
 import { PersonRecord, PersonsRepository } from './persons.repository';
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { IngestionWarning, NormalizedEvent } from '../ingestion/ingestion.types';
+import type { NormalizedEvent } from '../events/normalized-event';
+import type { IngestionWarning } from '../ingestion-warnings/ingestion-warning';
 import { hasUpdates, identityOperationOf, isPersonless, personUpdatesOf, updatesPersonProperties } from './person-rules';
 import { PersonSession } from './person-session';
 import { PersonsRepository } from './persons.repository';

@@ -9,7 +9,7 @@ import { buildPage, Page, PageRequest } from '../../common/http/pagination';
 import { MembershipLevel } from '../organizations/organization-membership.entity';
 import { OrganizationsService } from '../organizations/organizations.service';
 import type { CreateProjectDto, ProjectDto, UpdateProjectDto } from './dto/project.dto';
-import { parsePropertyFilters, PropertyFilterError } from '../events/property-filters';
+import { parsePropertyFilters, PropertyFilterError } from '../../kernel/property-filters';
 import { projectJson } from './project.presenter';
 import { ProjectEntity } from './project.entity';
 import { ProjectChanges, ProjectsRepository } from './projects.repository';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { propertyEpochMsSql } from '../../../src/modules/analytics/clickhouse/property-date.ch';
 import { coldTarget } from '../../../src/modules/analytics/clickhouse/property-target.ch';
 import type { CohortDefinition } from '../../../src/modules/events/property-filter-sql';
-import { parsePropertyFilters, PropertyFilterError, PropertyNode } from '../../../src/modules/events/property-filters';
+import { parsePropertyFilters, PropertyFilterError, PropertyNode } from '../../../src/kernel/property-filters';
 import { ClickHouseRows, Evaluation, FilterRow, PostgresRows } from './support/filter-backends';
 import { caseSensitiveReference, excludedRows, settle, without } from './support/filter-comparison';
 import { cohortFilters, eventFilters, RawFilter } from './support/filter-tree.arbitraries';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { ChParams } from '../../../src/modules/analytics/engine/ch-sql';
 import { ChFilterContext, needsPerson, propertyFiltersToClickHouse } from '../../../src/modules/analytics/clickhouse/property-filter.ch';
 import { decimalKey } from '../../../src/modules/analytics/clickhouse/property-number.ch';
-import { parsePropertyFilters, PropertyFilterError } from '../../../src/modules/events/property-filters';
+import { parsePropertyFilters, PropertyFilterError } from '../../../src/kernel/property-filters';
 
 const NOW = new Date('2026-01-10T00:00:00Z');
 const ctx = (over: Partial<ChFilterContext> = {}): ChFilterContext => ({

@@ -1,4 +1,4 @@
-import { parseSelector } from '../../../src/modules/events/element-selector';
+import { parseSelector } from '../../../src/kernel/element-selector';
 
 describe('parseSelector', () => {
   it('reads the clicked end first, with tag, classes, id, attributes and positions', () => {

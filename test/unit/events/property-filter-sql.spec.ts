@@ -1,6 +1,6 @@
 import { SqlParams } from '../../../src/database/sql-params';
 import { propertyFiltersToSql, needsPerson, FilterSqlContext } from '../../../src/modules/events/property-filter-sql';
-import { cohortIdsOf, parsePropertyFilters, PropertyFilterError, PropertyNode } from '../../../src/modules/events/property-filters';
+import { cohortIdsOf, parsePropertyFilters, PropertyFilterError, PropertyNode } from '../../../src/kernel/property-filters';
 
 const NOW = new Date('2026-01-10T00:00:00Z');
 const ctx = (over: Partial<FilterSqlContext> = {}): FilterSqlContext => ({

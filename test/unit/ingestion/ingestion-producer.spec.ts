@@ -3,7 +3,8 @@ import type { Queue } from 'bullmq';
 import type { AppConfig } from '../../../src/config/app-config';
 import { holdLongStrings } from '../../../src/common/json/held-strings';
 import { IngestionProducer } from '../../../src/modules/ingestion/ingestion-producer';
-import type { IngestionJobData, IngestionSegment, NormalizedEvent } from '../../../src/modules/ingestion/ingestion.types';
+import type { NormalizedEvent } from '../../../src/modules/events/normalized-event';
+import type { IngestionJobData, IngestionSegment } from '../../../src/modules/ingestion/ingestion.types';
 import { PartitionQueues } from '../../../src/queues/partition-queues';
 
 const MB = 1024 * 1024;

@@ -1,4 +1,4 @@
-import type { ChainDialect, SelectorStep } from '../../events/element-sql';
+import type { ChainDialect, SelectorStep } from '../../../kernel/element-sql';
 import type { ChParams } from '../engine/ch-sql';
 import { bindText } from './sql-text.ch';
 

@@ -1,8 +1,8 @@
 import { NEGATED, regexFinds } from '../../../kernel/property-match';
 import { needsPerson, type CohortDefinition } from '../../events/property-filter-sql';
-import { POSITIVE_OPERATORS, PropertyFilterError, PropertyLeaf, PropertyNode, parsePropertyFilters } from '../../events/property-filters';
+import { POSITIVE_OPERATORS, PropertyFilterError, PropertyLeaf, PropertyNode, parsePropertyFilters } from '../../../kernel/property-filters';
 import type { ChParams } from '../engine/ch-sql';
-import { elementFilterSql } from '../../events/element-sql';
+import { elementFilterSql } from '../../../kernel/element-sql';
 import { chChainDialect } from './chain-dialect.ch';
 import { sessionFilterSql } from './session-filter.ch';
 import { bindText } from './sql-text.ch';

@@ -1,5 +1,5 @@
 import type { DateTime } from 'luxon';
-import type { PropertyNode } from '../../events/property-filters';
+import type { PropertyNode } from '../../../kernel/property-filters';
 import type { ActionMatcher } from '../../actions/action-matcher';
 
 /**

@@ -1,6 +1,6 @@
 import { ApiError } from '../../../common/errors/api-error';
 import { isJsonObject } from '../../../common/json/json-object';
-import { parsePropertyFilters, PropertyFilterError, PropertyNode } from '../../events/property-filters';
+import { parsePropertyFilters, PropertyFilterError, PropertyNode } from '../../../kernel/property-filters';
 import { checkParameterNames } from './filter-parameters';
 
 /**

@@ -1,6 +1,6 @@
 import { ApiError } from '../../../common/errors/api-error';
 import { isJsonObject } from '../../../common/json/json-object';
-import type { PropertyNode } from '../../events/property-filters';
+import type { PropertyNode } from '../../../kernel/property-filters';
 import { enumValue, FilterInput, integerValue, jsonValue, nameListValue, present, propertyFilterValue, textValue } from './filter-values';
 
 /** Funnel correlation's own parameters, on top of the funnel filter; its persons' selection of one row. */

@@ -1,5 +1,5 @@
 import { ApiError } from '../../../common/errors/api-error';
-import { cohortIdsOf, PropertyNode } from '../../events/property-filters';
+import { cohortIdsOf, PropertyNode } from '../../../kernel/property-filters';
 import { InsightQuery, isSubDay } from '../model/insight-query';
 
 /** Rules across fields that hold whichever door a query came through. */

@@ -1,5 +1,5 @@
 import type { CohortDefinition } from '../../events/property-filter-sql';
-import type { PropertyNode } from '../../events/property-filters';
+import type { PropertyNode } from '../../../kernel/property-filters';
 import { ActionColumns, actionSql } from '../../actions/action-sql';
 import { chChainDialect } from '../clickhouse/chain-dialect.ch';
 import { needsPerson, propertyFiltersToClickHouse } from '../clickhouse/property-filter.ch';

@@ -1,4 +1,4 @@
-import type { PropertyNode } from '../../events/property-filters';
+import type { PropertyNode } from '../../../kernel/property-filters';
 import { ChParams } from '../engine/ch-sql';
 import { funnelSpecOf } from '../model/funnel-evaluation';
 import type { FunnelActorsSelection, InsightQuery } from '../model/insight-query';

@@ -8,7 +8,7 @@ import { HOT_EVENT_PROPERTIES, HOT_JSON_NULLS_COLUMN, hotEventColumns, jsonNulls
 import { SCHEMA_MIGRATIONS } from '../../../../src/modules/analytics/engine/schema/schema-migrations';
 import { ChFilterContext, propertyFiltersToClickHouse } from '../../../../src/modules/analytics/clickhouse/property-filter.ch';
 import { CohortDefinition, FilterSqlContext, propertyFiltersToSql } from '../../../../src/modules/events/property-filter-sql';
-import type { PropertyNode } from '../../../../src/modules/events/property-filters';
+import type { PropertyNode } from '../../../../src/kernel/property-filters';
 import { databaseUrl, TEST_POSTGRES_URL } from '../../../support/test-env';
 import { Json, jsonText } from './property-filter.arbitraries';
 

@@ -1,6 +1,6 @@
 import { asText, isBooleanFilter } from '../../../../src/kernel/property-match';
 import type { CohortDefinition } from '../../../../src/modules/events/property-filter-sql';
-import { parsePropertyFilters, PropertyFilterError, PropertyNode } from '../../../../src/modules/events/property-filters';
+import { parsePropertyFilters, PropertyFilterError, PropertyNode } from '../../../../src/kernel/property-filters';
 import type { FilterRow } from './filter-backends';
 import type { RawFilter } from './filter-tree.arbitraries';
 import { Json, writtenDifferently } from './property-filter.arbitraries';

@@ -1,7 +1,7 @@
-import { queryText } from '../../common/http/query-values';
-import { isJsonObject } from '../../common/json/json-object';
-import { closestWord, didYouMean } from '../../common/text/did-you-mean';
-import { NEGATED } from '../../kernel/property-match';
+import { queryText } from '../common/http/query-values';
+import { isJsonObject } from '../common/json/json-object';
+import { closestWord, didYouMean } from '../common/text/did-you-mean';
+import { NEGATED } from './property-match';
 
 /** One leaf of PostHog's property filter list (`{key, value, operator, type, negation}`). */
 export interface PropertyLeaf {
