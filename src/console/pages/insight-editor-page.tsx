@@ -28,8 +28,6 @@ export function InsightEditorPage({ shortId }: { shortId: string | null }) {
   const result = useQueryResult(project.id, state);
   if (shortId && saved.data && !insight) return <p className="empty">No saved insight has the id “{shortId}”.</p>;
 
-  const slots = EVENT_SLOTS[state.kind];
-  const set = (patch: Partial<EditorState>) => setState({ ...state, ...patch });
   return (
     <>
       <EventNames />
@@ -46,51 +44,68 @@ export function InsightEditorPage({ shortId }: { shortId: string | null }) {
           </button>
         ))}
       </div>
-      <section className="panel">
-        {state.events.map((event, index) => (
-          <div className="row" key={index}>
-            <span className="muted" style={{ width: 100 }}>
-              {slots.labels(index)}
-            </span>
-            <EventInput value={event} label={slots.labels(index)} onChange={(next) => set({ events: state.events.map((e, i) => (i === index ? next : e)) })} />
-            {state.events.length > slots.min && <button onClick={() => set({ events: state.events.filter((_, i) => i !== index) })}>×</button>}
-          </div>
-        ))}
-        {state.events.length < slots.max && <button onClick={() => set({ events: [...state.events, '$pageview'] })}>+ {state.kind === 'FunnelsQuery' ? 'Step' : 'Series'}</button>}
-        <h2>Filters</h2>
-        <PropertyFiltersEditor types={['event', 'person']} filters={state.properties} onChange={(properties) => set({ properties })} />
-        {(state.kind === 'TrendsQuery' || state.kind === 'FunnelsQuery') && <BreakdownInput state={state} onChange={set} />}
-        <div className="row" style={{ marginTop: 12 }}>
-          <select value={state.dateFrom} onChange={(e) => set({ dateFrom: e.target.value })} aria-label="Date range">
-            {DATE_RANGES.map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-          {['TrendsQuery', 'StickinessQuery', 'LifecycleQuery'].includes(state.kind) && (
-            <select value={state.interval} onChange={(e) => set({ interval: e.target.value as EditorState['interval'] })} aria-label="Interval">
-              {['hour', 'day', 'week', 'month'].map((interval) => (
-                <option key={interval} value={interval}>
-                  by {interval}
-                </option>
-              ))}
-            </select>
-          )}
-          {state.kind === 'TrendsQuery' && (
-            <span className="segmented" aria-label="Display">
-              {DISPLAYS.map(([display, label]) => (
-                <button key={display} className={state.display === display ? 'selected' : ''} onClick={() => set({ display })}>
-                  {label}
-                </button>
-              ))}
-            </span>
-          )}
-        </div>
-      </section>
+      <QueryPanel state={state} onChange={(patch) => setState({ ...state, ...patch })} />
       <section className="panel" data-testid="insight-result" aria-busy={result.loading}>
         {result.error ? <p className="error" role="alert">{result.error}</p> : <InsightResult state={state} result={result.data} />}
       </section>
+    </>
+  );
+}
+
+/** What the insight asks: its events (series, steps or start and return), filters, breakdown, range and display. */
+function QueryPanel({ state, onChange: set }: { state: EditorState; onChange: (patch: Partial<EditorState>) => void }) {
+  return (
+    <section className="panel">
+      <EventSlots state={state} onChange={set} />
+      <h2>Filters</h2>
+      <PropertyFiltersEditor types={['event', 'person']} filters={state.properties} onChange={(properties) => set({ properties })} />
+      {(state.kind === 'TrendsQuery' || state.kind === 'FunnelsQuery') && <BreakdownInput state={state} onChange={set} />}
+      <div className="row" style={{ marginTop: 12 }}>
+        <select value={state.dateFrom} onChange={(e) => set({ dateFrom: e.target.value })} aria-label="Date range">
+          {DATE_RANGES.map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+        {['TrendsQuery', 'StickinessQuery', 'LifecycleQuery'].includes(state.kind) && (
+          <select value={state.interval} onChange={(e) => set({ interval: e.target.value as EditorState['interval'] })} aria-label="Interval">
+            {['hour', 'day', 'week', 'month'].map((interval) => (
+              <option key={interval} value={interval}>
+                by {interval}
+              </option>
+            ))}
+          </select>
+        )}
+        {state.kind === 'TrendsQuery' && (
+          <span className="segmented" aria-label="Display">
+            {DISPLAYS.map(([display, label]) => (
+              <button key={display} className={state.display === display ? 'selected' : ''} onClick={() => set({ display })}>
+                {label}
+              </button>
+            ))}
+          </span>
+        )}
+      </div>
+    </section>
+  );
+}
+
+/** One input per event the kind reads, with + and × where the kind allows more or fewer. */
+function EventSlots({ state, onChange: set }: { state: EditorState; onChange: (patch: Partial<EditorState>) => void }) {
+  const slots = EVENT_SLOTS[state.kind];
+  return (
+    <>
+      {state.events.map((event, index) => (
+        <div className="row" key={index}>
+          <span className="muted" style={{ width: 100 }}>
+            {slots.labels(index)}
+          </span>
+          <EventInput value={event} label={slots.labels(index)} onChange={(next) => set({ events: state.events.map((e, i) => (i === index ? next : e)) })} />
+          {state.events.length > slots.min && <button onClick={() => set({ events: state.events.filter((_, i) => i !== index) })}>×</button>}
+        </div>
+      ))}
+      {state.events.length < slots.max && <button onClick={() => set({ events: [...state.events, '$pageview'] })}>+ {state.kind === 'FunnelsQuery' ? 'Step' : 'Series'}</button>}
     </>
   );
 }
