@@ -51,12 +51,9 @@ interface ValueTexts {
 const MAX_VALUES_PER_FLAG = 64;
 const MAX_CACHED_INDEX = 1000;
 
-const keptTexts = new WeakMap<SnapshotFlag, FlagReplyTexts>();
-
+/** The flag's texts, made on its first reply and kept in the slot the snapshot leaves for them (one property read). */
 function textsOf(flag: SnapshotFlag): FlagReplyTexts {
-  let texts = keptTexts.get(flag);
-  if (!texts) keptTexts.set(flag, (texts = flagReplyTexts(flag)));
-  return texts;
+  return (flag.replyTexts ??= flagReplyTexts(flag)) as FlagReplyTexts;
 }
 
 /** The texts of a snapshot flag that do not depend on its evaluation; the rest fill in as evaluations come. */

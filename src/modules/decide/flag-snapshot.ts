@@ -17,6 +17,11 @@ export interface SnapshotFlag extends Omit<LiveFlag, 'filters'> {
   groupIndexes: ReadonlySet<number>;
   /** Its conditions compiled once for this snapshot: what the request path evaluates. */
   compiled: CompiledFlag;
+  /**
+   * Its texts in `/decide/` and `/flags/` replies, made by decide-reply-json.ts on the first reply that names it and
+   * kept here (undefined until then: the slot exists from the start, so every snapshot flag keeps one shape).
+   */
+  replyTexts: object | undefined;
 }
 
 /** A set of flags to evaluate together, with the union of what they need loaded. */
@@ -121,7 +126,7 @@ function withDependencies(stored: LiveFlag[], direct: Map<number, DirectNeeds>):
     };
     visit(flag.id);
     const filters = servedFilters(flag.filters);
-    return { ...pick(flag), filters, ...result, compiled: compileFlag({ ...pick(flag), filters }) };
+    return { ...pick(flag), filters, ...result, compiled: compileFlag({ ...pick(flag), filters }), replyTexts: undefined };
   });
 }
 

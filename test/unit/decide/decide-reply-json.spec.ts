@@ -27,6 +27,7 @@ function snapshotFlag(id: number, key: string, version: number): SnapshotFlag {
     usesContinuity: false,
     groupIndexes: new Set(),
     compiled: compileFlag({ id, key, ensureExperienceContinuity: false, filters }),
+    replyTexts: undefined,
   };
 }
 

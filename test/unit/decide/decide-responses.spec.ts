@@ -16,6 +16,7 @@ const flag = (id: number, key: string): SnapshotFlag => ({
   usesContinuity: false,
   groupIndexes: new Set(),
   compiled: compileFlag({ id, key, ensureExperienceContinuity: false, filters: { groups: [] } }),
+  replyTexts: undefined,
 });
 
 const results: EvaluatedFlag[] = [
