@@ -8,6 +8,11 @@ export class ApiFailure extends Error {
   }
 }
 
+/** What to show a person for a failed call: the server's own detail when it gave one. */
+export function errorText(failure: unknown): string {
+  return failure instanceof Error ? failure.message : String(failure);
+}
+
 /** Called when the server says the session is over, so the shell can show the sign-in page. */
 let onSignedOut: () => void = () => undefined;
 export function whenSignedOut(handler: () => void): void {

@@ -1,14 +1,10 @@
 import { useState } from 'react';
 import { Link } from 'wouter';
-import { api, ApiFailure, projectApi, type Page } from '../api';
+import { api, errorText, projectApi, type Page } from '../api';
 import { useApi } from '../hooks';
 import { useSession } from '../session';
+import type { DashboardRow } from './dashboards-page';
 import type { SavedInsight } from './insights-page';
-
-interface DashboardRow {
-  id: number;
-  name: string;
-}
 
 const NEW_DASHBOARD = 'new';
 
@@ -31,7 +27,7 @@ export function AddToDashboard({ insight, onAdded }: { insight: SavedInsight; on
       dashboards.reload();
       onAdded();
     } catch (failure) {
-      setError(failure instanceof ApiFailure ? failure.detail : String(failure));
+      setError(errorText(failure));
     }
   }
 

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'wouter';
-import { api, ApiFailure, projectApi } from '../api';
+import { api, errorText, projectApi } from '../api';
 import { completeFilters, PropertyFiltersEditor, type PropertyFilter } from '../components/property-filters';
 import { InsightResult } from '../insights/insight-result';
 import { DATE_RANGES, fromQuery } from '../insights/insight-query';
@@ -40,7 +40,7 @@ export function DashboardPage({ id }: { id: number }) {
       setProperties(loaded.filters.properties ?? []);
       setError(null);
     } catch (failure) {
-      setError(failure instanceof ApiFailure ? failure.detail : String(failure));
+      setError(errorText(failure));
     } finally {
       setLoading(false);
     }
@@ -54,7 +54,7 @@ export function DashboardPage({ id }: { id: number }) {
       await api.patch(path, { filters: { ...dashboard!.filters, ...filters } });
       await load('blocking');
     } catch (failure) {
-      setError(failure instanceof ApiFailure ? failure.detail : String(failure));
+      setError(errorText(failure));
     }
   }
 

@@ -1,10 +1,10 @@
 import { useState } from 'react';
 import { useLocation } from 'wouter';
-import { api, ApiFailure, projectApi, queryString, type Page } from '../api';
+import { api, errorText, projectApi, queryString, type Page } from '../api';
 import { useApi } from '../hooks';
 import { useSession } from '../session';
 
-interface DashboardRow {
+export interface DashboardRow {
   id: number;
   name: string;
   description: string;
@@ -25,7 +25,7 @@ export function DashboardsPage() {
       const created = await api.post<DashboardRow>(projectApi(project.id, 'dashboards/'), { name: name.trim() || 'New dashboard' });
       navigate(`/dashboards/${created.id}`);
     } catch (failure) {
-      setError(failure instanceof ApiFailure ? failure.detail : String(failure));
+      setError(errorText(failure));
     }
   }
   return (

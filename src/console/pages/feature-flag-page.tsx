@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useLocation } from 'wouter';
-import { api, ApiFailure, projectApi } from '../api';
+import { api, errorText, projectApi } from '../api';
 import { completeFilters, PropertyFiltersEditor } from '../components/property-filters';
 import { useApi } from '../hooks';
 import { useSession } from '../session';
@@ -39,7 +39,7 @@ export function FeatureFlagPage({ id }: { id: string }) {
       setFlag(result);
       if (isNew) navigate(`/feature_flags/${result.id}`);
     } catch (failure) {
-      setError(failure instanceof ApiFailure ? failure.detail : String(failure));
+      setError(errorText(failure));
     }
   }
 

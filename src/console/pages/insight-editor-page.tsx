@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useLocation } from 'wouter';
-import { api, ApiFailure, projectApi, queryString, type Page } from '../api';
+import { api, errorText, projectApi, queryString, type Page } from '../api';
 import { completeFilters, PropertyFiltersEditor } from '../components/property-filters';
 import { useApi } from '../hooks';
 import { EventInput, EventNames } from '../insights/event-picker';
@@ -161,7 +161,7 @@ function SaveButton({ insight, name, state, onSaved }: { insight: SavedInsight |
       }
       setError(null);
     } catch (failure) {
-      setError(failure instanceof ApiFailure ? failure.detail : String(failure));
+      setError(errorText(failure));
     }
   }
   return (

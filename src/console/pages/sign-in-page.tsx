@@ -1,5 +1,5 @@
 import { FormEvent, useState } from 'react';
-import { api, ApiFailure } from '../api';
+import { api, errorText } from '../api';
 
 /** E-mail and password; the server sets the session cookie. Locked e-mails get the server's own message. */
 export function SignInPage({ onSignedIn }: { onSignedIn: () => void }) {
@@ -16,7 +16,7 @@ export function SignInPage({ onSignedIn }: { onSignedIn: () => void }) {
       await api.post('/api/login/', { email, password });
       onSignedIn();
     } catch (failure) {
-      setError(failure instanceof ApiFailure ? failure.detail : String(failure));
+      setError(errorText(failure));
     } finally {
       setBusy(false);
     }
