@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { findPersonalApiKey, findProjectIdParam, findProjectToken } from '../../src/modules/auth/key-sources';
+import { findPersonalApiKey, findProjectIdParam, findProjectToken } from '../../src/common/auth/key-sources';
 
 // Keys as they appear in real requests: no whitespace, never empty.
 const keyArb = fc.stringMatching(/^[A-Za-z0-9_]{1,60}$/);

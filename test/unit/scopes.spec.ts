@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { SCOPE_OBJECTS, Scope, isValidScope, scopeSatisfied } from '../../src/modules/auth/scopes';
+import { SCOPE_OBJECTS, Scope, isValidScope, scopeSatisfied } from '../../src/common/auth/scopes';
 
 const objectArb = fc.constantFrom(...SCOPE_OBJECTS);
 const actionArb = fc.constantFrom('read' as const, 'write' as const);

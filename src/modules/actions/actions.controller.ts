@@ -1,8 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { PersonalKeyAuth } from '../auth/auth.decorator';
-import { CurrentProject, CurrentUser, UserPrincipal } from '../auth/principal';
+import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
+import { CurrentUser, UserPrincipal } from '../../common/auth/principal';
+import { CurrentProject } from '../projects/current-project';
 import { answerHardDelete, HARD_DELETE_RESPONSE } from '../../common/http/hard-delete';
 import { RequestUrl } from '../../common/http/request-url';
 import { parseActivityPage } from '../activity-logs/activity-logs.service';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { UserPrincipal } from '../auth/principal';
+import type { UserPrincipal } from '../../common/auth/principal';
 import { ApiError } from '../../common/errors/api-error';
 import { parseId } from '../../common/validation/patterns';
 import { onUniqueViolation } from '../../database/query-errors';

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { PersonalKeyAuth } from '../auth/auth.decorator';
-import { CurrentProject } from '../auth/principal';
+import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
+import { CurrentProject } from '../projects/current-project';
 import { RequestUrl } from '../../common/http/request-url';
 import type { ProjectEntity } from '../projects/project.entity';
 import { ActorsReplyDto, ApiCorrelationPersonsQuery, ApiFunnelPersonsQuery, ApiPathPersonsQuery, ApiRetentionPersonsQuery, RetentionPersonsReplyDto, ApiLifecyclePersonsQuery, ApiStickinessPersonsQuery, ApiTrendPersonsQuery, PlainActorsReplyDto } from './dto/insight.dto';

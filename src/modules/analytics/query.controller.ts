@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { PersonalKeyAuth } from '../auth/auth.decorator';
-import { CurrentProject } from '../auth/principal';
+import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
+import { CurrentProject } from '../projects/current-project';
 import type { ProjectEntity } from '../projects/project.entity';
 import { QueryService } from './query.service';
 import { projectAndEnvironmentPaths } from '../../common/http/project-routes';

@@ -1,7 +1,7 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { PATH_METADATA } from '@nestjs/common/constants';
-import { AUTH_METADATA } from './auth.decorator';
+import { AUTH_METADATA } from '../../common/auth/auth.decorator';
 
 /** Refuses to boot if any route forgot to say who may call it. */
 @Injectable()

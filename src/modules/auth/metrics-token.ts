@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { AuthErrors } from './auth-errors';
-import { bearerToken } from './key-sources';
+import { AuthErrors } from '../../common/auth/auth-errors';
+import { bearerToken } from '../../common/auth/key-sources';
 
 /** Both sides are compared as SHA-256 digests: equal lengths, so the comparison takes the same time whatever was sent. */
 export function tokenDigest(token: string): Buffer {

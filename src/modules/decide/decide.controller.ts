@@ -1,8 +1,8 @@
 import { Controller, Get, Header, HttpCode, Options, Post, Query, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { ProjectKeyAuth, ProjectKeyOptions, PublicRoute } from '../auth/auth.decorator';
-import { CallerProject, ProjectPrincipal } from '../auth/principal';
+import { ProjectKeyAuth, ProjectKeyOptions, PublicRoute } from '../../common/auth/auth.decorator';
+import { CallerProject, ProjectPrincipal } from '../../common/auth/principal';
 import { PublicRouteOptions, PublicSdkRoute } from '../../common/http/public-route';
 import { bareGetReply, decideFormat, flagsFormat, replyRequestId } from './decide-responses';
 import { DecideService } from './decide.service';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { ProjectPrincipal } from '../auth/principal';
+import type { ProjectPrincipal } from '../../common/auth/principal';
 import { ApiError } from '../../common/errors/api-error';
 import { parseDecideRequest } from './decide-request';
 import { replyJson } from './decide-reply-json';

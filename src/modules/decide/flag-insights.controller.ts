@@ -1,7 +1,8 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { PersonalKeyAuth } from '../auth/auth.decorator';
-import { CurrentProject, CurrentUser, UserPrincipal } from '../auth/principal';
+import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
+import { CurrentUser, UserPrincipal } from '../../common/auth/principal';
+import { CurrentProject } from '../projects/current-project';
 import type { ProjectEntity } from '../projects/project.entity';
 import { parseBlastRadiusRequest, parseGroupsParam, requireDistinctId } from './flag-insights-requests';
 import { FlagInsightsService } from './flag-insights.service';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { UserPrincipal } from '../auth/principal';
+import type { UserPrincipal } from '../../common/auth/principal';
 import { ApiError } from '../../common/errors/api-error';
 import type { ProjectEntity } from '../projects/project.entity';
 import { inCohort } from '../../kernel/cohort-match';

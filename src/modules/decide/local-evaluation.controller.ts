@@ -2,8 +2,8 @@ import { Controller, Get, Headers, Query, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import fresh from 'fresh';
-import { PersonalKeyAuth } from '../auth/auth.decorator';
-import { CurrentProject } from '../auth/principal';
+import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
+import { CurrentProject } from '../projects/current-project';
 import type { ProjectEntity } from '../projects/project.entity';
 import { LocalEvaluationService } from './local-evaluation.service';
 

@@ -1,8 +1,8 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { PersonalKeyAuth } from '../auth/auth.decorator';
-import { CurrentProject } from '../auth/principal';
+import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
+import { CurrentProject } from '../projects/current-project';
 import { parsePageRequest } from '../../common/http/pagination';
 import { queryText } from '../../common/http/query-values';
 import { RequestUrl } from '../../common/http/request-url';

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { PublicRoute } from '../auth/auth.decorator';
+import { PublicRoute } from '../../common/auth/auth.decorator';
 import { HealthService } from './health.service';
 
 @ApiExcludeController()

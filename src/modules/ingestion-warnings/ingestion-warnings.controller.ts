@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { PersonalKeyAuth } from '../auth/auth.decorator';
-import { CurrentProject } from '../auth/principal';
+import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
+import { CurrentProject } from '../projects/current-project';
 import { queryText } from '../../common/http/query-values';
 import type { ProjectEntity } from '../projects/project.entity';
 import { IngestionWarningsDto } from './dto/ingestion-warning.dto';

@@ -1,4 +1,4 @@
-import type { ProjectKeyOptions } from '../auth/auth.decorator';
+import type { ProjectKeyOptions } from '../../common/auth/auth.decorator';
 import { ApiError } from '../../common/errors/api-error';
 import { emptyEventList, invalidPayload } from '../../common/http/payload-decoding';
 import { isJsonObject } from '../../common/json/json-object';

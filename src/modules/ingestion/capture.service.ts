@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { ProjectPrincipal } from '../auth/principal';
+import type { ProjectPrincipal } from '../../common/auth/principal';
 import { jsonLongerThan } from '../../common/json/json-byte-length';
 import type { HeldStrings } from '../../common/json/held-strings';
 import { isJsonObject } from '../../common/json/json-object';

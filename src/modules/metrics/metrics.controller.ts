@@ -1,6 +1,6 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { MetricsTokenAuth } from '../auth/auth.decorator';
+import { MetricsTokenAuth } from '../../common/auth/auth.decorator';
 import { MetricsService } from './metrics.service';
 
 @ApiExcludeController()

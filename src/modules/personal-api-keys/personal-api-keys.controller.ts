@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { PersonalKeyAuth } from '../auth/auth.decorator';
-import { CurrentUser, UserPrincipal } from '../auth/principal';
+import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
+import { CurrentUser, UserPrincipal } from '../../common/auth/principal';
 import { parsePageRequest } from '../../common/http/pagination';
 import { RequestUrl } from '../../common/http/request-url';
 import { PersonalApiKeyPageDto } from './dto/personal-api-key.dto';

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { generatePersonalApiKey, hashPersonalApiKey, maskKey, randomBase62 } from '../../common/crypto/tokens';
 import { ApiError } from '../../common/errors/api-error';
-import { isValidScope } from '../auth/scopes';
+import { isValidScope } from '../../common/auth/scopes';
 import { buildPage, Page, PageRequest } from '../../common/http/pagination';
 import type { PersonalApiKeyDto } from './dto/personal-api-key.dto';
 import { personalApiKeyJson } from './personal-api-key.presenter';

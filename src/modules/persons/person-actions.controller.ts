@@ -1,7 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { PersonalKeyAuth } from '../auth/auth.decorator';
-import { CurrentProject, CurrentUser, UserPrincipal } from '../auth/principal';
+import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
+import { CurrentUser, UserPrincipal } from '../../common/auth/principal';
+import { CurrentProject } from '../projects/current-project';
 import { queryText } from '../../common/http/query-values';
 import { RequestUrl } from '../../common/http/request-url';
 import { parseActivityPage } from '../activity-logs/activity-logs.service';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import type { UserPrincipal } from '../auth/principal';
+import type { UserPrincipal } from '../../common/auth/principal';
 import { ApiError } from '../../common/errors/api-error';
 import type { ProjectEntity } from '../projects/project.entity';
 import { ActivityChange, changesBetween } from '../activity-logs/activity-changes';

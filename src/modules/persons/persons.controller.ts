@@ -1,8 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { PersonalKeyAuth } from '../auth/auth.decorator';
-import { CurrentProject, CurrentUser, UserPrincipal } from '../auth/principal';
+import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
+import { CurrentUser, UserPrincipal } from '../../common/auth/principal';
+import { CurrentProject } from '../projects/current-project';
 import { parsePageRequest } from '../../common/http/pagination';
 import { RequestUrl } from '../../common/http/request-url';
 import { csvPage, toCsv, wantsCsv } from '../events/csv-export';

@@ -2,7 +2,7 @@ import { parsePathCleaningRules, PathCleaningError } from '../../common/validati
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { UserPrincipal } from '../auth/principal';
+import type { UserPrincipal } from '../../common/auth/principal';
 import { generateProjectApiKey } from '../../common/crypto/tokens';
 import { ApiError } from '../../common/errors/api-error';
 import { buildPage, Page, PageRequest } from '../../common/http/pagination';

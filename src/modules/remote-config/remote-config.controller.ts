@@ -1,6 +1,6 @@
 import { Controller, Get, Header, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { PublicRoute } from '../auth/auth.decorator';
+import { PublicRoute } from '../../common/auth/auth.decorator';
 import { PublicSdkRoute } from '../../common/http/public-route';
 import { remoteConfigScript } from '../decide/remote-config-json';
 import { RemoteConfigService } from './remote-config.service';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { projectTokenShapeProblem } from '../auth/key-sources';
+import { projectTokenShapeProblem } from '../../common/auth/key-sources';
 import { ApiError } from '../../common/errors/api-error';
 import { FlagSnapshotsService } from '../decide/flag-snapshots.service';
 import { ProjectsService } from '../projects/projects.service';

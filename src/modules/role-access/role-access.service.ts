@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { UserPrincipal } from '../auth/principal';
+import type { UserPrincipal } from '../../common/auth/principal';
 import { ApiError } from '../../common/errors/api-error';
 import { buildPage, Page, PageRequest } from '../../common/http/pagination';
 import { featureFlagJson } from '../feature-flags/feature-flag.presenter';

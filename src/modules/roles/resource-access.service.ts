@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { OrganizationAccess, UserPrincipal } from '../auth/principal';
+import type { UserPrincipal } from '../../common/auth/principal';
+import type { OrganizationAccess } from '../organizations/organization-access';
 import { ApiError } from '../../common/errors/api-error';
 import { buildPage, Page, PageRequest } from '../../common/http/pagination';
 import { parseId } from '../../common/validation/patterns';

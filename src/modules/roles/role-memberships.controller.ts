@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { PersonalKeyAuth } from '../auth/auth.decorator';
-import { CurrentOrganization, OrganizationAccess } from '../auth/principal';
+import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
+import { CurrentOrganization, OrganizationAccess } from '../organizations/organization-access';
 import { parsePageRequest } from '../../common/http/pagination';
 import { RequestUrl } from '../../common/http/request-url';
 import { CreateRoleMembershipDto, RoleMembershipDto, RoleMembershipPageDto } from './dto/role.dto';

@@ -1,7 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { PersonalKeyAuth } from '../auth/auth.decorator';
-import { CurrentOrganization, CurrentUser, OrganizationAccess, UserPrincipal } from '../auth/principal';
+import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
+import { CurrentUser, UserPrincipal } from '../../common/auth/principal';
+import { CurrentOrganization, OrganizationAccess } from '../organizations/organization-access';
 import { parsePageRequest } from '../../common/http/pagination';
 import { RequestUrl } from '../../common/http/request-url';
 import { CreateRoleDto, RoleDto, RolePageDto, UpdateRoleDto } from './dto/role.dto';

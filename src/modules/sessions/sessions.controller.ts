@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { PublicRoute } from '../auth/auth.decorator';
+import { PublicRoute } from '../../common/auth/auth.decorator';
 import { CSRF_HEADER, sessionCookies, sessionTokenOf } from './session-cookies';
 import { SessionsService } from './sessions.service';
 import { SignInDto, SignInReplyDto } from './dto/sign-in.dto';

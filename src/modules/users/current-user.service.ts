@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { UserPrincipal } from '../auth/principal';
-import { projectRestriction } from '../auth/scopes';
+import type { CallerUser, UserPrincipal } from '../../common/auth/principal';
+import { projectRestriction } from '../../common/auth/scopes';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { EventDefinitionsService } from '../event-definitions/event-definitions.service';
@@ -11,7 +11,7 @@ import { ProjectEntity } from '../projects/project.entity';
 import { ProjectsService } from '../projects/projects.service';
 import type { CurrentTeamDto, CurrentUserDto, OrganizationDto } from './dto/current-user.dto';
 import { UsersService } from './users.service';
-import { UserEntity } from './user.entity';
+
 
 /** Builds `GET /api/users/@me/` in the shape of PostHog's UserSerializer. */
 @Injectable()
@@ -57,7 +57,7 @@ export class CurrentUserService {
   }
 
   /** The user's current project, or for a key limited elsewhere the first project it may see. */
-  private async currentProject(user: UserEntity, restriction: ReadonlySet<number> | null, visible: ProjectEntity[]): Promise<ProjectEntity | null> {
+  private async currentProject(user: CallerUser, restriction: ReadonlySet<number> | null, visible: ProjectEntity[]): Promise<ProjectEntity | null> {
     if (restriction === null) return user.currentProjectId ? this.projects.findById(user.currentProjectId) : null;
     return visible.find((p) => p.id === user.currentProjectId) ?? visible[0] ?? null;
   }
@@ -102,7 +102,7 @@ export class CurrentUserService {
   }
 }
 
-function userFields(user: UserEntity, hasPassword: boolean) {
+function userFields(user: CallerUser, hasPassword: boolean) {
   return {
     date_joined: user.dateJoined.toISOString(),
     uuid: user.uuid,

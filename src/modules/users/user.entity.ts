@@ -1,7 +1,8 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import type { CallerUser } from '../../common/auth/principal';
 
 @Entity('app_user')
-export class UserEntity {
+export class UserEntity implements CallerUser {
   @PrimaryGeneratedColumn()
   id: number;
 

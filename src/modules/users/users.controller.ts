@@ -1,7 +1,7 @@
 import { Controller, Get, Header, Param } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { PersonalKeyAuth } from '../auth/auth.decorator';
-import { CurrentUser, UserPrincipal } from '../auth/principal';
+import { PersonalKeyAuth } from '../../common/auth/auth.decorator';
+import { CurrentUser, UserPrincipal } from '../../common/auth/principal';
 import { ApiError } from '../../common/errors/api-error';
 import { CurrentUserService } from './current-user.service';
 import { CurrentUserDto } from './dto/current-user.dto';

@@ -1,4 +1,4 @@
-import { FailedAttempts } from '../../../src/modules/auth/failed-attempts';
+import { FailedAttempts } from '../../../src/common/auth/failed-attempts';
 
 describe(FailedAttempts.name, () => {
   let clock = 0;

@@ -1,5 +1,5 @@
 import { ApiError } from '../../../common/errors/api-error';
-import { bearerToken, projectTokenShapeProblem } from '../../auth/key-sources';
+import { bearerToken, projectTokenShapeProblem } from '../../../common/auth/key-sources';
 import { mediaType } from '../../../common/http/payload-decoding';
 import { isJsonObject, JsonObject } from '../../../common/json/json-object';
 

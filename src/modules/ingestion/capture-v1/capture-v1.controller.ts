@@ -1,8 +1,8 @@
 import { Controller, HttpCode, Options, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ProjectKeyAuth, PublicRoute } from '../../auth/auth.decorator';
-import { CallerProject, ProjectPrincipal } from '../../auth/principal';
+import { ProjectKeyAuth, PublicRoute } from '../../../common/auth/auth.decorator';
+import { CallerProject, ProjectPrincipal } from '../../../common/auth/principal';
 import { PublicRouteOptions, PublicSdkRoute } from '../../../common/http/public-route';
 import { CAPTURE_AUTH } from '../capture-events';
 import { captureV1ErrorBody } from './capture-v1-reply';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { ProjectPrincipal } from '../../auth/principal';
+import type { ProjectPrincipal } from '../../../common/auth/principal';
 import { CaptureService } from '../capture.service';
 import { captureV1Results } from './capture-v1-reply';
 import { CaptureV1Headers, parseCaptureV1Batch } from './capture-v1-request';

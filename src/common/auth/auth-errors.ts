@@ -1,4 +1,4 @@
-import { ApiError } from '../../common/errors/api-error';
+import { ApiError } from '../errors/api-error';
 import type { PersonalKeySource } from './key-sources';
 
 const WHERE_PROJECT_KEY =

@@ -1,21 +1,38 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import type { PersonalApiKeyEntity } from '../personal-api-keys/personal-api-key.entity';
-import type { MembershipLevel } from '../organizations/organization-membership.entity';
-import type { ProjectEntity } from '../projects/project.entity';
-import type { UserEntity } from '../users/user.entity';
-import { ApiError } from '../../common/errors/api-error';
+import { ApiError } from '../errors/api-error';
 
 /** What a management caller may reach: a personal key's scopes and project limits (null or empty: no limit). */
-export type CallerGrant = Pick<PersonalApiKeyEntity, 'scopes' | 'scopedProjects'>;
+export interface CallerGrant {
+  scopes: string[] | null;
+  scopedProjects: number[] | null;
+}
 
 /** A signed-in session reaches everything its user can, as PostHog's own sessions do. */
 export const SESSION_GRANT: CallerGrant = { scopes: ['*'], scopedProjects: null };
 
+/**
+ * The stored user behind a management call, as routes read it. The guard puts the users module's row here; this
+ * folder names only the fields, so that every module can use the auth vocabulary without importing the users module.
+ */
+export interface CallerUser {
+  id: number;
+  uuid: string;
+  distinctId: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  isActive: boolean;
+  isStaff: boolean;
+  currentOrganizationId: string | null;
+  currentProjectId: number | null;
+  dateJoined: Date;
+}
+
 /** A management caller: the user behind a personal API key, or behind a console session. */
 export interface UserPrincipal {
   kind: 'user';
-  user: UserEntity;
+  user: CallerUser;
   key: CallerGrant;
   via: 'personal_key' | 'session';
 }
@@ -30,18 +47,9 @@ export interface ProjectPrincipal {
 
 export type Principal = UserPrincipal | ProjectPrincipal;
 
-/** The organization a route's `:organization_id` resolved to, and the caller's membership level in it. */
-export interface OrganizationAccess {
-  organizationId: string;
-  level: MembershipLevel;
-}
-
 declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
-    /** The project named by the route (`:project_id`, `@current`), already access-checked. */
-    project?: ProjectEntity;
-    organizationAccess?: OrganizationAccess;
   }
 }
 
@@ -52,23 +60,9 @@ export const CurrentUser = createParamDecorator((_: unknown, ctx: ExecutionConte
   return principal;
 });
 
-/** The project a route's `:project_id` resolved to. */
-export const CurrentProject = createParamDecorator((_: unknown, ctx: ExecutionContext): ProjectEntity => {
-  const project = ctx.switchToHttp().getRequest<FastifyRequest>().project;
-  if (!project) throw ApiError.serverError();
-  return project;
-});
-
 /** The project a public (project-key) route is acting for. */
 export const CallerProject = createParamDecorator((_: unknown, ctx: ExecutionContext): ProjectPrincipal => {
   const principal = ctx.switchToHttp().getRequest<FastifyRequest>().principal;
   if (principal?.kind !== 'project') throw ApiError.serverError();
   return principal;
-});
-
-/** The organization a route's `:organization_id` resolved to, with the caller's level. */
-export const CurrentOrganization = createParamDecorator((_: unknown, ctx: ExecutionContext): OrganizationAccess => {
-  const access = ctx.switchToHttp().getRequest<FastifyRequest>().organizationAccess;
-  if (!access) throw ApiError.serverError();
-  return access;
 });

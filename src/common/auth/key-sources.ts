@@ -1,4 +1,4 @@
-import { isJsonObject } from '../../common/json/json-object';
+import { isJsonObject } from '../json/json-object';
 
 /** Where a personal API key was found; the phrase appears verbatim in PostHog's 401 detail. */
 export type PersonalKeySource = 'Authorization header' | 'body' | 'query string';
