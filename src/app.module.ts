@@ -32,7 +32,7 @@ import { QueuesModule } from './queues/queues.module';
 import { EventsModule } from './modules/events/events.module';
 import { IngestionWarningsModule } from './modules/ingestion-warnings/ingestion-warnings.module';
 import { PersonsModule } from './modules/persons/persons.module';
-import { WorkerModule } from './worker.module';
+import { IngestionWorkerModule } from './modules/ingestion/ingestion-worker.module';
 
 export interface RuntimeOptions {
   config: AppConfig;
@@ -100,7 +100,7 @@ export class AppModule {
     const imports = coreImports(runtime);
     if (parts.api) imports.push(ApiModule);
     else if (parts.analyticsCopy) imports.push(AnalyticsCopyModule);
-    if (parts.workers) imports.push(WorkerModule.forRoot(runtime.config.ingestion.partitions, runtime.queue.workerConnection));
+    if (parts.workers) imports.push(IngestionWorkerModule.forRoot(runtime.config.ingestion.partitions, runtime.queue.workerConnection));
     return { module: AppModule, imports };
   }
 }

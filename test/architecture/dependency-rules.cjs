@@ -14,10 +14,10 @@ module.exports = {
     },
     {
       name: 'modules-never-import-root',
-      comment: 'The root files (main, app.module, worker.module) assemble the modules; a module importing them is a cycle by construction.',
+      comment: 'The root files (main, app.module, entities) and the role entry points (roles/) assemble the modules; a module importing them is a cycle by construction.',
       severity: 'error',
       from: { path: '^src/modules/' },
-      to: { path: '^src/[^/]+\\.ts$' },
+      to: { path: '^src/([^/]+\\.ts|roles/.+)$' },
     },
     {
       name: 'no-folder-cycles',

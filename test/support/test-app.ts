@@ -9,7 +9,7 @@ import IORedis from 'ioredis';
 import { AppModule, RuntimeOptions } from '../../src/app.module';
 import { createRootLogger } from '../../src/common/logging/logger';
 import { loadConfig } from '../../src/config/app-config';
-import { createHttpApp } from '../../src/http-app';
+import { createHttpApp } from '../../src/roles/http-app';
 import { BootstrapKeys, ProvisioningService } from '../../src/modules/provisioning/provisioning.service';
 import { configureQueueConnection } from '../../src/queues/queue-connection';
 import { HttpClient } from './http-client';

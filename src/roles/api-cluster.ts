@@ -1,9 +1,27 @@
 import cluster, { Worker } from 'node:cluster';
+import { NestFactory } from '@nestjs/core';
 import type { Logger } from 'pino';
-import type { AppConfig, ProcessRole } from './config/app-config';
-import type { DatabaseHandle } from './database/database-launcher';
-import type { IpcEngineHost } from './modules/analytics/engine/ipc-engine-host';
-import { CHILD_READY, PrimaryMetrics } from './modules/metrics/cluster-metrics';
+import { AppModule, RuntimeOptions } from '../app.module';
+import { PinoNestLogger } from '../common/logging/logger';
+import type { AppConfig, ProcessRole } from '../config/app-config';
+import type { DatabaseHandle } from '../database/database-launcher';
+import type { IpcEngineHost } from '../modules/analytics/engine/ipc-engine-host';
+import { startEnginePrimary } from '../modules/analytics/engine/open-engine';
+import { CHILD_READY, PrimaryMetrics } from '../modules/metrics/cluster-metrics';
+import { provision } from './lifecycle';
+
+/** API_PROCESSES > 1: provision once here, then let the children serve. */
+export async function startApiCluster(runtime: RuntimeOptions, database: DatabaseHandle, logger: Logger): Promise<void> {
+  const { config } = runtime;
+  const context = await NestFactory.createApplicationContext(AppModule.forRoot(runtime, { api: false, workers: false }), { logger: new PinoNestLogger(logger) });
+  await provision(context, config);
+  await context.close();
+  // Before forking: the children find the analytics schema migrated and, without CLICKHOUSE_URL, an engine here to forward to.
+  const engineHost = await startEnginePrimary(config, (level, message) => logger[level](message));
+  await new ApiCluster(config, database, logger, engineHost).start();
+  const parts = { port: config.http.port, processes: config.http.processes, workerProcess: config.role === 'all' };
+  logger.info({ role: config.role, ...parts, queue: runtime.queue.kind, version: config.version }, 'started');
+}
 
 /** A child that dies this soon after starting counts as failing to start. */
 const QUICK_EXIT_MS = 10_000;

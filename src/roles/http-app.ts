@@ -4,29 +4,29 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
-import type { RuntimeOptions } from './app.module';
-import { AppModule } from './app.module';
-import { ApiExceptionFilter } from './common/http/api-exception.filter';
-import { RouteTable } from './common/http/route-table';
-import { LargePayloadDecoder } from './common/http/large-payload-decoder';
-import { handleClientError, MAX_PARAM_LENGTH, replyFrameworkError } from './common/http/framework-errors';
-import { registerConsole } from './common/http/console-pages';
-import { registerBodyParsers } from './common/http/json-body-parser';
-import { registerPublicRouteHooks } from './common/http/public-route-hooks';
-import { registerQueryCleaning } from './common/http/query-cleaning';
-import { setPublicUrl } from './common/http/request-url';
-import { registerSecurityHeaders } from './common/http/security-headers';
-import { ShadowedRouteGuard } from './common/http/shadowed-route.guard';
-import { PinoNestLogger } from './common/logging/logger';
-import { completeOpenApiDocument } from './common/openapi/complete-document';
-import { createValidationPipe } from './common/validation/validation.pipe';
-import { MetricsService } from './modules/metrics/metrics.service';
+import type { RuntimeOptions } from '../app.module';
+import { AppModule } from '../app.module';
+import { ApiExceptionFilter } from '../common/http/api-exception.filter';
+import { RouteTable } from '../common/http/route-table';
+import { LargePayloadDecoder } from '../common/http/large-payload-decoder';
+import { handleClientError, MAX_PARAM_LENGTH, replyFrameworkError } from '../common/http/framework-errors';
+import { registerConsole } from '../common/http/console-pages';
+import { registerBodyParsers } from '../common/http/json-body-parser';
+import { registerPublicRouteHooks } from '../common/http/public-route-hooks';
+import { registerQueryCleaning } from '../common/http/query-cleaning';
+import { setPublicUrl } from '../common/http/request-url';
+import { registerSecurityHeaders } from '../common/http/security-headers';
+import { ShadowedRouteGuard } from '../common/http/shadowed-route.guard';
+import { PinoNestLogger } from '../common/logging/logger';
+import { completeOpenApiDocument } from '../common/openapi/complete-document';
+import { createValidationPipe } from '../common/validation/validation.pipe';
+import { MetricsService } from '../modules/metrics/metrics.service';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 /** Where swagger-ui is served: the interactive docs beside the OpenAPI document. */
 const DOCS_PATH = 'api/docs';
-/** Where the console's build lands (src/console/vite.config.mts), from dist/http-app.js and from src/http-app.ts alike. */
-const CONSOLE_DIR = resolve(__dirname, '..', 'dist', 'console');
+/** Where the console's build lands (src/console/vite.config.mts), from dist/roles/http-app.js and from src/roles/http-app.ts alike. */
+const CONSOLE_DIR = resolve(__dirname, '..', '..', 'dist', 'console');
 
 declare module 'fastify' {
   interface FastifyInstance {
