@@ -156,7 +156,7 @@ async function hostileFlagPhases(baseUrl, row, rate, metric) {
 /** The longest text the service lets SLOW_PATTERN read (its work bound over the pattern's program size). */
 function regexBound() {
   const { RE2JS } = require('re2js');
-  const { MAX_REGEX_WORK } = require('../../dist/modules/decide/engine/property-match');
+  const { MAX_REGEX_WORK } = require('../../dist/kernel/property-match');
   return Math.floor(MAX_REGEX_WORK / RE2JS.compile(SLOW_PATTERN).programSize());
 }
 
