@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import cluster from 'node:cluster';
 import type { RuntimeOptions } from './app.module';
 import { createRootLogger } from './common/logging/logger';
-import { fixHeapGrowth } from './common/process/heap-growth';
 import { portProblem } from './common/process/port-check';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { openDatabase } from './database/database-launcher';
@@ -19,7 +18,6 @@ import { startWorker } from './roles/worker';
  * it, then start the role ROLE names (`src/roles/`): api, worker, all, or an API cluster's primary.
  */
 async function main(): Promise<void> {
-  fixHeapGrowth();
   const config = readConfigOrExit();
   const logger = createRootLogger(config.log.level);
   await exitIfPortTaken(config);

@@ -8,7 +8,6 @@ import type { RuntimeOptions } from '../app.module';
 import { AppModule } from '../app.module';
 import { ApiExceptionFilter } from '../common/http/api-exception.filter';
 import { RouteTable } from '../common/http/route-table';
-import { LargePayloadDecoder } from '../common/http/large-payload-decoder';
 import { handleClientError, MAX_PARAM_LENGTH, replyFrameworkError } from '../common/http/framework-errors';
 import { registerConsole } from '../common/http/console-pages';
 import { registerBodyParsers } from '../common/http/json-body-parser';
@@ -20,6 +19,8 @@ import { ShadowedRouteGuard } from '../common/http/shadowed-route.guard';
 import { PinoNestLogger } from '../common/logging/logger';
 import { completeOpenApiDocument } from '../common/openapi/complete-document';
 import { createValidationPipe } from '../common/validation/validation.pipe';
+import { registerPayloadDecoding } from '../modules/ingestion/payload/payload-decoding.hook';
+import { PayloadWorker } from '../modules/ingestion/payload/payload-worker';
 import { MetricsService } from '../modules/metrics/metrics.service';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -36,8 +37,8 @@ declare module 'fastify' {
 }
 
 export interface HttpAppOptions {
-  /** The compiled large-payload thread, for applications run from sources (tests); beside this file by default. */
-  largePayloadScript?: string;
+  /** The compiled payload worker's thread, for applications run from sources (tests); beside its module by default. */
+  payloadWorkerScript?: string;
   /** The built web console (index.html and assets/); dist/console by default. */
   consoleDir?: string;
 }
@@ -80,9 +81,10 @@ export async function createHttpApp(runtime: RuntimeOptions, logger: Logger, opt
   registerSecurityHeaders(fastify, `/${DOCS_PATH}`);
   registerBodyParsers(fastify);
   registerQueryCleaning(fastify);
-  const largeDecoder = LargePayloadDecoder.create({ maxWaitingBytes: config.ingestion.maxWaitingPayloadBytes, maxDecompressedBytes: config.ingestion.maxDecompressedBytes }, options.largePayloadScript);
-  fastify.addHook('onClose', async () => largeDecoder?.close());
-  registerPublicRouteHooks(fastify, config, largeDecoder);
+  const payloadWorker = PayloadWorker.create({ maxWaitingBytes: config.ingestion.maxWaitingPayloadBytes, maxDecompressedBytes: config.ingestion.maxDecompressedBytes }, options.payloadWorkerScript);
+  fastify.addHook('onClose', async () => payloadWorker?.close());
+  registerPublicRouteHooks(fastify, config);
+  registerPayloadDecoding(fastify, config, payloadWorker);
   setPublicUrl(config.http.publicUrl);
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(runtime), adapter, {

@@ -5,8 +5,8 @@ import { gzipSync } from 'node:zlib';
 import { sendJson, sendRaw, storedEvents, warningsOf } from '../support/capture-client';
 import { waitForQueuesIdle, waitForRows } from '../support/ingestion';
 import { startExtraApi, startTestApp, TestApp } from '../support/test-app';
-import { LARGE_PAYLOAD_SCRIPT } from '../support/test-env';
-import { DECOMPRESSION_BOMB_DELAY_MS } from '../../src/common/http/public-route-hooks';
+import { PAYLOAD_WORKER_SCRIPT } from '../support/test-env';
+import { DECOMPRESSION_BOMB_DELAY_MS } from '../../src/modules/ingestion/payload/payload-decoding.hook';
 
 const MAX_BODY = 2 * 1024 * 1024;
 const MAX_DECOMPRESSED = 4 * 1024 * 1024;
@@ -151,7 +151,7 @@ describe('Capture of bad inputs', () => {
   });
 
   it('7c. 16 bombs with a forged size at once → each 413, counted one at a time on the decoding thread', async () => {
-    expect(existsSync(LARGE_PAYLOAD_SCRIPT)).toBe(true); // the API decodes large payloads on its thread, as in production
+    expect(existsSync(PAYLOAD_WORKER_SCRIPT)).toBe(true); // the API decodes large payloads on its thread, as in production
     // A 32 MB cap: inflated side by side, 16 bombs would hold 512 MB. On the thread they are counted one at a time
     // without their output being kept (the API process's peak is measured in processes.e2e-spec.ts: this process's
     // allocator holds the test's own freed buffers, which hide it).
@@ -206,7 +206,7 @@ describe('Capture of bad inputs', () => {
     await expectAccepted('bulk', await sendRaw(t, '/batch/', raw, { 'content-type': 'application/json' }));
     batch.forEach((item) => accepted.add(item.event));
     accepted.delete('bulk');
-    // The long strings were held off the heap while decoding and put back before the job was added: stored whole.
+    // Decoded, prepared and serialised by the payload worker, framed and enqueued on the event loop: stored whole.
     await waitForRows(t, `SELECT 1 FROM event WHERE event LIKE 'bulk_%' AND properties->>'padding' = $1`, [padding], batch.length);
   });
 

@@ -79,6 +79,25 @@ describe('Capture body formats', () => {
     await waitForRows(t, `SELECT 1 FROM event WHERE event = 'via_personal'`, [], 1);
   });
 
+  it('stores a large batch sent with a personal API key and project_id: the payload worker’s jobs, partitioned again by the project’s key', async () => {
+    const padding = 'p'.repeat(200_000);
+    const batch = Array.from({ length: 8 }, (_, i) => ({ event: 'large_personal', distinct_id: `lp-${i % 3}`, properties: { padding, i } }));
+    const res = await sendJson(t, '/batch/', { api_key: t.keys.personalApiKey, project_id: t.keys.projectId, batch });
+    expect(res.status).toBe(200);
+    const rows = await waitForRows<{ i: number }>(t, `SELECT (properties->>'i')::int AS i FROM event WHERE event = 'large_personal' AND properties->>'padding' = $1 ORDER BY 1`, [padding], 8);
+    expect(rows.map((row) => row.i)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it('answers a large payload’s body errors only after its key is checked, as for a small one', async () => {
+    const body = (apiKey: string) => ({ api_key: apiKey, batch: 'b'.repeat(1_200_000) });
+    const unknown = await sendJson(t, '/batch/', body('phc_NotAKeyOfThisService000000000000000000'));
+    expect(unknown.status).toBe(401);
+    expect(JSON.parse(unknown.text).code).toBe('invalid_api_key');
+    const known = await sendJson(t, '/batch/', body(key));
+    expect(known.status).toBe(400);
+    expect(JSON.parse(known.text)).toEqual({ type: 'validation_error', code: 'invalid_payload', detail: 'Malformed request data: "batch" must be a list of events, got a string', attr: null });
+  });
+
   it('refuses a personal key without project_id, or for a project it cannot access', async () => {
     const missing = await sendJson(t, '/capture/', { api_key: t.keys.personalApiKey, event: 'x', distinct_id: 'p' });
     expect(missing.status).toBe(400);

@@ -13,7 +13,7 @@ import { createHttpApp } from '../../src/roles/http-app';
 import { BootstrapKeys, ProvisioningService } from '../../src/modules/provisioning/provisioning.service';
 import { configureQueueConnection } from '../../src/queues/queue-connection';
 import { HttpClient } from './http-client';
-import { clickHouseDatabase, databaseUrl, LARGE_PAYLOAD_SCRIPT, runId, TEST_POSTGRES_URL, TEST_REDIS_URL, templateDatabaseName, testDataDir } from './test-env';
+import { clickHouseDatabase, databaseUrl, PAYLOAD_WORKER_SCRIPT, runId, TEST_POSTGRES_URL, TEST_REDIS_URL, templateDatabaseName, testDataDir } from './test-env';
 
 export interface TestApp {
   app: NestFastifyApplication;
@@ -114,7 +114,7 @@ async function deleteRedisKeys(prefix: string): Promise<void> {
 /** The HTTP application built as production builds it, listening on an ephemeral loopback port. */
 async function listeningApi(config: ReturnType<typeof loadConfig>, url: string, logger: ReturnType<typeof createRootLogger>, consoleDir?: string) {
   const runtime: RuntimeOptions = { config, databaseUrl: url, queue: configureQueueConnection(config, url) };
-  const app = await createHttpApp(runtime, logger, { largePayloadScript: LARGE_PAYLOAD_SCRIPT, consoleDir });
+  const app = await createHttpApp(runtime, logger, { payloadWorkerScript: PAYLOAD_WORKER_SCRIPT, consoleDir });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.getHttpServer().address() as AddressInfo;
   return { app, runtime, baseUrl: `http://127.0.0.1:${port}` };

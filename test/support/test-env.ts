@@ -9,8 +9,8 @@ export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6
 /** What the suite's services are started with as METRICS_TOKEN when a test scrapes /metrics (it is off without one). */
 export const TEST_METRICS_TOKEN = 'hogbase-test-metrics-token-0123456789';
 
-/** The compiled large-payload thread (`npm test` builds dist/ first): the sources run it as production does. */
-export const LARGE_PAYLOAD_SCRIPT = join(__dirname, '..', '..', 'dist', 'common', 'http', 'large-payload.worker.js');
+/** The compiled payload worker's thread (`npm test` builds dist/ first): the sources run it as production does. */
+export const PAYLOAD_WORKER_SCRIPT = join(__dirname, '..', '..', 'dist', 'modules', 'ingestion', 'payload', 'payload.worker.js');
 
 /** Names shared by the global setup and every test file of one run. */
 export function runId(): string {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { findPersonalApiKey, findProjectIdParam, findProjectToken } from '../../src/common/auth/key-sources';
+import { authenticationFields, findPersonalApiKey, findProjectIdParam, findProjectToken } from '../../src/common/auth/key-sources';
 
 // Keys as they appear in real requests: no whitespace, never empty.
 const keyArb = fc.stringMatching(/^[A-Za-z0-9_]{1,60}$/);
@@ -378,5 +378,33 @@ describe(findProjectIdParam.name, () => {
         expect(findProjectIdParam({ project_id: id }, undefined)).toBe(String(id));
       }),
     );
+  });
+});
+
+describe(authenticationFields.name, () => {
+  // Bodies shaped like capture payloads, with keys wherever the finders look and values of every kind.
+  const value = fc.oneof(keyArb, fc.constant('  '), fc.integer(), fc.constant(null));
+  const event = fc.record({ api_key: value, token: value, $token: value, properties: fc.record({ token: value }, { requiredKeys: [] }) }, { requiredKeys: [] });
+  const body = fc.oneof(
+    fc.array(event),
+    fc.record({ api_key: value, token: value, personal_api_key: value, project_id: value, batch: fc.array(event), properties: fc.record({ token: value }, { requiredKeys: [] }) }, { requiredKeys: [] }),
+    fc.constant(null),
+    fc.string(),
+  );
+  const query = fc.record({ token: value, api_key: value, personal_api_key: value, project_id: value }, { requiredKeys: [] });
+
+  it('stands in for a body: every finder finds in it what it finds in the whole', () => {
+    fc.assert(
+      fc.property(body, query, fc.option(fc.constant('Bearer phx_header'), { nil: undefined }), (whole, q, authorization) => {
+        const fields = authenticationFields(whole);
+        expect(findProjectToken(fields, q)).toBe(findProjectToken(whole, q));
+        expect(findPersonalApiKey(authorization, fields, q)).toEqual(findPersonalApiKey(authorization, whole, q));
+        expect(findProjectIdParam(fields, q)).toBe(findProjectIdParam(whole, q));
+      }),
+    );
+  });
+
+  it('keeps nothing else of the body', () => {
+    expect(authenticationFields({ api_key: 'phc_a', batch: [{ event: 'e', properties: { blob: 'x'.repeat(1000) } }], sent_at: 'now' })).toEqual({ api_key: 'phc_a' });
   });
 });

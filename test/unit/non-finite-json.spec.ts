@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { parseJsonPayload } from '../../src/common/http/payload-decoding';
+import { parseJsonPayload } from '../../src/modules/ingestion/payload/payload-decoding';
 import { nonFiniteToNull } from '../../src/common/json/non-finite-json';
 
 describe('nonFiniteToNull', () => {

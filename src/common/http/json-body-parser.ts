@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import secureJsonParse from 'secure-json-parse';
 import { ApiError } from '../errors/api-error';
 import { cleanJson, JSON_TEXT_NEEDS_CLEANING } from '../json/clean-text';
-import { MAX_JSON_DEPTH, mediaType, parsedJsonTooDeep } from './payload-decoding';
+import { MAX_JSON_DEPTH, parsedJsonTooDeep } from '../json/json-depth';
+import { mediaType } from './media-type';
 import { publicRouteOptions } from './public-route';
 
 function parseError(reason: string): ApiError {

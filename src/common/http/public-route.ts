@@ -7,7 +7,7 @@ import type { ApiError } from '../errors/api-error';
 export interface PublicRouteOptions {
   /**
    * The body stays raw bytes (it may be gzip, a base64 form or lz64) and the payload (body or `?data=`)
-   * is decoded into JSON before the guard runs.
+   * is decoded into JSON before the guard runs (modules/ingestion/payload).
    */
   decodePayload: boolean;
   /** Answer CORS like PostHog's capture: echo the Origin, allow credentials. */
@@ -23,13 +23,8 @@ export interface PublicRouteOptions {
    * `MAX_DECOMPRESSED_BYTES` (flag evaluation reads every byte it is sent, on the event loop).
    */
   bodyLimit?: (config: AppConfig) => number;
-  /** Events of the payload longer than this many JSON bytes are found while a large payload is parsed off the loop. */
-  measureItemsAbove?: number;
-  /**
-   * Property strings of this many characters or more in a large payload's events are held off the event loop's heap
-   * (common/json/held-strings.ts): only for a route whose handler passes `request.heldStrings` on to the queue.
-   */
-  holdStringsAbove?: number;
+  /** A capture route: a large payload's events come back from the payload worker as jobs ready for the queues. */
+  prepareCapture?: boolean;
   /** `[]` and `{"batch": []}` reach the route instead of answering `no_data`. */
   acceptEmptyList?: boolean;
   /** Legacy capture paths unwrap base64 twice. */

@@ -1,6 +1,6 @@
 import type { ProjectKeyOptions } from '../../common/auth/auth.decorator';
 import { ApiError } from '../../common/errors/api-error';
-import { emptyEventList, invalidPayload } from '../../common/http/payload-decoding';
+import { emptyEventList, invalidPayload } from './payload/payload-decoding';
 import { isJsonObject } from '../../common/json/json-object';
 
 /**

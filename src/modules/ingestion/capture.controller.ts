@@ -6,14 +6,11 @@ import { CallerProject, ProjectPrincipal } from '../../common/auth/principal';
 import { PublicRouteOptions, PublicSdkRoute } from '../../common/http/public-route';
 import { CAPTURE_AUTH } from './capture-events';
 import { CaptureService } from './capture.service';
-import { MAX_EVENT_BYTES } from './event-normalization';
 import { CaptureReplyDto } from './dto/capture.dto';
 
 /** Every path the PostHog SDKs send events to. */
 const CAPTURE_PATHS = ['capture', 'batch', 'e', 'i/v0/e', 'track', 'engage'];
-/** Property strings of a large payload from this length on stay off the event loop's heap until the job is written. */
-const HOLD_STRINGS_ABOVE = 64 * 1024;
-const CAPTURE_ROUTE: PublicRouteOptions = { decodePayload: true, cors: true, legacyBase64: true, measureItemsAbove: MAX_EVENT_BYTES, holdStringsAbove: HOLD_STRINGS_ABOVE };
+const CAPTURE_ROUTE: PublicRouteOptions = { decodePayload: true, cors: true, legacyBase64: true, prepareCapture: true };
 
 @ApiTags('ingestion')
 @Controller()
@@ -51,16 +48,10 @@ export class CaptureController {
 
   private async handle(caller: ProjectPrincipal, request: FastifyRequest, reply: FastifyReply) {
     const query = request.query as Record<string, unknown>;
-    await this.capture.accept(caller, request.body, {
-      path: request.routeOptions.url ?? request.url,
-      query,
-      ip: request.ip ?? null,
-      nowMs: Date.now(),
-      decodedLength: request.decodedPayloadLength ?? 0,
-      needsCleaning: request.payloadNeedsCleaning ?? true,
-      oversizeItems: request.oversizePayloadItems,
-      held: request.heldStrings,
-    });
+    const decoded = request.decodedPayload;
+    const context = { path: request.routeOptions.url ?? request.url, query, ip: request.ip ?? null, nowMs: Date.now() };
+    if (decoded?.capture) await this.capture.acceptPrepared(caller, decoded.capture, context.nowMs, context.path);
+    else await this.capture.accept(caller, request.body, { ...context, decodedLength: decoded?.decodedLength ?? 0, needsCleaning: decoded?.needsCleaning ?? true });
     // sendBeacon callers get 204; everyone else exactly 200, or posthog-js retries
     if (query.beacon === '1') {
       reply.status(204);

@@ -1,16 +1,14 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { TurnTaking } from '../../common/async/turn-taking';
 import { withDeadline } from '../../common/async/with-deadline';
 import { ApiError } from '../../common/errors/api-error';
-import { heldBytesIn, restoreHeldStrings, type HeldStrings } from '../../common/json/held-strings';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
-import { JobEncodingThread } from '../../queues/job-encoding-thread';
 import { JobPayloads } from '../../queues/job-payloads';
 import { PartitionQueues } from '../../queues/partition-queues';
 import { INGESTION_JOB } from '../../queues/queue-names';
 import type { IngestionJobData, IngestionSegment } from './ingestion.types';
-import { chunkJobBySize, eventCount } from './job-splitting';
+import { chunkJobBySize, eventCount, MAX_JOB_BYTES } from './job-splitting';
 import { OutageTracker } from './outage-tracker';
 
 interface Waiter {
@@ -25,19 +23,13 @@ interface PendingPartition {
   waiters: Waiter[];
   /** The decoded sizes of the payloads its segments came from: about how large the job's JSON will be. */
   payloadBytes: number;
-  /** The long strings its events refer to by marker: only ever a large payload's jobs of its own. */
-  held?: HeldStrings;
 }
 
-/** A job bigger than this is enqueued as several, so no single serialisation holds the event loop for long. */
-const MAX_JOB_BYTES = 1024 * 1024;
-
-/**
- * Whether jobs are written the large way: cut into pieces of about MAX_JOB_BYTES, one at a time across partitions,
- * serialised off the event loop. Always so for held strings: only that path puts them back.
- */
-function isLarge(payloadBytes: number, held: HeldStrings | undefined): boolean {
-  return payloadBytes > MAX_JOB_BYTES || held !== undefined;
+/** A job already serialised (a large payload's, by the payload worker): its partition, JSON and number of events. */
+export interface SerializedJob {
+  partition: number;
+  json: Buffer;
+  events: number;
 }
 
 /** Flush at once past this many pending events, whatever the coalescing window says. */
@@ -56,7 +48,7 @@ export const queueUnavailable = () => ApiError.unavailable('Unable to store even
  * job holding its events was acknowledged by the queue — or told 503 when that fails or takes too long.
  */
 @Injectable()
-export class IngestionProducer implements OnApplicationShutdown {
+export class IngestionProducer {
   private readonly logger = new Logger(IngestionProducer.name);
   private pending = new Map<number, PendingPartition>();
   private flushTimer: NodeJS.Timeout | null = null;
@@ -64,28 +56,24 @@ export class IngestionProducer implements OnApplicationShutdown {
   private readonly outage = new OutageTracker();
   /** Jobs of about MAX_JOB_BYTES, from every partition, are added one at a time, with requests served in between. */
   private readonly largeJobs = new TurnTaking();
-  /** Serialises the large jobs off the event loop, where their data is kept beside the job (Redis) and the build has the thread. */
-  private readonly encoding: JobEncodingThread | null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly queues: PartitionQueues,
-  ) {
-    this.encoding = queues.onRedis ? JobEncodingThread.create() : null;
-  }
+  ) {}
 
   /**
    * Resolves once every segment is durably enqueued; rejects with a 503 ApiError otherwise. `payloadBytes`, the
    * decoded size of the request the segments came from, says about how large they are, so the ordinary small job is
    * never walked to be measured for splitting.
    */
-  enqueue(segmentsByPartition: Map<number, IngestionSegment>, payloadBytes: number, held?: HeldStrings): Promise<void> {
+  enqueue(segmentsByPartition: Map<number, IngestionSegment>, payloadBytes: number): Promise<void> {
     if (segmentsByPartition.size === 0) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = { resolve, reject, outstanding: segmentsByPartition.size, settled: false };
-      if (isLarge(payloadBytes, held)) {
+      if (payloadBytes > MAX_JOB_BYTES) {
         // A large payload gets jobs of its own: coalesced with it, small captures would wait for all its pieces.
-        for (const [partition, segment] of segmentsByPartition) void this.addJob(partition, { segments: [segment], waiters: [waiter], payloadBytes, held });
+        for (const [partition, segment] of segmentsByPartition) void this.addJob(partition, { segments: [segment], waiters: [waiter], payloadBytes });
         return;
       }
       for (const [partition, segment] of segmentsByPartition) {
@@ -97,6 +85,26 @@ export class IngestionProducer implements OnApplicationShutdown {
         this.pendingEvents += segment.events.length;
       }
       this.scheduleFlush();
+    });
+  }
+
+  /**
+   * Resolves once every job is on its queue, each partition's in the order given; rejects with a 503 ApiError
+   * otherwise. They are large jobs: added one at a time, with requests served in between.
+   */
+  enqueueSerialized(jobs: readonly SerializedJob[]): Promise<void> {
+    const byPartition = new Map<number, SerializedJob[]>();
+    for (const job of jobs) {
+      const list = byPartition.get(job.partition);
+      if (list) list.push(job);
+      else byPartition.set(job.partition, [job]);
+    }
+    if (byPartition.size === 0) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = { resolve, reject, outstanding: byPartition.size, settled: false };
+      for (const [partition, list] of byPartition) {
+        void this.addInOrder(partition, list.map((job) => () => this.addSerialized(partition, job.json, job.events)), [waiter], true);
+      }
     });
   }
 
@@ -121,23 +129,25 @@ export class IngestionProducer implements OnApplicationShutdown {
     for (const [partition, slot] of batch) void this.addJob(partition, slot);
   }
 
-  private async addJob(partition: number, slot: PendingPartition): Promise<void> {
+  private addJob(partition: number, slot: PendingPartition): Promise<void> {
     const data: IngestionJobData = { segments: slot.segments };
+    if (slot.payloadBytes <= MAX_JOB_BYTES) return this.addInOrder(partition, [() => this.queues.get(partition).add(INGESTION_JOB, data)], slot.waiters, false);
+    const pieces = chunkJobBySize(data, MAX_JOB_BYTES);
+    return this.addInOrder(partition, pieces.map((piece) => () => this.addSerialized(partition, Buffer.from(JSON.stringify(piece)), eventCount(piece))), slot.waiters, true);
+  }
+
+  /** Adds the jobs in order, each once the one before is on the queue (the partition keeps capture order), then answers the waiters. */
+  private async addInOrder(partition: number, adds: ReadonlyArray<() => Promise<unknown>>, waiters: Waiter[], large: boolean): Promise<void> {
     try {
-      // In order, each added once the one before is on the queue: the partition keeps capture order.
-      const { held } = slot;
-      const large = isLarge(slot.payloadBytes, held);
-      const jobs = large ? chunkJobBySize(data, MAX_JOB_BYTES, held && ((piece) => heldBytesIn(piece, held))) : [data];
       const timeoutMs = this.config.ingestion.enqueueTimeoutMs;
-      for (const job of jobs) {
-        const add = () => this.add(partition, job, large, held);
+      for (const add of adds) {
         await withDeadline(large ? this.largeJobs.run(unlessLate(add, Date.now() + timeoutMs)) : add(), timeoutMs, 'enqueue');
       }
       const ended = this.outage.succeeded(Date.now());
       if (ended) {
         this.logger.log({ refusedJobs: ended.failures, outageMs: ended.durationMs }, 'queue reachable again: capture accepts events');
       }
-      for (const waiter of slot.waiters) {
+      for (const waiter of waiters) {
         waiter.outstanding -= 1;
         if (waiter.outstanding === 0 && !waiter.settled) {
           waiter.settled = true;
@@ -147,7 +157,7 @@ export class IngestionProducer implements OnApplicationShutdown {
     } catch (error) {
       // One line when the queue becomes unreachable; the count of refusals comes with the line that it is back.
       if (this.outage.failed(Date.now())) this.logger.warn({ err: error, partition }, 'enqueue failed: capture answers 503 until the queue is reachable');
-      for (const waiter of slot.waiters) {
+      for (const waiter of waiters) {
         if (waiter.settled) continue;
         waiter.settled = true;
         waiter.reject(queueUnavailable());
@@ -155,22 +165,10 @@ export class IngestionProducer implements OnApplicationShutdown {
     }
   }
 
-  /**
-   * A large job is serialised on the job-encoding thread when there is one, its held strings spliced in there, and
-   * its bytes are stored beside the job (JobPayloads). Without the thread, the held strings are put back into the job
-   * first and the job carries them.
-   */
-  private add(partition: number, job: IngestionJobData, large: boolean, held?: HeldStrings): Promise<unknown> {
+  /** A serialised job: on Redis its data is kept beside the job (JobPayloads); other backends store the object. */
+  private addSerialized(partition: number, json: Buffer, events: number): Promise<unknown> {
     const queue = this.queues.get(partition);
-    if (!large) return queue.add(INGESTION_JOB, job); // every capture: no extra promise
-    if (!this.encoding) {
-      if (held) restoreHeldStrings(job, held);
-      return queue.add(INGESTION_JOB, job);
-    }
-    return this.encoding.encode(job, held).then((json) => JobPayloads.add(queue, INGESTION_JOB, json, eventCount(job)));
+    return this.queues.onRedis ? JobPayloads.add(queue, INGESTION_JOB, json, events) : queue.add(INGESTION_JOB, JSON.parse(json.toString('utf8')));
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    await this.encoding?.close();
-  }
 }

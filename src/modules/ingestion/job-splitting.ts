@@ -1,15 +1,65 @@
 import { jsonByteLength } from '../../common/json/json-byte-length';
-import type { IngestionJobData } from './ingestion.types';
+import type { NormalizedEvent } from '../events/normalized-event';
+import type { IngestionJobData, IngestionSegment } from './ingestion.types';
+
+/**
+ * A job bigger than this is enqueued as several: serialising a job and writing it to Redis happen in one go, so a
+ * 5 MB job would hold every other request (or every other enqueue) for that long; pieces of 1 MB let them in between.
+ */
+export const MAX_JOB_BYTES = 1024 * 1024;
+
+/** A partition's events as the text of a JSON array, one piece of a large payload's jobs. */
+export interface SerializedEvents {
+  partition: number;
+  json: Uint8Array<ArrayBuffer>;
+  count: number;
+}
 
 /**
  * The job as consecutive jobs of at most about `maxBytes` of JSON each (one event may be bigger, alone), in order;
  * the job itself when it is that small. Serialising a job for the queue and writing it to Redis happen in one go on
  * the event loop, so a 5 MB job would hold every other request for that long; pieces of 1 MB let them in between.
  */
-export function chunkJobBySize(data: IngestionJobData, maxBytes: number, heldBytes?: (piece: IngestionJobData) => number): IngestionJobData[] {
-  // Sizes without the escape scan: chunking needs no exactness, and the event loop is what this spares. Strings held
-  // off the heap (common/json/held-strings.ts) count for what they will add to the job's JSON.
-  const sizeOf = (piece: IngestionJobData, limit: number) => jsonByteLength(piece, limit, false) + (heldBytes?.(piece) ?? 0);
+/**
+ * Each partition's events as JSON arrays of about `maxBytes` at most (one event may be bigger, alone), in order: what
+ * the payload worker hands back for a large payload, so that the event loop only frames and enqueues them.
+ */
+export function serializeEvents(byPartition: ReadonlyMap<number, readonly NormalizedEvent[]>, maxBytes: number): SerializedEvents[] {
+  const encoder = new TextEncoder();
+  const pieces: SerializedEvents[] = [];
+  for (const [partition, events] of byPartition) {
+    let texts: string[] = [];
+    let size = 2;
+    const flush = () => {
+      pieces.push({ partition, json: encoder.encode(`[${texts.join(',')}]`), count: texts.length });
+      texts = [];
+      size = 2;
+    };
+    for (const event of events) {
+      const text = JSON.stringify(event);
+      // Characters, not bytes: chunking needs no exactness.
+      if (texts.length > 0 && size + text.length + 1 > maxBytes) flush();
+      texts.push(text);
+      size += text.length + 1;
+    }
+    if (texts.length > 0) flush();
+  }
+  return pieces;
+}
+
+/**
+ * The job `{segments: [segment]}` as UTF-8 JSON, with the segment's events given as the JSON text of their array: the
+ * text `JSON.stringify` gives for the job with those events, built without reading them.
+ */
+export function segmentJobJson(segment: Omit<IngestionSegment, 'events'>, events: Uint8Array): Buffer {
+  const { projectId, token, receivedAt, warnings } = segment;
+  const head = `{"segments":[{"projectId":${JSON.stringify(projectId)},"token":${JSON.stringify(token)},"receivedAt":${JSON.stringify(receivedAt)},"events":`;
+  return Buffer.concat([Buffer.from(head), events, Buffer.from(`,"warnings":${JSON.stringify(warnings)}}]}`)]);
+}
+
+export function chunkJobBySize(data: IngestionJobData, maxBytes: number): IngestionJobData[] {
+  // Sizes without the escape scan: chunking needs no exactness, and the event loop is what this spares.
+  const sizeOf = (piece: IngestionJobData, limit: number) => jsonByteLength(piece, limit, false);
   if (sizeOf(data, maxBytes) <= maxBytes) return [data];
   const chunks: IngestionJobData[] = [];
   let current: IngestionJobData[] = [];

@@ -1,10 +1,10 @@
 import { Logger } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { AppConfig } from '../../../src/config/app-config';
-import { holdLongStrings } from '../../../src/common/json/held-strings';
 import { IngestionProducer } from '../../../src/modules/ingestion/ingestion-producer';
 import type { NormalizedEvent } from '../../../src/modules/events/normalized-event';
 import type { IngestionJobData, IngestionSegment } from '../../../src/modules/ingestion/ingestion.types';
+import { segmentJobJson } from '../../../src/modules/ingestion/job-splitting';
 import { PartitionQueues } from '../../../src/queues/partition-queues';
 
 const MB = 1024 * 1024;
@@ -75,26 +75,25 @@ describe(IngestionProducer.name, () => {
     expect(await settled(large)).toBe(true);
   });
 
-  it('writes a job with held strings apart from small captures, cut by their size, and with the strings put back', async () => {
-    const { queues, added } = fakeQueues(1);
-    const jobs: IngestionJobData[] = [];
-    const sut = new IngestionProducer(config, { ...queues, get: (partition: number) => ({ add: (name: string, data: IngestionJobData) => (jobs.push(structuredClone(data)), queues.get(partition).add(name, data)) }) } as unknown as PartitionQueues);
-    const held = segment('held-1', 'held-2');
-    held.events.forEach((event) => (event.properties = { blob: 'y'.repeat(600_000) }));
-    const strings = holdLongStrings(held.events, 64 * 1024)!;
-    // The decoded size alone (100 bytes) would coalesce it; the strings it holds make it two jobs of its own.
-    const stored = sut.enqueue(new Map([[0, held]]), 100, strings);
+  it('adds jobs serialised elsewhere apart from small captures, each partition’s in order, one at a time', async () => {
+    const { queues, added } = fakeQueues(2);
+    const sut = new IngestionProducer(config, queues);
+    const job = (partition: number, name: string) => {
+      const { events, ...frame } = segment(name);
+      return { partition, events: 1, json: segmentJobJson(frame, Buffer.from(JSON.stringify(events))) };
+    };
+    const stored = sut.enqueueSerialized([job(0, 'ready-1'), job(1, 'ready-b'), job(0, 'ready-2')]);
     const small = sut.enqueue(new Map([[0, segment('small')]]), 100);
     await settled(small);
-    added.find((job) => job.events.includes('small'))!.acknowledge();
+    added.find((added) => added.events.includes('small'))!.acknowledge();
     expect(await settled(small)).toBe(true);
-    added.find((job) => job.events[0] === 'held-1')!.acknowledge();
-    await settled(stored);
-    added.find((job) => job.events[0] === 'held-2')!.acknowledge();
+    for (const name of ['ready-1', 'ready-b', 'ready-2']) {
+      expect(await settled(stored)).toBe(false);
+      added.find((added) => added.events[0] === name)!.acknowledge();
+    }
     expect(await settled(stored)).toBe(true);
-    expect(added.map((job) => job.events)).toEqual([['held-1'], ['small'], ['held-2']]);
-    const blobs = jobs.filter((job) => job.segments[0].events[0].event.startsWith('held')).map((job) => job.segments[0].events[0].properties.blob);
-    expect(blobs).toEqual(['y'.repeat(600_000), 'y'.repeat(600_000)]);
+    // ready-2 waited for ready-1 (its partition's order); ready-b took its turn between them.
+    expect(added.map((added) => `${added.partition}:${added.events}`)).toEqual(['0:ready-1', '0:small', '1:ready-b', '0:ready-2']);
   });
 
   it('adds the large jobs of every partition one at a time', async () => {

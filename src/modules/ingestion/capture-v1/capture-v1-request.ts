@@ -1,6 +1,6 @@
 import { ApiError } from '../../../common/errors/api-error';
 import { bearerToken, projectTokenShapeProblem } from '../../../common/auth/key-sources';
-import { mediaType } from '../../../common/http/payload-decoding';
+import { mediaType } from '../../../common/http/media-type';
 import { isJsonObject, JsonObject } from '../../../common/json/json-object';
 
 /**

@@ -42,8 +42,8 @@ export class CaptureV1Controller {
       headers,
       body: request.body,
       ip: request.ip ?? null,
-      decodedLength: request.decodedPayloadLength ?? 0,
-      needsCleaning: request.payloadNeedsCleaning ?? true,
+      decodedLength: request.decodedPayload?.decodedLength ?? 0,
+      needsCleaning: request.decodedPayload?.needsCleaning ?? true,
     });
   }
 

@@ -1,9 +1,10 @@
 import { deflateSync, gzipSync } from 'node:zlib';
 import LZString from 'lz-string';
-import { ApiError } from '../../../src/common/errors/api-error';
-import { LargePayloadDecoder } from '../../../src/common/http/large-payload-decoder';
-import { decodePayload, type DecodeOptions, parsedJsonTooDeep } from '../../../src/common/http/payload-decoding';
-import { compiledFile } from '../../support/compiled';
+import { ApiError } from '../../../../src/common/errors/api-error';
+import { parsedJsonTooDeep } from '../../../../src/common/json/json-depth';
+import { decodePayload, type DecodeOptions, type LargePayloadHandler } from '../../../../src/modules/ingestion/payload/payload-decoding';
+import { PayloadWorker } from '../../../../src/modules/ingestion/payload/payload-worker';
+import { compiledFile } from '../../../support/compiled';
 
 const CAP = 4 * 1024 * 1024;
 const BOMB = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
@@ -18,66 +19,67 @@ function forged(bytes: Buffer, size: number): Buffer {
 }
 
 describe('decodePayload: where compressed payloads are inflated, and when they are refused', () => {
-  let decoder: LargePayloadDecoder;
-  let options: DecodeOptions;
+  let worker: PayloadWorker;
+  let large: LargePayloadHandler;
+  const options: DecodeOptions = { maxDecompressedBytes: CAP };
   let onThread: jest.SpyInstance;
 
   beforeAll(() => {
-    decoder = LargePayloadDecoder.create({ maxWaitingBytes: CAP, maxDecompressedBytes: CAP }, compiledFile('common/http/large-payload.worker.js'))!;
-    options = { maxDecompressedBytes: CAP, largeDecoder: decoder };
+    worker = PayloadWorker.create({ maxWaitingBytes: CAP, maxDecompressedBytes: CAP }, compiledFile('modules/ingestion/payload/payload.worker.js'))!;
+    large = (located) => worker.decode(located, options);
   });
-  beforeEach(() => (onThread = jest.spyOn(decoder, 'decode')));
+  beforeEach(() => (onThread = jest.spyOn(worker, 'decode')));
   afterEach(() => onThread.mockRestore());
-  afterAll(() => decoder.close());
+  afterAll(() => worker.close());
 
   it('inflates an ordinary gzip batch inline', async () => {
     const payload = [{ event: 'small' }];
-    await expect(decodePayload(body(gzipSync(JSON.stringify(payload))), options)).resolves.toMatchObject({ value: payload });
+    await expect(decodePayload(body(gzipSync(JSON.stringify(payload))), options, large)).resolves.toMatchObject({ value: payload });
     expect(onThread).not.toHaveBeenCalled();
   });
 
   it('sends a gzip payload whose trailer claims 1 MB or more to the thread', async () => {
     const payload = [{ event: 'large', properties: { blob: 'y'.repeat(2 * 1024 * 1024) } }];
-    await expect(decodePayload(body(gzipSync(JSON.stringify(payload))), options)).resolves.toMatchObject({ value: payload });
+    await expect(decodePayload(body(gzipSync(JSON.stringify(payload))), options, large)).resolves.toMatchObject({ value: payload });
     expect(onThread).toHaveBeenCalledTimes(1);
   });
 
   it('refuses a bomb whose trailer claims more than the cap with 413, without the thread', async () => {
-    await expect(statusOf(decodePayload(body(BOMB), options))).resolves.toBe('413 payload_too_large');
+    await expect(statusOf(decodePayload(body(BOMB), options, large))).resolves.toBe('413 payload_too_large');
     expect(onThread).not.toHaveBeenCalled();
   });
 
   it('answers 400, not 413, for garbage whose last bytes read as a huge size', async () => {
     const garbage = Buffer.concat([Buffer.from([0x1f, 0x8b, 0x08, 0x00]), Buffer.from('garbage after the magic')]);
-    await expect(statusOf(decodePayload(body(garbage), options))).resolves.toBe('400 invalid_payload');
+    await expect(statusOf(decodePayload(body(garbage), options, large))).resolves.toBe('400 invalid_payload');
   });
 
   it('stops a bomb with a forged small size on the thread, at the cap', async () => {
-    await expect(statusOf(decodePayload(body(forged(BOMB, 1024)), options))).resolves.toBe('413 payload_too_large');
+    await expect(statusOf(decodePayload(body(forged(BOMB, 1024)), options, large))).resolves.toBe('413 payload_too_large');
     expect(onThread).toHaveBeenCalledTimes(1);
   });
 
-  it('moves a gzip payload to the thread once it inflates past what its trailer claims (and 64 KB)', async () => {
+  it('moves a gzip payload to the thread once it inflates past 1 MB, whatever its trailer claims', async () => {
     const text = JSON.stringify([{ event: 'lying', properties: { blob: 'l'.repeat(100_000) } }]);
     // 100 KB, under the 1 MB inline bound, but 1 KB claimed: not what it says (its length check then fails: 400).
-    await expect(statusOf(decodePayload(body(forged(gzipSync(text), 1024)), options))).resolves.toBe('400 invalid_payload');
+    await expect(statusOf(decodePayload(body(forged(gzipSync(text), 1024)), options, large))).resolves.toBe('400 invalid_payload');
+    expect(onThread).not.toHaveBeenCalled();
+    const payload = [{ event: 'lying', properties: { blob: 'l'.repeat(1_500_000) } }];
+    await expect(decodePayload(body(forged(gzipSync(JSON.stringify(payload)), 1024)), options, large)).rejects.toMatchObject({ status: 400 });
     expect(onThread).toHaveBeenCalledTimes(1);
-    onThread.mockClear();
-    await expect(statusOf(decodePayload(body(forged(gzipSync(text.slice(0, 60_000)), 1024)), options))).resolves.toBe('400 invalid_payload');
-    expect(onThread).not.toHaveBeenCalled(); // within the probe's 64 KB, inline
   });
 
   it('still decodes a gzip payload of several members, whose trailer claims only the last one', async () => {
     const payload = [{ event: 'members', properties: { blob: 'm'.repeat(200_000) } }];
     const text = Buffer.from(JSON.stringify(payload));
     const members = Buffer.concat([gzipSync(text.subarray(0, 150_000)), gzipSync(text.subarray(150_000))]);
-    await expect(decodePayload(body(members), options)).resolves.toMatchObject({ value: payload });
-    expect(onThread).toHaveBeenCalledTimes(1);
+    await expect(decodePayload(body(members), options, large)).resolves.toMatchObject({ value: payload });
+    expect(onThread).not.toHaveBeenCalled(); // past its trust (64 bytes out per byte in), counted, then kept: 200 KB, inline
   });
 
   it('does the same for deflate, which states no size', async () => {
     const bomb = deflateSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
-    const refused = decodePayload({ ...body(bomb), contentEncoding: 'deflate' }, options);
+    const refused = decodePayload({ ...body(bomb), contentEncoding: 'deflate' }, options, large);
     await expect(statusOf(refused)).resolves.toBe('413 payload_too_large');
     expect(onThread).toHaveBeenCalledTimes(1);
   });
@@ -85,11 +87,11 @@ describe('decodePayload: where compressed payloads are inflated, and when they a
   it('decompresses lz64 on the thread (lz-string cannot stop midway), as inline, and refuses it past the cap', async () => {
     const payload = [{ event: 'lz', properties: { n: 1 } }];
     const lz64 = (text: string) => ({ ...body(Buffer.from(LZString.compressToBase64(text))), query: { compression: 'lz64' } });
-    await expect(decodePayload(lz64(JSON.stringify(payload)), options)).resolves.toMatchObject({ value: payload });
+    await expect(decodePayload(lz64(JSON.stringify(payload)), options, large)).resolves.toMatchObject({ value: payload });
     expect(onThread).toHaveBeenCalledTimes(1);
     await expect(decodePayload(lz64(JSON.stringify(payload)), { maxDecompressedBytes: CAP })).resolves.toMatchObject({ value: payload });
     const bomb = lz64(' '.repeat(200_000));
-    await expect(statusOf(decodePayload(bomb, { ...options, maxDecompressedBytes: 64 * 1024 }))).resolves.toBe('413 payload_too_large');
+    await expect(statusOf(decodePayload(bomb, { maxDecompressedBytes: 64 * 1024 }, (located) => worker.decode(located, { maxDecompressedBytes: 64 * 1024 })))).resolves.toBe('413 payload_too_large');
   });
 
   it('without the thread, inflates inline up to the cap', async () => {
