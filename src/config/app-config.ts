@@ -90,7 +90,7 @@ export interface AppConfig {
     /** How long an enqueue may take before capture answers 503. */
     enqueueTimeoutMs: number;
     maxDecompressedBytes: number;
-    /** Bytes of large payloads (as received) that may wait for the decoding thread; 0 → MAX_DECOMPRESSED_BYTES. */
+    /** Bytes of large payloads (as received) that may wait for the payload worker; 0 → MAX_DECOMPRESSED_BYTES. */
     maxWaitingPayloadBytes: number;
     /**
      * The nice value a process whose role is `worker` lowers itself to at boot (0 leaves it as started): on a shared

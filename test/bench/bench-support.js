@@ -249,9 +249,12 @@ async function removeRedisKeys(redisUrl, prefix) {
 const POSTGRES = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** Extra `node` flags for the service processes a phase starts (BENCH_NODE_FLAGS, e.g. `--cpu-prof --cpu-prof-dir=…`). */
+/**
+ * The `node` flags of the service processes a phase starts: the service's own (package.json `config.node_flags`, as
+ * `npm start` gives them), then BENCH_NODE_FLAGS (e.g. `--cpu-prof --cpu-prof-dir=…`).
+ */
 function nodeFlags() {
-  return (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  return `${require('../../package.json').config.node_flags} ${process.env.BENCH_NODE_FLAGS ?? ''}`.split(' ').filter(Boolean);
 }
 
 module.exports = { ROOT, rssOf, nodeFlags, POSTGRES, REDIS, freePort, waitForHttp, startProcess, load, pacedLoad, percentile, sql, databaseUrl, otherProcessesCpu, cpuSecondsOf, removeRedisKeys };

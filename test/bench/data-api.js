@@ -9,7 +9,7 @@ const { Client } = require('pg');
 const { from: copyFrom } = require('pg-copy-streams');
 const { pipeline } = require('node:stream/promises');
 const { Readable } = require('node:stream');
-const { POSTGRES, REDIS, freePort, waitForHttp, startProcess, load, sql, databaseUrl, removeRedisKeys } = require('./bench-support');
+const { POSTGRES, REDIS, nodeFlags, freePort, waitForHttp, startProcess, load, sql, databaseUrl, removeRedisKeys } = require('./bench-support');
 
 const EVENTS = Number(process.env.BENCH_DATA_EVENTS ?? 10_000_000);
 const PERSONS = Number(process.env.BENCH_DATA_PERSONS ?? 1_000_000);
@@ -87,14 +87,14 @@ async function runDataApi(row, run = Date.now().toString(36)) {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const env = { DATABASE_URL: url, REDIS_URL: REDIS, QUEUE_PREFIX: `hbdata${run}`, INIT_PROJECT_API_KEY: PROJECT_KEY, INIT_PERSONAL_API_KEY: PERSONAL_KEY, LOG_LEVEL: 'warn' };
-  let api = startProcess(['dist/main.js'], { ...env, ROLE: 'api', PORT: String(port) });
+  let api = startProcess([...nodeFlags(), 'dist/main.js'], { ...env, ROLE: 'api', PORT: String(port) });
   try {
     await waitForHttp(`${baseUrl}/_readyz`);
     // The schema and first project exist now; the data goes in with the service stopped.
     await api.stop();
     const seconds = await generate(url);
     row(`data set: ${EVENTS.toLocaleString('en')} events`, 'COPY + ANALYZE (s)', seconds, `${PERSONS.toLocaleString('en')} persons with one distinct id each, events over ${DAYS} days`);
-    api = startProcess(['dist/main.js'], { ...env, ROLE: 'api', PORT: String(port) });
+    api = startProcess([...nodeFlags(), 'dist/main.js'], { ...env, ROLE: 'api', PORT: String(port) });
     await waitForHttp(`${baseUrl}/_readyz`);
     const cases = [
       ['events list, newest page', 'events/?limit=100'],

@@ -37,7 +37,7 @@ function sampleRss(pid) {
 
 /**
  * Sends `body` from a process of its own, `concurrency` requests at a time, wave after wave: `warmedUp` once the
- * first wave is answered (the API's first large payload starts its decoding thread), `stop()` for the statuses.
+ * first wave is answered (the API's first large payload starts its payload worker), `stop()` for the statuses.
  */
 function waves(baseUrl, body, concurrency, pauseMs, path = '/batch/', contentType = 'text/plain') {
   // Structured clone over the IPC channel: the body goes over as bytes, not as JSON.

@@ -150,7 +150,7 @@ describe('Capture of bad inputs', () => {
     await expectAccepted(name, small);
   });
 
-  it('7c. 16 bombs with a forged size at once → each 413, counted one at a time on the decoding thread', async () => {
+  it('7c. 16 bombs with a forged size at once → each 413, counted one at a time on the payload worker', async () => {
     expect(existsSync(PAYLOAD_WORKER_SCRIPT)).toBe(true); // the API decodes large payloads on its thread, as in production
     // A 32 MB cap: inflated side by side, 16 bombs would hold 512 MB. On the thread they are counted one at a time
     // without their output being kept (the API process's peak is measured in processes.e2e-spec.ts: this process's
@@ -158,11 +158,11 @@ describe('Capture of bad inputs', () => {
     const cap = 32 * 1024 * 1024;
     const api = await startExtraApi(t, { MAX_BODY_BYTES: String(MAX_BODY), MAX_DECOMPRESSED_BYTES: String(cap) });
     try {
-      // Its trailer claims 1 KB, so nothing refuses it before inflating: 64 KB inline (past its claim), then the thread.
+      // Its trailer claims 1 KB, so nothing refuses it before inflating: 1 MB inline (counted past its claim), then the thread.
       const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
       bomb.writeUInt32LE(1024, bomb.length - 4);
       const send = () => api.http.request('POST', '/batch/', { key: null, raw: bomb, headers: { 'content-type': 'text/plain' } });
-      // The first one starts the decoding thread (its own heap): measured after, the 16 are measured alone.
+      // The first one starts the payload worker (its own heap): measured after, the 16 are measured alone.
       expect((await send()).status).toBe(413);
       const rssBefore = process.memoryUsage().rss;
       const bombs = await Promise.all(Array.from({ length: 16 }, send));

@@ -68,15 +68,15 @@ async function expectInsightResultsSharedWithOtherProcess(a: string, b: string, 
 }
 
 /**
- * A batch of three 0.9 MB events and a small one, sent to A and read back through B: a payload over 1 MB is decoded on
- * the API's decoding thread, its jobs serialised on the job-encoding thread and written to Redis as bytes, and the
- * worker must store every event exactly as sent.
+ * A batch of three 0.9 MB events and a small one, sent to A and read back through B: a payload over 1 MB is decoded,
+ * prepared and serialised into jobs on the API's payload worker and written to Redis as bytes, and the worker must
+ * store every event exactly as sent.
  */
 async function expectLargeBatchStored(a: string, b: string, keys: { INIT_PROJECT_API_KEY: string; INIT_PERSONAL_API_KEY: string }) {
   // About 0.9 MB of JSON each, with two- and four-byte characters, quotes, backslashes and a NUL (stored as U+FFFD):
-  // long strings are held off the API's heap and spliced back into the job's JSON, which must give them back exactly.
+  // the jobs' JSON, written on the payload worker and framed on the event loop, must give them back exactly.
   const blob = (i: number, nul = '\u0000') => `${i}é"\\😀${nul}`.repeat(45_000);
-  const utm = 'u"'.repeat(40_000); // lifted into $set_once as $initial_utm_source: the same held string twice in a job
+  const utm = 'u"'.repeat(40_000); // lifted into $set_once as $initial_utm_source: the same long string twice in a job
   const batch: Array<{ event: string; distinct_id: string; properties: Record<string, unknown> }> = [0, 1, 2].map((i) => ({ event: 'large_job', distinct_id: `large-${i}`, properties: { blob: blob(i), i } }));
   Object.assign(batch[0].properties, { utm_source: utm, $long: 'l'.repeat(70_000) });
   batch.push({ event: 'large_job', distinct_id: 'small', properties: { blob: 'small', i: 3 } });
@@ -411,7 +411,7 @@ describe('Service processes', () => {
       const base = `http://127.0.0.1:${port}`;
       await api.waitFor(`${base}/_readyz`);
       const post = (body: Buffer | string) => fetch(`${base}/batch/`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body });
-      // A 1.1 MB batch starts the decoding thread, so its start is not counted below, and leaves no freed cap of
+      // A 1.1 MB batch starts the payload worker, so its start is not counted below, and leaves no freed cap of
       // output for the allocator to hand out again unseen.
       const large = JSON.stringify({ api_key: projectKey, batch: [{ event: 'large', distinct_id: 'd', properties: { blob: 'x'.repeat(1_100_000) } }] });
       expect((await post(large)).status).toBe(200);

@@ -40,7 +40,8 @@ function rssMb(pid) {
 }
 
 function startService(env) {
-  const child = spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const flags = require('../../package.json').config.node_flags.split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...flags, 'dist/main.js'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   return child;
 }
 

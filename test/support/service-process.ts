@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { runId } from './test-env';
 
 const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
+/** The service's node flags, as `npm start` and the Dockerfile give them (package.json `config.node_flags`). */
+export const SERVICE_NODE_FLAGS: string[] = (require('../../package.json') as { config: { node_flags: string } }).config.node_flags.split(' ').filter(Boolean);
 
 /** A free TCP port on loopback, found by letting the kernel pick one. */
 export async function freePort(): Promise<number> {
@@ -43,7 +45,7 @@ export class ServiceProcess {
    */
   constructor(env: Record<string, string>) {
     const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), `hogbase-t${runId()}-service-`));
-    this.child = spawn(process.execPath, [MAIN], {
+    this.child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, MAIN], {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'info', ...env, DATA_DIR: dataDir },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

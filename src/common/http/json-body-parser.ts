@@ -37,7 +37,7 @@ function unsupportedMediaType(type: string): ApiError {
 
 /**
  * One parser for every content type. SDK routes (capture, decide) keep the raw bytes: they may be gzip
- * sent as text/plain, base64 forms or lz64, decoded later by payload-decoding. Management routes take
+ * sent as text/plain, base64 forms or lz64, decoded later by modules/ingestion/payload. Management routes take
  * JSON only, with PostHog's error bodies.
  */
 export function registerBodyParsers(fastify: FastifyInstance): void {

@@ -4,7 +4,7 @@ import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { NormalizedEvent } from '../events/normalized-event';
 import type { IngestionWarning } from '../ingestion-warnings/ingestion-warning';
-import { keptCount, prepareCapture, type PreparedEvents } from './capture-preparation';
+import { keptCount, prepareCapture, type PreparationContext, type PreparedEvents } from './capture-preparation';
 import { IngestionMetrics } from './ingestion-metrics';
 import { IngestionProducer } from './ingestion-producer';
 import type { IngestionSegment } from './ingestion.types';
@@ -17,16 +17,8 @@ export interface CaptureOutcome {
   dropped: Map<number, string>;
 }
 
-export interface CaptureContext {
-  path: string;
-  query: Record<string, unknown>;
-  ip: string | null;
-  nowMs: number;
-  /** Size of the decoded payload text; events are measured only when it could hold an oversize one. */
-  decodedLength: number;
-  /** False when the payload provably holds no NUL or lone surrogate: events are then used as parsed. */
-  needsCleaning: boolean;
-}
+/** What capture needs of the request besides its payload; partitions come from the caller's key. */
+export type CaptureContext = Omit<PreparationContext, 'partitionOf'>;
 
 /**
  * The capture use case on the API: shape the payload into events, drop the ones PostHog's capture drops

@@ -23,6 +23,16 @@ export const BOMB_PROBE_BYTES = 64 * 1024;
 const TRUSTED_RATIO = 64;
 
 /**
+ * How much output a payload is trusted to reach before it has been counted: what a gzip trailer claims (a sender can
+ * forge it: it only ever lowers the trust), never more than TRUSTED_RATIO times the bytes received, the probe's
+ * length at least and the limit at most.
+ */
+function trustedOutputBytes(encoding: Encoding, bytes: Buffer, limit: number): number {
+  const claimed = encoding === 'gzip' ? gzipClaimedSize(bytes) : Infinity;
+  return Math.min(limit, Math.max(BOMB_PROBE_BYTES, Math.min(claimed, TRUSTED_RATIO * bytes.length)));
+}
+
+/**
  * The size a gzip member says it inflates to (its trailer's ISIZE, modulo 4 GiB). A sender can lie, so it only
  * refuses what claims more than the cap and chooses where a payload is inflated; limits are enforced while inflating.
  */
@@ -73,9 +83,9 @@ export function inflatePass(encoding: Encoding, bytes: Buffer, keep: number, lim
 /**
  * Inflates `bytes` in chunks on zlib's thread pool and stops the moment the output passes `limit`: resolves the output,
  * or null past the limit; rejects with `invalid()` for data zlib cannot read. A bomb never costs more than its trust
- * in memory: output is kept only up to TRUSTED_RATIO times the bytes received (BOMB_PROBE_BYTES at least). A payload
+ * in memory: output is kept only up to what it claims and 64 bytes per byte received (trustedOutputBytes). A payload
  * that inflates past that is counted to its end without being held, and inflated again, kept, only when it fits the
- * limit (a rare legitimate payload that compresses better than 64:1). A gzip trailer claiming more than the limit is
+ * limit (several gzip members, a legitimate payload that compresses better than 64:1). A gzip trailer claiming more than the limit is
  * a bomb or garbage: only its first BOMB_PROBE_BYTES are inflated, to tell which (null, or `invalid()`).
  */
 export async function inflateWithin(encoding: Encoding, bytes: Buffer, limit: number, invalid: () => Error): Promise<Buffer | null> {
@@ -85,7 +95,7 @@ export async function inflateWithin(encoding: Encoding, bytes: Buffer, limit: nu
       if (probe.over) return null;
       throw invalid(); // a whole member shorter than its claim: the trailer does not match it
     }
-    const trusted = Math.min(limit, Math.max(BOMB_PROBE_BYTES, TRUSTED_RATIO * bytes.length));
+    const trusted = trustedOutputBytes(encoding, bytes, limit);
     const first = await inflatePass(encoding, bytes, trusted, limit);
     if (first.over || first.output !== null) return first.output;
     return (await inflatePass(encoding, bytes, limit, limit)).output;
