@@ -50,7 +50,7 @@ export class CaptureController {
     const query = request.query as Record<string, unknown>;
     const decoded = request.decodedPayload;
     const context = { path: request.routeOptions.url ?? request.url, query, ip: request.ip ?? null, nowMs: Date.now() };
-    if (decoded?.capture) await this.capture.acceptPrepared(caller, decoded.capture, context.nowMs, context.path);
+    if (decoded?.capture) await this.capture.acceptPrepared(caller, decoded.capture, context.path);
     else await this.capture.accept(caller, request.body, { ...context, decodedLength: decoded?.decodedLength ?? 0, needsCleaning: decoded?.needsCleaning ?? true });
     // sendBeacon callers get 204; everyone else exactly 200, or posthog-js retries
     if (query.beacon === '1') {

@@ -44,8 +44,9 @@ export class CaptureService {
   }
 
   /** Enqueues a large payload's events, prepared by the payload worker, framed as the caller's project's jobs. */
-  async acceptPrepared(caller: ProjectPrincipal, capture: SerializedCapture, nowMs: number, path: string): Promise<void> {
+  async acceptPrepared(caller: ProjectPrincipal, capture: SerializedCapture, path: string): Promise<void> {
     if ('refused' in capture) throw errorOf(capture.refused);
+    const { nowMs } = capture;
     // Partitioned by the request's project key; a caller authenticated otherwise (a personal key) is partitioned anew.
     if (capture.partitionToken !== caller.token) return this.enqueueEvents(caller, this.repartitioned(caller, capture), nowMs, path, 0);
     this.record(capture.dropped, capture.received, path);

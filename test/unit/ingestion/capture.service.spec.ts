@@ -51,7 +51,7 @@ describe(CaptureService.name, () => {
     await new CaptureService(config, inline.producer, metrics).accept(CALLER, PAYLOAD, { ...REQUEST, decodedLength: text.length, needsCleaning: false });
     const worker = recordingProducer();
     const prepared = prepareLargeCapture({ value: JSON.parse(text), decodedLength: text.length, needsCleaning: false }, REQUEST).capture!;
-    await new CaptureService(config, worker.producer, metrics).acceptPrepared(CALLER, prepared, NOW, REQUEST.path);
+    await new CaptureService(config, worker.producer, metrics).acceptPrepared(CALLER, prepared, REQUEST.path);
     expect(merged(worker.byPartition)).toEqual(merged(inline.byPartition));
     expect(Math.max(...[...worker.byPartition.values()].map((segments) => segments.length))).toBeGreaterThan(1); // cut into jobs of about 1 MB
   });
@@ -61,7 +61,7 @@ describe(CaptureService.name, () => {
     const text = JSON.stringify(keyless);
     const prepared = prepareLargeCapture({ value: JSON.parse(text), decodedLength: text.length, needsCleaning: false }, REQUEST).capture!;
     const { producer, byPartition } = recordingProducer();
-    await new CaptureService(config, producer, metrics).acceptPrepared(CALLER, prepared, NOW, REQUEST.path);
+    await new CaptureService(config, producer, metrics).acceptPrepared(CALLER, prepared, REQUEST.path);
     for (const [partition, segments] of byPartition) {
       for (const event of segments.flatMap((segment) => segment.events)) expect(partitionOf(CALLER.token, event.distinct_id, PARTITIONS)).toBe(partition);
     }
@@ -71,6 +71,6 @@ describe(CaptureService.name, () => {
   it('throws capture’s own refusal of a prepared payload once the caller is known', async () => {
     const prepared = prepareLargeCapture({ value: { api_key: CALLER.token, batch: 7 }, decodedLength: 30, needsCleaning: false }, REQUEST).capture!;
     const { producer } = recordingProducer();
-    await expect(new CaptureService(config, producer, metrics).acceptPrepared(CALLER, prepared, NOW, REQUEST.path)).rejects.toMatchObject({ status: 400, code: 'invalid_payload' });
+    await expect(new CaptureService(config, producer, metrics).acceptPrepared(CALLER, prepared, REQUEST.path)).rejects.toMatchObject({ status: 400, code: 'invalid_payload' });
   });
 });

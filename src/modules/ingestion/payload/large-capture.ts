@@ -23,7 +23,7 @@ export function prepareLargeCapture(decoded: DecodedPayload, request: CaptureReq
       partitionOf: (distinctId) => partitionOf(partitionToken ?? '', distinctId, request.partitions),
     });
     const { droppedAt, dropped, corrections, received } = prepared;
-    const capture = { partitionToken, jobs: serializeEvents(prepared.byPartition, MAX_JOB_BYTES), droppedAt: [...droppedAt], dropped, corrections, received };
+    const capture = { partitionToken, nowMs: request.nowMs, jobs: serializeEvents(prepared.byPartition, MAX_JOB_BYTES), droppedAt: [...droppedAt], dropped, corrections, received };
     return { ...decoded, value, capture };
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../../common/errors/api-error';
 import { publicRouteOptions } from '../../../common/http/public-route';
 import type { AppConfig } from '../../../config/app-config';
-import { decodePayload, hasQueryPayload } from './payload-decoding';
+import { decodePayload, hasQueryPayload, type LocatedPayload } from './payload-decoding';
 import type { PayloadWorker } from './payload-worker';
 import type { WorkerDecoded } from './worker-protocol';
 
@@ -54,13 +54,13 @@ export function registerPayloadDecoding(fastify: FastifyInstance, config: AppCon
     // A route with a limit of its own holds it decoded too (set on the route by common/http's onRoute hook).
     const maxDecompressedBytes = options.bodyLimit ? request.routeOptions.bodyLimit : config.ingestion.maxDecompressedBytes;
     const decodeOptions = { maxDecompressedBytes, unwrapBase64Twice: options.legacyBase64, bodyTypes: options.bodyTypes, acceptEmptyList: options.acceptEmptyList };
-    const capture = options.prepareCapture
-      ? { path: request.routeOptions.url ?? request.url, query, ip: request.ip ?? null, nowMs: Date.now(), partitions: config.ingestion.partitions }
-      : undefined;
     const raw = { body: Buffer.isBuffer(request.body) ? request.body : undefined, contentType: header(request, 'content-type'), contentEncoding: header(request, 'content-encoding'), query };
-    const decoded: WorkerDecoded = await decodePayload(raw, decodeOptions, worker ? (located) => worker.decode(located, decodeOptions, capture) : undefined).catch(
-      (error: unknown) => delayDecompressionBomb(request, error),
-    );
+    // Only a large payload needs capture's context: the worker runs the rest of capture on it.
+    const large = (located: LocatedPayload) => {
+      const capture = options.prepareCapture ? { path: request.routeOptions.url ?? request.url, query, ip: request.ip ?? null, nowMs: Date.now(), partitions: config.ingestion.partitions } : undefined;
+      return worker!.decode(located, decodeOptions, capture);
+    };
+    const decoded: WorkerDecoded = await decodePayload(raw, decodeOptions, worker ? large : undefined).catch((error: unknown) => delayDecompressionBomb(request, error));
     request.body = decoded.value;
     request.decodedPayload = decoded;
   });

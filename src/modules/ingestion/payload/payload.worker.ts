@@ -34,11 +34,16 @@ async function handle({ id, bytes, compression, options, capture }: WorkerReques
   } catch (error) {
     reply = error instanceof ApiError ? { id, refused: refusalOf(error) } : { id, failed: error instanceof Error ? error.message : String(error) };
   }
-  parentPort!.postMessage(reply, transfer);
+  try {
+    parentPort!.postMessage(reply, transfer);
+  } catch (error) {
+    // A reply that cannot be sent still answers its request, so no caller waits for ever.
+    parentPort!.postMessage({ id, failed: error instanceof Error ? error.message : String(error) } satisfies WorkerReply);
+  }
   collectGarbage?.();
 }
 
 let last = Promise.resolve();
 parentPort?.on('message', (request: WorkerRequest) => {
-  last = last.then(() => handle(request));
+  last = last.then(() => handle(request)).catch(() => undefined);
 });

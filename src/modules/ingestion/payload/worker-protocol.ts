@@ -47,6 +47,8 @@ export interface RefusedCapture {
 export interface PreparedCapture {
   /** The project key the events were partitioned by: the one authentication reads from this request. */
   partitionToken: string | null;
+  /** When the request arrived, as the events were normalised with it: their jobs' `receivedAt`. */
+  nowMs: number;
   jobs: SerializedEvents[];
   droppedAt: Array<[number, string]>;
   dropped: IngestionWarning[];
