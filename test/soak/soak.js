@@ -11,7 +11,7 @@ const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { Pool } = require('undici');
 const { Client } = require('pg');
-const { POSTGRES, freePort, waitForHttp, sql, databaseUrl, percentile, cpuSecondsOf } = require('../bench/bench-support');
+const { POSTGRES, nodeFlags, freePort, waitForHttp, sql, databaseUrl, percentile, cpuSecondsOf } = require('../bench/bench-support');
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const WINDOWS = Number(process.env.SOAK_WINDOWS ?? Math.min(30, Math.max(6, Math.round(MINUTES * 2))));
@@ -40,8 +40,7 @@ function rssMb(pid) {
 }
 
 function startService(env) {
-  const flags = require('../../package.json').config.node_flags.split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...flags, 'dist/main.js'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeFlags(), 'dist/main.js'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   return child;
 }
 

@@ -1,19 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../../config/app-config';
 import { publicOptionsOfRoute, publicRouteOptions } from './public-route';
-
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
+import { requestHeader } from './request-header';
 
 /** PostHog's capture CORS: any origin, echoed, with credentials (rust/capture router.rs). */
 function applyCors(request: FastifyRequest, reply: FastifyReply): void {
-  const origin = header(request, 'origin');
+  const origin = requestHeader(request, 'origin');
   reply.header('access-control-allow-origin', origin ?? '*');
   if (origin) reply.header('access-control-allow-credentials', 'true');
   reply.header('access-control-allow-methods', 'GET, POST, OPTIONS');
-  const requested = header(request, 'access-control-request-headers');
+  const requested = requestHeader(request, 'access-control-request-headers');
   reply.header('access-control-allow-headers', requested ?? 'Content-Type, Authorization');
   reply.header('access-control-max-age', '86400');
   reply.header('vary', 'Origin');

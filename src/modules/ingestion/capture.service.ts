@@ -48,21 +48,22 @@ export class CaptureService {
     if ('refused' in capture) throw errorOf(capture.refused);
     const { nowMs } = capture;
     // Partitioned by the request's project key; a caller authenticated otherwise (a personal key) is partitioned anew.
-    if (capture.partitionToken !== caller.token) return this.enqueueEvents(caller, this.repartitioned(caller, capture), nowMs, path, 0);
+    // With no event kept, only the warnings are left to enqueue, which the same path does.
+    if (capture.partitionToken !== caller.token || capture.jobs.length === 0) {
+      const bytes = capture.jobs.reduce((sum, job) => sum + job.json.byteLength, 0);
+      return this.enqueueEvents(caller, { ...capture, byPartition: this.repartitioned(caller, capture) }, nowMs, path, bytes);
+    }
     this.record(capture.dropped, capture.received, path);
     const frame = newSegment(caller, nowMs);
     const warnings = [...capture.dropped, ...capture.corrections];
-    if (capture.jobs.length === 0) {
-      if (warnings.length > 0) await this.producer.enqueue(new Map([[0, { ...frame, warnings }]]), 0);
-      return;
-    }
     // Warnings ride with the first job, so each is recorded once.
     const jobs = capture.jobs.map((job, index) => ({ partition: job.partition, events: job.count, json: segmentJobJson({ ...frame, warnings: index === 0 ? warnings : [] }, job.json) }));
     await this.producer.enqueueSerialized(jobs);
     this.metrics.enqueued.inc(jobs.reduce((sum, job) => sum + job.events, 0));
   }
 
-  private async enqueueEvents(caller: ProjectPrincipal, prepared: PreparedEvents, nowMs: number, path: string, payloadBytes: number): Promise<void> {
+  /** `payloadBytes`: about how large the events' JSON is, so a large payload's jobs are cut into pieces of about 1 MB. */
+  private async enqueueEvents(caller: ProjectPrincipal, prepared: Omit<PreparedEvents, 'droppedAt'>, nowMs: number, path: string, payloadBytes: number): Promise<void> {
     this.record(prepared.dropped, prepared.received, path);
     const segments = new Map<number, IngestionSegment>();
     for (const [partition, events] of prepared.byPartition) segments.set(partition, { ...newSegment(caller, nowMs), events });
@@ -78,7 +79,7 @@ export class CaptureService {
   }
 
   /** A prepared payload's events on the partitions of the caller's own project key. */
-  private repartitioned(caller: ProjectPrincipal, capture: PreparedCapture): PreparedEvents {
+  private repartitioned(caller: ProjectPrincipal, capture: PreparedCapture): Map<number, NormalizedEvent[]> {
     const byPartition = new Map<number, NormalizedEvent[]>();
     const partitions = this.config.ingestion.partitions;
     for (const job of capture.jobs) {
@@ -89,7 +90,7 @@ export class CaptureService {
         else byPartition.set(partition, [event]);
       }
     }
-    return { byPartition, droppedAt: new Map(capture.droppedAt), dropped: capture.dropped, corrections: capture.corrections, received: capture.received };
+    return byPartition;
   }
 
   /** A drop answers 200 (as PostHog's capture does), so the log line and the warnings API are how anyone learns of it. */

@@ -15,14 +15,18 @@ const counter = () => ({ inc: () => undefined });
 const metrics = { received: counter(), enqueued: counter(), dropped: counter() } as unknown as IngestionMetrics;
 
 /** What reached the queues, as each partition's segments, whichever way they were handed over. */
-function recordingProducer(): { producer: IngestionProducer; byPartition: Map<number, IngestionSegment[]> } {
+function recordingProducer(): { producer: IngestionProducer; byPartition: Map<number, IngestionSegment[]>; sizes: number[] } {
   const byPartition = new Map<number, IngestionSegment[]>();
+  const sizes: number[] = [];
   const record = (partition: number, segment: IngestionSegment) => byPartition.set(partition, [...(byPartition.get(partition) ?? []), segment]);
   const producer = {
-    enqueue: async (segments: Map<number, IngestionSegment>) => segments.forEach((segment, partition) => record(partition, JSON.parse(JSON.stringify(segment)))),
+    enqueue: async (segments: Map<number, IngestionSegment>, payloadBytes: number) => {
+      sizes.push(payloadBytes);
+      segments.forEach((segment, partition) => record(partition, JSON.parse(JSON.stringify(segment))));
+    },
     enqueueSerialized: async (jobs: SerializedJob[]) => jobs.forEach((job) => record(job.partition, JSON.parse(job.json.toString()).segments[0])),
   } as unknown as IngestionProducer;
-  return { producer, byPartition };
+  return { producer, byPartition, sizes };
 }
 
 /** Each partition's events and warnings, however they were cut into jobs. */
@@ -60,8 +64,11 @@ describe(CaptureService.name, () => {
     const { api_key: _key, ...keyless } = PAYLOAD;
     const text = JSON.stringify(keyless);
     const prepared = prepareLargeCapture({ value: JSON.parse(text), decodedLength: text.length, needsCleaning: false }, REQUEST).capture!;
-    const { producer, byPartition } = recordingProducer();
+    const { producer, byPartition, sizes } = recordingProducer();
     await new CaptureService(config, producer, metrics).acceptPrepared(CALLER, prepared, REQUEST.path);
+    // Told how large they are, so the producer cuts them into jobs of about 1 MB as for any large payload.
+    expect(sizes).toEqual([expect.any(Number)]);
+    expect(sizes[0]).toBeGreaterThan(2 * 1024 * 1024); // nine events of 300 KB
     for (const [partition, segments] of byPartition) {
       for (const event of segments.flatMap((segment) => segment.events)) expect(partitionOf(CALLER.token, event.distinct_id, PARTITIONS)).toBe(partition);
     }

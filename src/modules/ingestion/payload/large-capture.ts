@@ -22,8 +22,8 @@ export function prepareLargeCapture(decoded: DecodedPayload, request: CaptureReq
       needsCleaning: decoded.needsCleaning,
       partitionOf: (distinctId) => partitionOf(partitionToken ?? '', distinctId, request.partitions),
     });
-    const { droppedAt, dropped, corrections, received } = prepared;
-    const capture = { partitionToken, nowMs: request.nowMs, jobs: serializeEvents(prepared.byPartition, MAX_JOB_BYTES), droppedAt: [...droppedAt], dropped, corrections, received };
+    const { dropped, corrections, received } = prepared;
+    const capture = { partitionToken, nowMs: request.nowMs, jobs: serializeEvents(prepared.byPartition, MAX_JOB_BYTES), dropped, corrections, received };
     return { ...decoded, value, capture };
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;

@@ -6,6 +6,7 @@ import type { AppConfig } from '../../../config/app-config';
 import { decodePayload, hasQueryPayload, type LocatedPayload } from './payload-decoding';
 import type { PayloadWorker } from './payload-worker';
 import type { WorkerDecoded } from './worker-protocol';
+import { requestHeader } from '../../../common/http/request-header';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -15,11 +16,6 @@ declare module 'fastify' {
      */
     decodedPayload?: WorkerDecoded;
   }
-}
-
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /**
@@ -54,7 +50,7 @@ export function registerPayloadDecoding(fastify: FastifyInstance, config: AppCon
     // A route with a limit of its own holds it decoded too (set on the route by common/http's onRoute hook).
     const maxDecompressedBytes = options.bodyLimit ? request.routeOptions.bodyLimit : config.ingestion.maxDecompressedBytes;
     const decodeOptions = { maxDecompressedBytes, unwrapBase64Twice: options.legacyBase64, bodyTypes: options.bodyTypes, acceptEmptyList: options.acceptEmptyList };
-    const raw = { body: Buffer.isBuffer(request.body) ? request.body : undefined, contentType: header(request, 'content-type'), contentEncoding: header(request, 'content-encoding'), query };
+    const raw = { body: Buffer.isBuffer(request.body) ? request.body : undefined, contentType: requestHeader(request, 'content-type'), contentEncoding: requestHeader(request, 'content-encoding'), query };
     // Only a large payload needs capture's context: the worker runs the rest of capture on it.
     const large = (located: LocatedPayload) => {
       const capture = options.prepareCapture ? { path: request.routeOptions.url ?? request.url, query, ip: request.ip ?? null, nowMs: Date.now(), partitions: config.ingestion.partitions } : undefined;

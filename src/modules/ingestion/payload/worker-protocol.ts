@@ -50,7 +50,6 @@ export interface PreparedCapture {
   /** When the request arrived, as the events were normalised with it: their jobs' `receivedAt`. */
   nowMs: number;
   jobs: SerializedEvents[];
-  droppedAt: Array<[number, string]>;
   dropped: IngestionWarning[];
   corrections: IngestionWarning[];
   received: number;
