@@ -256,12 +256,11 @@ export function seriesWhere(query: InsightQuery, series: Series, range: DateRang
  * funnel's steps: events alike in time and steps are alike to the funnel), or in any order (only instants count).
  */
 export function actorSequencesSql(actor: string, columns: SequenceColumn[], from: string, where: string[], options: SequenceOptions = {}): string {
-  const { ties = 'uuid', perActor = [], actorId = false, gatherIf } = options;
+  const { ties = 'uuid', perActor = [], actorId = false } = options;
   const inner = columns.map(({ name, sql }) => `, ${sql} AS column_${name}`).join('');
   const gathered = columns.filter((c) => !c.perEventOnly);
   const packable = gathered.length === 1 && (gathered[0].bits ?? Infinity) <= PACKED_BITS && (ties === 'any' || (ties !== 'uuid' && ties.column === gathered[0].name));
-  const group = (value: string) => (gatherIf ? `groupArrayIf(${value}, ${gatherIf})` : `groupArray(${value})`);
-  const arrays = packable ? packed(gathered[0], group) : ties === 'any' ? byTime(gathered, group) : byTimeThen(ties === 'uuid' ? 'tiebreak' : `column_${ties.column}`, gathered, group);
+  const arrays = packable ? packed(gathered[0]) : ties === 'any' ? byTime(gathered) : byTimeThen(ties === 'uuid' ? 'tiebreak' : `column_${ties.column}`, gathered);
   const aggregates = perActor.map(({ name, sql }) => `, ${sql} AS ${name}`).join('');
   return `SELECT toString(sequence_actor) AS actor${actorId ? ', sequence_actor AS actor_id' : ''}, ${arrays}${aggregates} FROM (
       SELECT ${actor} AS sequence_actor, reinterpretAsUInt128(reverse(UUIDToNum(e.uuid))) AS tiebreak, toUnixTimestamp64Micro(e.timestamp) AS micros, micros / 1000 AS at,
@@ -280,9 +279,9 @@ const PACKED_BITS = 8;
  * column's bits): one array sorted once as plain numbers, by time, then by the column. A strict funnel at 10 M
  * events took 3.5 s sorting (time, UUID) and 1.3 s sorting this.
  */
-function packed({ name }: SequenceColumn, group: (value: string) => string): string {
+function packed({ name }: SequenceColumn): string {
   const key = `bitOr(bitShiftLeft(toUInt64(micros - ${MICROS_FROM}), ${PACKED_BITS}), column_${name})`;
-  return `arrayMap((k) -> (toInt64(bitShiftRight(k, ${PACKED_BITS})) + ${MICROS_FROM}) / 1000, arraySort(${group(key)}) AS sequence_packed) AS times,
+  return `arrayMap((k) -> (toInt64(bitShiftRight(k, ${PACKED_BITS})) + ${MICROS_FROM}) / 1000, arraySort(groupArray(${key})) AS sequence_packed) AS times,
     arrayMap((k) -> toUInt8(bitAnd(k, ${2 ** PACKED_BITS - 1})), sequence_packed) AS ${name}`;
 }
 
@@ -291,12 +290,12 @@ function packed({ name }: SequenceColumn, group: (value: string) => string): str
  * takes a generic comparison, 40% slower for a funnel's steps at 10 M events than two sorts keyed on one number.
  * groupArray skips NULLs, so a column that may hold one goes in a tuple of one.
  */
-function byTime(columns: SequenceColumn[], group: (value: string) => string): string {
+function byTime(columns: SequenceColumn[]): string {
   const sorted = ({ name, nullable }: SequenceColumn) => {
-    const array = `arraySort((x, at) -> at, ${group(nullable ? `tuple(column_${name})` : `column_${name}`)}, ${group('at')})`;
+    const array = `arraySort((x, at) -> at, groupArray(${nullable ? `tuple(column_${name})` : `column_${name}`}), groupArray(at))`;
     return `, ${nullable ? `arrayMap((x) -> x.1, ${array})` : array} AS ${name}`;
   };
-  return `arraySort(${group('at')}) AS times${columns.map(sorted).join('')}`;
+  return `arraySort(groupArray(at)) AS times${columns.map(sorted).join('')}`;
 }
 
 /**
@@ -305,8 +304,8 @@ function byTime(columns: SequenceColumn[], group: (value: string) => string): st
  * the generic comparison anyway and sorting the times and every column apart did it once per array (paths at 10 M
  * events: 2.2 s against 1.6 s).
  */
-function byTimeThen(second: string, columns: SequenceColumn[], group: (value: string) => string): string {
-  const events = `arraySort(${group(`(at, ${second}${columns.map(({ name }) => `, column_${name}`).join('')})`)}) AS sequence_sorted`;
+function byTimeThen(second: string, columns: SequenceColumn[]): string {
+  const events = `arraySort(groupArray((at, ${second}${columns.map(({ name }) => `, column_${name}`).join('')}))) AS sequence_sorted`;
   return `arrayMap((x) -> x.1, ${events}) AS times${columns.map(({ name }, i) => `, arrayMap((x) -> x.${i + 3}, sequence_sorted) AS ${name}`).join('')}`;
 }
 
@@ -339,8 +338,6 @@ export interface SequenceOptions {
   perActor?: Array<{ name: string; sql: string }>;
   /** The actor as the events hold it (`actor_id`), beside its text, to join on. */
   actorId?: boolean;
-  /** Only the events meeting this condition (SQL over the `column_<name>` values) are gathered into the arrays; per-actor aggregates see every event. */
-  gatherIf?: string;
 }
 
 /**

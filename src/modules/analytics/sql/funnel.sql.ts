@@ -2,7 +2,7 @@ import type { PropertyNode } from '../../../kernel/property-filters';
 import { ChParams } from '../engine/ch-sql';
 import { funnelSpecOf } from '../model/funnel-evaluation';
 import type { FunnelActorsSelection, InsightQuery } from '../model/insight-query';
-import { actorSequencesSql, actorSql, bucketSql, bucketTextSql, BuiltSql, cohortMemberSql, currentPersonsSql, EntityRef, entityFilters, entityWhere, eventsFrom, filterSql, instantSql, joinNeeds, personBreakdownColumns, personBreakdownKeys, scopeWhere, SequenceColumn, SqlContext } from './event-scope.sql';
+import { actorSequencesSql, actorSql, bucketSql, bucketTextSql, BuiltSql, cohortMemberSql, currentPersonsSql, EntityRef, entityFilters, entityWhere, eventsFrom, filterSql, joinNeeds, personBreakdownColumns, personBreakdownKeys, scopeWhere, SequenceColumn, SqlContext } from './event-scope.sql';
 import {
   conversionSecondsSql, correlationActorsSql, correlationEventsSql, FunnelEventsInput, FunnelOutcomeSpec, FunnelPathSpan, funnelSpansSql, OtherLine, stepActorsSql, stepLinesSql,
   trendActorsSql, trendLinesSql,
@@ -32,7 +32,7 @@ function entities(query: InsightQuery): EntityRef[] {
 export interface FunnelReadOptions {
   /** A cohort breakdown reads one cohort's members at a time (or every actor for "all"). */
   cohort?: number | 'all' | null;
-  /** Every event of the range with its name (`names`), not only step and exclusion events. */
+  /** Every event of the range, not only step and exclusion events (streamed sequences: with its name, `names`). */
   withNames?: boolean;
   /** The properties (`properties`) of events with these names; null for every other event. */
   propertiesOf?: string[];
@@ -77,22 +77,21 @@ function personLineOf(query: InsightQuery, spec: FunnelOutcomeSpec): boolean {
   return breakdown?.kind === 'property' && breakdown.properties.every((b) => b.type === 'person') && query.aggregationGroupTypeIndex === null && spec.attribution?.type !== 'all_events';
 }
 
-/**
- * Correlation in the engine: the funnel without its breakdown, with what the read asks for beside the steps; with
- * `candidates`, each event's name unless it is one of `candidates.skipped`.
- */
-function correlationInEngine(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions & { candidates?: { skipped: string[] } }, build: (spec: FunnelOutcomeSpec, input: FunnelEventsInput, rangeEnd: number, p: ChParams) => string): BuiltSql {
+/** Correlation in the engine: the funnel without its breakdown, with what the read asks for beside the steps. */
+function correlationInEngine(query: InsightQuery, ctx: SqlContext, options: FunnelReadOptions, build: (spec: FunnelOutcomeSpec, input: FunnelEventsInput, rangeEnd: number, p: ChParams) => string): BuiltSql {
   const p = new ChParams();
-  const names = (skipped: string[]) => `(SELECT groupUniqArray(event) FROM events WHERE team_id = ${p.add(ctx.projectId, 'Int64')}
-    AND timestamp >= ${instantSql(query.range.from, p)} AND timestamp <= ${instantSql(query.range.to, p)} AND NOT has(${p.add(skipped, 'Array(String)')}, event))`;
-  const read = funnelRead(query, ctx, { ...options, withNames: Boolean(options.candidates) }, p);
-  const input: FunnelEventsInput = { ...read, value: null, name: options.candidates ? { sql: 'e.event', all: names(options.candidates.skipped) } : undefined };
+  const input: FunnelEventsInput = { ...funnelRead(query, ctx, options, p), value: null };
   return p.sql(build({ ...funnelSpecOf(query), attribution: null }, input, query.range.to.toMillis(), p));
 }
 
 /** Event correlation: per event name (but `skipped`) in some actor's funnel span, how many who converted and who did not saw it. */
 export function funnelCorrelationEventsSql(query: InsightQuery, ctx: SqlContext, skipped: string[]): BuiltSql {
-  return correlationInEngine(query, ctx, { candidates: { skipped } }, (spec, input, rangeEnd, p) => correlationEventsSql(spec, input, rangeEnd, p));
+  return correlationInEngine(query, ctx, {}, (spec, input, rangeEnd, p) => {
+    // Every event in the query's scope is a candidate, but those of the names skipped (the steps', the excluded).
+    const scope = funnelRead(query, ctx, { withNames: true }, p);
+    const candidates = { actor: scope.actor, name: 'e.event', from: scope.from, where: [...scope.where, `NOT has(${p.add(skipped, 'Array(String)')}, e.event)`] };
+    return correlationEventsSql(spec, input, candidates, rangeEnd, p);
+  });
 }
 
 /** Who entered the funnel (with whether they converted): of a row's event when `marked`, among events with `extraFilter`. */
