@@ -126,11 +126,13 @@ export interface PathEventsInput {
 export function pathEventsSql(spec: PathSpec, input: PathEventsInput, p: ChParams, holding: string[] = []): string {
   // Items without a value (a page view without a URL) and excluded ones are no path events at all.
   const item = pathItemSql(input.raw, spec, p);
-  const where = [...input.where, 'path_item IS NOT NULL'];
-  if (spec.excludeEvents.length > 0) where.push(`path_item NOT IN ${p.add(spec.excludeEvents, 'Array(String)')}`);
+  const where = [...input.where];
+  // Before the item's conditions: ClickHouse evaluates AND's terms in order, each on the rows the ones before kept.
   if (holding.length > 0) {
     where.push(`sequence_actor IN (SELECT ${input.actor} FROM ${input.from} WHERE ${input.where.join(' AND ')} AND ${item} IN ${p.add(holding, 'Array(String)')})`);
   }
+  where.push('path_item IS NOT NULL');
+  if (spec.excludeEvents.length > 0) where.push(`path_item NOT IN ${p.add(spec.excludeEvents, 'Array(String)')}`);
   return actorSequencesSql(input.actor, [{ name: 'items', sql: `assumeNotNull(${item} AS path_item)` }], input.from, where, { actorId: true });
 }
 
@@ -149,9 +151,12 @@ function pathSequencesSql(query: InsightQuery, ctx: SqlContext, p: ChParams, hol
   if (options.customEvents.length > 0) kinds.push(`e.event IN ${p.add(options.customEvents, 'Array(String)')}`);
   const url = `e.${HOT_EVENT_PROPERTIES.get('$current_url')}`;
   const screen = `e.${HOT_EVENT_PROPERTIES.get('$screen_name')}`;
+  // One trailing slash goes, as PostHog's `(.)/$` replacement removes it; the regex runs only on the URLs it can change
+  // (a persons request's actors: 0.6 s against 0.45 s to find them among 4 M page views).
+  const trimmed = `if(endsWith(${url}, '/'), replaceRegexpOne(${url}, '(.)/$', '\\\\1'), ${url})`;
   const sequences = pathEventsSql(options, {
     actor: actorSql(query, ctx, p),
-    raw: `multiIf(e.event = '$pageview', replaceRegexpOne(${url}, '(.)/$', '\\\\1'), e.event = '$screen', ${screen}, e.event)`,
+    raw: `multiIf(e.event = '$pageview', ${trimmed}, e.event = '$screen', ${screen}, e.event)`,
     from: eventsFrom(joinNeeds(query, ctx, [], true), ctx, p),
     where: [...scopeWhere(query, query.range, ctx, p), `(${kinds.join(' OR ')})`],
   }, p, holding);
