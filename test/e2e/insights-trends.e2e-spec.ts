@@ -429,10 +429,10 @@ describe('Insights: trends, stickiness, lifecycle', () => {
         // Half a million events written straight into the app's ClickHouse tables, each with a 1 KB property that a
         // filter must parse and search, on one thread: each insight below takes the better part of a second or more
         // (over a microsecond a row), several times its 100 ms however idle the machine, while the rows compress to
-        // almost nothing and go in quickly.
+        // almost nothing and go in quickly. Each has a person (none would leave funnels and paths no actor to read).
         await slow.app.get<AnalyticsEngine>(ANALYTICS_ENGINE).command({
           text: `INSERT INTO events (team_id, uuid, event, distinct_id, person_id, timestamp, properties, elements_chain, _batch)
-            SELECT {team:Int64}, generateUUIDv4(), if(number % 2 = 0, '$pageview', 'signed_up'), concat('d', toString(number % 5000)), 0,
+            SELECT {team:Int64}, generateUUIDv4(), if(number % 2 = 0, '$pageview', 'signed_up'), concat('d', toString(number % 5000)), 1 + number % 5000,
               now64(6) - toIntervalSecond(number % 200000),
               concat('{"q": "', repeat('ab', 500), toString(number), '", "$current_url": "https://x/', toString(number % 97), '"}'), '', 0
             FROM numbers(500000)`,

@@ -163,6 +163,15 @@ export class AnalyticsRepository {
     return at === null || at === undefined ? null : DateTime.fromMillis(Number(at), { zone: 'utc' });
   }
 
+  /** Whether the copy holds any distinct-id override for the project: reads without one join none (see SqlContext). */
+  async hasOverrides(projectId: number): Promise<boolean> {
+    const p = new ChParams();
+    const rows = await this.engine.query<{ found: number }>(p.sql(
+      `SELECT count() AS found FROM (SELECT 1 FROM person_distinct_id_overrides WHERE team_id = ${p.add(projectId, 'Int64')} LIMIT 1)`,
+    ));
+    return Number(rows[0]?.found) > 0;
+  }
+
   async groupTypes(projectId: number): Promise<Map<number, string>> {
     const rows: Array<{ group_type: string; group_type_index: number }> = await this.dataSource.query(
       'SELECT group_type, group_type_index FROM group_type_mapping WHERE project_id = $1', [projectId],

@@ -171,11 +171,12 @@ export class InsightsService {
     // Every write committed before the request is in the answer: the copy catches up first.
     await this.copy.current();
     const testAccountFilters = query.filterTestAccounts ? propertyFilterValue(project.testAccountFilters, 'test_account_filters') : null;
-    const [cohorts, groupTypes] = await Promise.all([
+    const [cohorts, groupTypes, hasOverrides] = await Promise.all([
       usesCohorts(query, testAccountFilters) ? this.repository.liveCohorts(project.id) : Promise.resolve(new Map()),
       this.repository.groupTypes(project.id),
+      this.repository.hasOverrides(project.id),
     ]);
     const cohortNames = new Map([...cohorts].map(([id, c]) => [id, c.name as string]));
-    return { sql: { projectId: project.id, cohorts, groupTypes, testAccountFilters, now: new Date() }, cohortNames };
+    return { sql: { projectId: project.id, cohorts, groupTypes, testAccountFilters, now: new Date(), hasOverrides }, cohortNames };
   }
 }

@@ -26,14 +26,25 @@ export interface SqlContext {
   groupTypes: ReadonlyMap<number, string>;
   testAccountFilters: PropertyNode | null;
   now: Date;
+  /**
+   * Whether the copy holds any override for the project (a distinct id whose events were copied under another owner
+   * than it has now, after a merge). Without one every event's own person is its person now, and no read joins the
+   * overrides: the join reads and hashes every event's distinct id, about 0.17 s of a 0.45 s trend at 10 M events.
+   */
+  hasOverrides: boolean;
 }
 
 export type BuiltSql = ChSql;
 
-/** The person owning the event's distinct id now (0 when none). */
-export const PERSON_ID = `if(o.distinct_id = '', e.person_id, o.person_id)`;
+/** The person owning the event's distinct id now (0 when none): its override's, else the one the event was copied with. */
+export function personIdSql(ctx: SqlContext): string {
+  return ctx.hasOverrides ? `if(o.distinct_id = '', e.person_id, o.person_id)` : 'e.person_id';
+}
+
 /** The same, NULL when there is none: an event without a person has no actor. */
-export const PERSON_ACTOR = `nullIf(${PERSON_ID}, 0)`;
+export function personActorSql(ctx: SqlContext): string {
+  return `nullIf(${personIdSql(ctx)}, 0)`;
+}
 
 /** Which joins a query's events need: the actor's overrides, the person's properties, groups' properties. */
 export interface JoinNeeds {
@@ -49,11 +60,11 @@ export interface JoinNeeds {
 export function eventsFrom(needs: JoinNeeds, ctx: SqlContext, p: ChParams): string {
   const team = p.add(ctx.projectId, 'Int64');
   let from = 'events AS e';
-  if (needs.actor || needs.personProperties) {
+  if ((needs.actor || needs.personProperties) && ctx.hasOverrides) {
     from += ` LEFT JOIN (SELECT distinct_id, argMax(person_id, version) AS person_id FROM person_distinct_id_overrides
       WHERE team_id = ${team} GROUP BY distinct_id) AS o ON o.distinct_id = e.distinct_id`;
   }
-  if (needs.personProperties) from += ` LEFT JOIN ${currentPersonsSql(team, personBreakdownColumns(needs.personBreakdown ?? [], p))} AS pp ON pp.id = ${PERSON_ID}`;
+  if (needs.personProperties) from += ` LEFT JOIN ${currentPersonsSql(team, personBreakdownColumns(needs.personBreakdown ?? [], p))} AS pp ON pp.id = ${personIdSql(ctx)}`;
   for (const index of needs.groups ?? []) {
     from += ` LEFT JOIN (SELECT group_key, argMax(properties, version) AS properties FROM groups
       WHERE team_id = ${team} AND group_type_index = ${p.add(index, 'UInt8')} GROUP BY group_key HAVING argMax(is_deleted, version) = 0)
@@ -97,7 +108,7 @@ export function groupKeySql(index: number, ctx: SqlContext, p: ChParams): string
  * Events of distinct ids without a person have no actor (NULL).
  */
 export function actorSql(query: InsightQuery, ctx: SqlContext, p: ChParams): string {
-  return query.aggregationGroupTypeIndex === null ? PERSON_ACTOR : groupKeySql(query.aggregationGroupTypeIndex, ctx, p);
+  return query.aggregationGroupTypeIndex === null ? personActorSql(ctx) : groupKeySql(query.aggregationGroupTypeIndex, ctx, p);
 }
 
 function usesPersonActor(query: InsightQuery): boolean {
@@ -157,7 +168,7 @@ export function filterSql(node: PropertyNode | null, ctx: SqlContext, p: ChParam
     columns: { event: 'e.properties', person: 'pp.properties' },
     eventHotColumns: hotEventColumns('e.'),
     groupColumn: (index: number) => `g${index}.properties`,
-    personId: PERSON_ID,
+    personId: personIdSql(ctx),
     elementsChain: 'e.elements_chain',
     sessionId: `e.${HOT_EVENT_PROPERTIES.get('$session_id')}`,
     now: ctx.now,

@@ -2,7 +2,7 @@ import type { DateTime } from 'luxon';
 import { ChParams } from '../engine/ch-sql';
 import { intervalStart } from '../model/insight-dates';
 import type { InsightQuery, LifecycleStatus, Series } from '../model/insight-query';
-import { actorSql, bucketSql, bucketTextSql, BuiltSql, localTimestamp, PERSON_ACTOR, SqlContext } from './event-scope.sql';
+import { actorSql, bucketSql, bucketTextSql, BuiltSql, localTimestamp, personActorSql, SqlContext } from './event-scope.sql';
 import { sliceScope } from './trends.sql';
 
 /** How many intervals of the range each actor was active in (stickiness), one row per actor. */
@@ -53,8 +53,8 @@ function lifecycleStatusesSql(query: InsightQuery, series: Series, ctx: SqlConte
   return `WITH statuses AS (
       SELECT actor, row.1 AS period, row.2 AS status FROM (
         SELECT a.actor AS actor, a.periods AS periods, c.id != 0 AS exists, c.created_at AS created_at FROM (
-          SELECT assumeNotNull(${PERSON_ACTOR}) AS actor, arraySort(groupUniqArray(${bucketSql(query.interval, query.weekStartDay, zone)})) AS periods FROM ${scope.from}
-           WHERE ${[scope.where, `${PERSON_ACTOR} IS NOT NULL`, ...extraWhere].join(' AND ')} GROUP BY actor) AS a
+          SELECT assumeNotNull(${personActorSql(ctx)}) AS actor, arraySort(groupUniqArray(${bucketSql(query.interval, query.weekStartDay, zone)})) AS periods FROM ${scope.from}
+           WHERE ${[scope.where, `${personActorSql(ctx)} IS NOT NULL`, ...extraWhere].join(' AND ')} GROUP BY actor) AS a
         LEFT JOIN (SELECT id, argMax(created_at, version) AS created_at FROM person WHERE team_id = ${team} GROUP BY id HAVING argMax(is_deleted, version) = 0) AS c
           ON c.id = a.actor)
       ARRAY JOIN arrayConcat(if(exists, ${active}, []), ${dormant}) AS row)`;
