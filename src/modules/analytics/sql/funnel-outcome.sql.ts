@@ -389,6 +389,7 @@ export interface CandidateEvents {
  * without candidates; a candidate outside its actor's span counts only there (as the name '', which no event has).
  */
 export function correlationEventsSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, candidates: CandidateEvents, rangeEnd: number, p: ChParams): string {
+  // `at` is the instant in ms as actor sequences read it, so a candidate and a span's bounds compare like for like.
   const events = `SELECT ${candidates.actor} AS candidate_actor, toUnixTimestamp64Micro(e.timestamp) / 1000 AS at, ${candidates.name} AS candidate
     FROM ${candidates.from} WHERE ${candidates.where.join(' AND ')}`;
   const spans = `SELECT actor_id, converted, span_first, span_end FROM (${correlationSpansSql(spec, { ...input, actorId: true }, rangeEnd, p)})`;
