@@ -4,7 +4,7 @@ import { Breakdown, CountPerActorMath, DateRange, FirstTimeMath, HistogramBin, I
 import { bindDouble } from '../clickhouse/sql-text.ch';
 import {
   actorSql, breakdownPropertySql, bucketSql, bucketTextSql, BuiltSql, cohortMemberSql, entityFilters, entityWhere, eventsFrom, groupKeySql, instantSql,
-  joinNeeds, propertyTextSql, queryFiltersWhere, seriesWhere, SqlContext,
+  joinNeeds, queryFiltersWhere, seriesWhere, SqlContext,
 } from './event-scope.sql';
 import { HOT_EVENT_PROPERTIES } from '../engine/schema/hot-properties';
 
@@ -26,14 +26,18 @@ export type BreakdownSlice =
 /** Decimal text a number is read from (as JavaScript's Number() would, bounded so the cast never fails). */
 const NUMERIC_TEXT = String.raw`^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d{1,2})?\s*$`;
 
-/** A numeric event property as Float64; anything else (text, too large, absent) is NULL and ignored. */
+/**
+ * A numeric event property as Float64; anything else (text, too large, absent) is NULL and ignored. The value's JSON
+ * text is read with one parse of the properties (a number as written, a string as its quoted literal, decoded only
+ * when it is one): asking its type, then its text, parsed them three times (a sum over 1 M events: 0.45 s against
+ * 0.36 s, the scan alone 0.28 s).
+ */
 export function numericPropertySql(key: string, p: ChParams): string {
-  const k = p.add(key, 'String');
-  const hot = HOT_EVENT_PROPERTIES.get(key);
-  const text = hot ? `e.${hot}` : propertyTextSql('e.properties', k);
-  const type = `JSONType(e.properties, ${k})`;
-  return `if((${type} IN ('Int64', 'UInt64', 'Double') OR (${type} = 'String' AND length(${text}) < 100 AND match(${text}, ${p.add(NUMERIC_TEXT, 'String')})))
-      AND abs(toFloat64OrZero(trimBoth(${text}))) < 1e300, toFloat64OrNull(trimBoth(${text})), NULL)`;
+  const raw = `JSONExtractRaw(e.properties, ${p.add(key, 'String')})`;
+  const text = `JSONExtractString(${raw})`;
+  const bounded = (number: string) => `if(abs(toFloat64OrZero(${number})) < 1e300, toFloat64OrNull(${number}), NULL)`;
+  return `multiIf(startsWith(${raw}, '"'), if(length(${text}) < 100 AND match(${text}, ${p.add(NUMERIC_TEXT, 'String')}), ${bounded(`trimBoth(${text})`)}, NULL),
+      match(${raw}, '^-?[0-9]'), ${bounded(raw)}, NULL)`;
 }
 
 /** Who a series counts: persons, or groups of one type (`unique_group`, a count per group, or aggregation by groups). */
