@@ -221,7 +221,7 @@ async function runAnalytics(row, run = Date.now().toString(36)) {
     // copy-lag phases: for work on one kind of insight; the reference table comes from a full run.
     const only = process.env.BENCH_ANALYTICS_CASES ? new RegExp(process.env.BENCH_ANALYTICS_CASES, 'i') : null;
     const cases = insightCases().filter(({ label }) => !only || only.test(label));
-    const raw = references(dataDir, cases);
+    const rawBefore = references(dataDir, cases);
     row('analytics copy: disk', 'MB', Math.round(Number(execFileSync('du', ['-sb', join(dataDir, 'clickhouse')]).toString().split('\t')[0]) / 1048576), `the embedded ClickHouse's data directory at ${EVENTS.toLocaleString('en')} events (PostgreSQL holds the same in ${(await sql(url, 'SELECT pg_database_size(current_database()) / 1048576 AS mb'))[0].mb} MB)`);
 
     const restarted = performance.now();
@@ -241,7 +241,7 @@ async function runAnalytics(row, run = Date.now().toString(36)) {
     service = startProcess([...NODE_FLAGS, 'dist/main.js'], env);
     await waitForHttp(`${baseUrl}/_readyz`, 120_000);
     await firstAnswer(baseUrl, performance.now());
-    const failed = insightRows(row, cases, timings, raw, rawAfter);
+    const failed = insightRows(row, cases, timings, rawBefore, rawAfter);
 
     // The console's dashboard on the same data, also when BENCH_ANALYTICS_CASES names `console`.
     if (!only || only.test('console')) {

@@ -259,6 +259,9 @@ export function seriesWhere(query: InsightQuery, series: Series, range: DateRang
   return [...scopeWhere(query, range, ctx, p), ...entityWhere(series, ctx, p)];
 }
 
+/** An event's instant in ms, its µs kept as the fraction: how actor sequences, and what is compared with them, read it. */
+export const EVENT_INSTANT_MS = 'toUnixTimestamp64Micro(e.timestamp) / 1000';
+
 /**
  * One row per actor: `times` (ms, ascending) and each column as an array in the same order, plus any per-actor
  * aggregates (SQL over the columns' per-event values `column_<name>`, `at`, and `event_order`: time then UUID text
@@ -274,7 +277,7 @@ export function actorSequencesSql(actor: string, columns: SequenceColumn[], from
   const arrays = packable ? packed(gathered[0]) : ties === 'any' ? byTime(gathered) : byTimeThen(ties === 'uuid' ? 'tiebreak' : `column_${ties.column}`, gathered);
   const aggregates = perActor.map(({ name, sql }) => `, ${sql} AS ${name}`).join('');
   return `SELECT toString(sequence_actor) AS actor${actorId ? ', sequence_actor AS actor_id' : ''}, ${arrays}${aggregates} FROM (
-      SELECT ${actor} AS sequence_actor, reinterpretAsUInt128(reverse(UUIDToNum(e.uuid))) AS tiebreak, toUnixTimestamp64Micro(e.timestamp) AS micros, micros / 1000 AS at,
+      SELECT ${actor} AS sequence_actor, reinterpretAsUInt128(reverse(UUIDToNum(e.uuid))) AS tiebreak, toUnixTimestamp64Micro(e.timestamp) AS micros, ${EVENT_INSTANT_MS} AS at,
           bitShiftLeft(toInt256(micros), 128) + toInt256(tiebreak) AS event_order${inner}
         FROM ${from} WHERE ${where.join(' AND ')} AND ${actor} IS NOT NULL) sequence_events
     GROUP BY sequence_actor`;

@@ -2,7 +2,7 @@ import { FunnelSpec, UNIT_MS } from '../model/funnel-evaluation';
 import type { FunnelActorsSelection, FunnelOptions } from '../model/insight-query';
 import { BREAKDOWN_NULL } from '../model/insight-query';
 import type { ChParams } from '../engine/ch-sql';
-import { actorSequencesSql, SequenceColumn, Stage, staged } from './event-scope.sql';
+import { actorSequencesSql, EVENT_INSTANT_MS, SequenceColumn, Stage, staged } from './event-scope.sql';
 
 /**
  * A funnel evaluated inside ClickHouse, per actor, with array functions: the meaning stated in TypeScript by
@@ -389,8 +389,8 @@ export interface CandidateEvents {
  * without candidates; a candidate outside its actor's span counts only there (as the name '', which no event has).
  */
 export function correlationEventsSql(spec: FunnelOutcomeSpec, input: FunnelEventsInput, candidates: CandidateEvents, rangeEnd: number, p: ChParams): string {
-  // `at` is the instant in ms as actor sequences read it, so a candidate and a span's bounds compare like for like.
-  const events = `SELECT ${candidates.actor} AS candidate_actor, toUnixTimestamp64Micro(e.timestamp) / 1000 AS at, ${candidates.name} AS candidate
+  // The instant as actor sequences read it, so a candidate and a span's bounds compare like for like.
+  const events = `SELECT ${candidates.actor} AS candidate_actor, ${EVENT_INSTANT_MS} AS at, ${candidates.name} AS candidate
     FROM ${candidates.from} WHERE ${candidates.where.join(' AND ')}`;
   const spans = `SELECT actor_id, converted, span_first, span_end FROM (${correlationSpansSql(spec, { ...input, actorId: true }, rangeEnd, p)})`;
   // grouping() is 1 for a column the grouping set leaves out (the SQL standard's meaning, ClickHouse's default).

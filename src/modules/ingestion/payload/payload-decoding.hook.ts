@@ -2,11 +2,11 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../../common/errors/api-error';
 import { publicRouteOptions } from '../../../common/http/public-route';
+import { requestHeader } from '../../../common/http/request-header';
 import type { AppConfig } from '../../../config/app-config';
 import { decodePayload, hasQueryPayload, type LocatedPayload } from './payload-decoding';
 import type { PayloadWorker } from './payload-worker';
 import type { WorkerDecoded } from './worker-protocol';
-import { requestHeader } from '../../../common/http/request-header';
 
 declare module 'fastify' {
   interface FastifyRequest {
