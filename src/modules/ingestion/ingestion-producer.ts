@@ -35,11 +35,6 @@ export interface SerializedJob {
 /** Flush at once past this many pending events, whatever the coalescing window says. */
 const FLUSH_AT_EVENTS = 2000;
 
-/** The task, unless its caller has been told 503 while it waited for its turn: a job added then would be a job the client retries. */
-function unlessLate<T>(task: () => Promise<T>, deadline: number): () => Promise<T> {
-  return () => (Date.now() < deadline ? task() : Promise.reject(new Error('enqueue timed out waiting for its turn')));
-}
-
 export const queueUnavailable = () => ApiError.unavailable('Unable to store event. Please try again.');
 
 /**
@@ -141,7 +136,7 @@ export class IngestionProducer {
     try {
       const timeoutMs = this.config.ingestion.enqueueTimeoutMs;
       for (const add of adds) {
-        await withDeadline(large ? this.largeJobs.run(unlessLate(add, Date.now() + timeoutMs)) : add(), timeoutMs, 'enqueue');
+        await (large ? this.addLargeInTurn(add, timeoutMs) : withDeadline(add(), timeoutMs, 'enqueue'));
       }
       const ended = this.outage.succeeded(Date.now());
       if (ended) {
@@ -165,10 +160,23 @@ export class IngestionProducer {
     }
   }
 
+  /**
+   * Adds a large job when its turn comes, unless its caller was told 503 while it waited: a job added then would be
+   * one the client retries. "Told 503" is the deadline's own rejection, not a second reading of the clock, which a
+   * timer can fire a millisecond ahead of.
+   */
+  private addLargeInTurn(add: () => Promise<unknown>, timeoutMs: number): Promise<unknown> {
+    let abandoned = false;
+    const turn = this.largeJobs.run(() => (abandoned ? Promise.reject(new Error('enqueue abandoned before its turn')) : add()));
+    return withDeadline(turn, timeoutMs, 'enqueue').catch((error: unknown) => {
+      abandoned = true;
+      throw error;
+    });
+  }
+
   /** A serialised job: on Redis its data is kept beside the job (JobPayloads); other backends store the object. */
   private addSerialized(partition: number, json: Buffer, events: number): Promise<unknown> {
     const queue = this.queues.get(partition);
     return this.queues.onRedis ? JobPayloads.add(queue, INGESTION_JOB, json, events) : queue.add(INGESTION_JOB, JSON.parse(json.toString('utf8')));
   }
-
 }
