@@ -4,6 +4,7 @@ import { acquireChdb, ChdbHandle, ChdbModule, ChdbSession } from './chdb-handle'
 import { ChdbLanes } from './chdb-lanes';
 import { asEngineError } from './clickhouse-error';
 import { readSettings, setStatement, writeSettings } from './engine-settings';
+import { IDLE_MEMORY_RETURN_MS, IdleMemoryReturn } from './idle-memory-return';
 import { InFlight } from './in-flight';
 import { checkedColumnName, checkedTableName, jsonEachRow } from './json-rows';
 import { createDatabaseStatement } from './schema/migrate-schema';
@@ -18,6 +19,8 @@ export interface ChdbEngineOptions {
   /** Per-actor reads that stream at once, a session each (`query` reads have a session of their own). */
   sessions: number;
   limits: QueryLimits;
+  /** How long it waits, idle, before returning freed memory (IDLE_MEMORY_RETURN_MS unless a test says). */
+  idleMemoryReturnMs?: number;
 }
 
 /**
@@ -35,11 +38,13 @@ export interface ChdbEngineOptions {
  *   (capture's p50 beside two such loops: 160 ms, against 9 ms with one at a time and as many answered). Its
  *   start is the one piece on the event loop.
  * Statements and inserts run through chdb's async calls on a session of their own. Settings are set once per
- * session: limits on the read sessions, synchronous inserts on the write session.
+ * session: limits on the read sessions, synchronous inserts on the write session. Once nothing has run for a
+ * moment, the memory the statements freed goes back to the system ({@link IdleMemoryReturn}).
  */
 export class ChdbEngine implements AnalyticsEngine {
   readonly kind = 'embedded' as const;
   private readonly work = new InFlight();
+  private readonly memory: IdleMemoryReturn;
   private closing: Promise<void> | null = null;
 
   private constructor(
@@ -49,7 +54,10 @@ export class ChdbEngine implements AnalyticsEngine {
     private readonly reader: ChdbLanes,
     /** The sessions per-actor reads stream on. */
     private readonly streams: ChdbLanes,
-  ) {}
+    idleMemoryReturnMs: number,
+  ) {
+    this.memory = new IdleMemoryReturn(() => this.work.run(() => this.writer.queryAsync('SYSTEM JEMALLOC PURGE')), idleMemoryReturnMs);
+  }
 
   static async open(options: ChdbEngineOptions): Promise<ChdbEngine> {
     const handle = await acquireChdb(options.path, options.chdb);
@@ -64,7 +72,7 @@ export class ChdbEngine implements AnalyticsEngine {
       await prepare(writer, options.layout.database, setStatement(writeSettings(options.limits)));
       const readers = Array.from({ length: 1 + options.sessions }, session);
       for (const reader of readers) await prepare(reader, options.layout.database, setStatement(readSettings(options.limits)));
-      return new ChdbEngine(handle, writer, new ChdbLanes(readers.slice(0, 1)), new ChdbLanes(readers.slice(1)));
+      return new ChdbEngine(handle, writer, new ChdbLanes(readers.slice(0, 1)), new ChdbLanes(readers.slice(1)), options.idleMemoryReturnMs ?? IDLE_MEMORY_RETURN_MS);
     } catch (error) {
       for (const opening of opened) opening.close();
       await handle.release();
@@ -73,7 +81,7 @@ export class ChdbEngine implements AnalyticsEngine {
   }
 
   query<R = Record<string, unknown>>(sql: ChSql): Promise<R[]> {
-    return this.work.run(() =>
+    return this.run(() =>
       this.reader.run(async (session) => {
         // Bound async calls share chdb's parameter state with bound streams: kept apart like bound statements.
         const result = await this.handle.exclusive(() => withCleanOutput(session, () => session.queryBindAsync(sql.text, sql.params, { format: 'JSON' })));
@@ -83,7 +91,7 @@ export class ChdbEngine implements AnalyticsEngine {
   }
 
   queryBatches<R = Record<string, unknown>>(sql: ChSql, visit: (rows: R[]) => Promise<void> | void): Promise<void> {
-    return this.work.run(() =>
+    return this.run(() =>
       this.streams.run(async (session) => {
         await this.handle.outsideExclusive();
         for await (const chunk of session.queryStreamBind(sql.text, sql.params, { format: 'JSONEachRow' })) await visit(chunk.rows<R>());
@@ -93,28 +101,40 @@ export class ChdbEngine implements AnalyticsEngine {
 
   command(sql: ChSql | string): Promise<void> {
     const { text, params } = typeof sql === 'string' ? { text: sql, params: {} } : sql;
-    return this.work.run(async () => {
+    return this.run(async () => {
       if (Object.keys(params).length === 0) await this.writer.queryAsync(text);
       else await this.handle.exclusive(() => this.writer.queryBindAsync(text, params));
     });
   }
 
   insert(table: string, rows: ReadonlyArray<Record<string, unknown>>): Promise<void> {
-    return this.work.run(async () => {
+    return this.run(async () => {
       if (rows.length === 0) return;
       await this.writer.insert({ table: checkedTableName(table), values: Buffer.from(jsonEachRow(rows)), format: 'JSONEachRow', settings: { async_insert: 0 } });
     });
   }
 
   insertTsv(table: string, columns: readonly string[], source: NodeJS.ReadableStream): Promise<void> {
-    return this.work.run(async () => {
+    return this.run(async () => {
       await this.writer.insert({ table: checkedTableName(table), columns: columns.map(checkedColumnName), values: source, format: 'TabSeparated', settings: { async_insert: 0 } });
     });
+  }
+
+  /** Every statement: awaited by `close`, and the memory it frees returned once nothing has run for a moment. */
+  private run<T>(statement: () => Promise<T>): Promise<T> {
+    this.memory.busy();
+    const running = this.work.run(statement);
+    const settled = () => {
+      if (this.work.idle) this.memory.idle();
+    };
+    running.then(settled, settled);
+    return running;
   }
 
   /** Waits for what runs (closing a session under a running query aborts the engine for the whole process). */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      this.memory.cancel();
       await this.work.drain();
       this.writer.close();
       for (const reader of [...this.reader.sessions(), ...this.streams.sessions()]) reader.close();

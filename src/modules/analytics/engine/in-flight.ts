@@ -20,6 +20,11 @@ export class InFlight {
     return running;
   }
 
+  /** Whether nothing runs. */
+  get idle(): boolean {
+    return this.running.size === 0;
+  }
+
   /** Refuses new work and resolves once what runs has settled. */
   async drain(): Promise<void> {
     this.closed = true;

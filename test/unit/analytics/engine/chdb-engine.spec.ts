@@ -7,7 +7,10 @@ import { engineDirectory, LIMITS, requireChdb, visitedBatches } from './engine-t
 describe(ChdbEngine.name, () => {
   const chdb = requireChdb();
   const dir = engineDirectory('chdb-engine');
-  const open = (database: string, limits = LIMITS, sessions = 2) => ChdbEngine.open({ chdb, path: dir.path, layout: { kind: 'single', database }, sessions, limits });
+  /** Returning freed memory after half a second of quiet, not the service's seconds. */
+  const IDLE_MS = 500;
+  const open = (database: string, limits = LIMITS, sessions = 2) =>
+    ChdbEngine.open({ chdb, path: dir.path, layout: { kind: 'single', database }, sessions, limits, idleMemoryReturnMs: IDLE_MS });
   let sut: ChdbEngine;
   let other: ChdbEngine;
 
@@ -100,6 +103,24 @@ describe(ChdbEngine.name, () => {
     const refused = ChdbEngine.open({ chdb, path: elsewhere.path, layout: { kind: 'single', database: 'x' }, sessions: 1, limits: LIMITS });
     await expect(refused).rejects.toThrow(`cannot also open ${elsewhere.path}`);
     elsewhere.remove();
+  });
+
+  it('returns the memory its statements freed once it has run nothing for a moment, once per quiet spell', async () => {
+    const quiet = () => new Promise((resolve) => setTimeout(resolve, IDLE_MS + 300));
+    // Counted by ClickHouse itself, read on a session of the test's own so that reading starts no purge.
+    const counter = new chdb.Session(dir.path);
+    const purges = () => Number(counter.query(`SELECT sum(value) FROM system.events WHERE event = 'MemoryAllocatorPurge'`, 'TSV').trim() || 0);
+    await quiet(); // the other engines' last purges
+    const before = purges();
+    await sut.query({ text: 'SELECT count() AS c FROM numbers(1000000) GROUP BY number % 1000', params: {} });
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS / 5)); // a dashboard's next tile
+    await sut.query({ text: 'SELECT 1 AS one', params: {} });
+    expect(purges()).toBe(before); // not between the statements of a burst
+    await quiet();
+    expect(purges()).toBe(before + 1);
+    await quiet();
+    expect(purges()).toBe(before + 1); // a purge is no statement of its own to be followed by another
+    counter.close();
   });
 
   it('lets a running query finish when it closes, and refuses calls after', async () => {
