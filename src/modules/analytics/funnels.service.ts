@@ -74,17 +74,22 @@ export class FunnelsService {
   async actors(query: InsightQuery, selection: FunnelActorsSelection, ctx: SqlContext): Promise<ActorPage> {
     const pass = this.personsPass(query, selection);
     const point = selection.entrancePeriod;
-    const sql: BuiltSql = point
-      ? funnelTrendActorsSql(query, ctx, pass.cohort, { period: bucketKey(point.start), dropOff: point.dropOff })
-      : funnelStepActorsSql(query, ctx, pass.cohort, selection);
     const wanted = selection.breakdownValue === undefined || query.breakdown?.kind !== 'property' ? undefined : JSON.stringify(this.shown(query, selection.breakdownValue));
+    // With every line's actors wanted and no search, the engine orders them and hands over the page alone: a step
+    // reached by a hundred thousand actors would otherwise be parsed and sorted here, on the event loop capture shares.
+    const first = wanted === undefined && !selection.search ? selection.offset + selection.limit : null;
+    const sql: BuiltSql = point
+      ? funnelTrendActorsSql(query, ctx, pass.cohort, { period: bucketKey(point.start), dropOff: point.dropOff }, first)
+      : funnelStepActorsSql(query, ctx, pass.cohort, selection, first);
     // The Other line's actors are those of every line but the shown ones, which only ranking the lines tells.
     const shownLines = wanted !== undefined && isOtherValue(selection.breakdownValue) ? await this.shownLines(query, ctx, point !== undefined) : null;
     const selected = (line: string) => (shownLines ? !shownLines.has(line) : wanted === undefined || JSON.stringify(this.shown(query, line)) === wanted);
     let ids: string[] = [];
-    await this.repository.forEachRow<{ actor: string; line: string }>(sql, (row) => {
+    const visit = (row: { actor: string; line: string }) => {
       if (selected(row.line)) ids.push(row.actor);
-    });
+    };
+    if (first === null) await this.repository.forEachRow(sql, visit);
+    else (await this.repository.funnelActors(sql)).forEach(visit);
     const groupTypeIndex = query.aggregationGroupTypeIndex;
     ids = sortActors(ids, groupTypeIndex);
     if (selection.search) {

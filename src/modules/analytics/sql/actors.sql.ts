@@ -52,3 +52,11 @@ export function trendActorsSql(
       SELECT ${actor} AS actor_key, ${actorValueSql(series, p)} AS value FROM ${scope.from} WHERE ${where.join(' AND ')} GROUP BY actor_key)
     ${pageSql}`);
 }
+
+/**
+ * The first `first` rows of `rows` (with an `actor` column, text) in the order `sortActors` puts actors in: persons
+ * by id as numbers, groups by key in byte order. The engine sorts and cuts, so only a page leaves it.
+ */
+export function firstInActorOrderSql(rows: string, columns: string, groups: boolean, first: number, p: ChParams): string {
+  return `SELECT ${columns} FROM (${rows}) ORDER BY ${groups ? 'actor' : 'toInt64(actor)'} LIMIT ${p.add(first, 'UInt64')}`;
+}

@@ -2,6 +2,7 @@ import type { PropertyNode } from '../../../kernel/property-filters';
 import { ChParams } from '../engine/ch-sql';
 import { funnelSpecOf } from '../model/funnel-evaluation';
 import type { FunnelActorsSelection, InsightQuery } from '../model/insight-query';
+import { firstInActorOrderSql } from './actors.sql';
 import { actorSequencesSql, actorSql, bucketSql, bucketTextSql, BuiltSql, cohortMemberSql, currentPersonsSql, EntityRef, entityFilters, entityWhere, eventsFrom, filterSql, joinNeeds, personBreakdownColumns, personBreakdownKeys, scopeWhere, SequenceColumn, SqlContext } from './event-scope.sql';
 import {
   conversionSecondsSql, correlationActorsSql, correlationEventsSql, FunnelEventsInput, FunnelOutcomeSpec, FunnelPathSpan, funnelSpansSql, OtherLine, stepActorsSql, stepLinesSql,
@@ -104,9 +105,14 @@ export function funnelStepLinesSql(query: InsightQuery, ctx: SqlContext, cohort:
   return inEngine(query, ctx, cohort, (spec, input, p) => stepLinesSql(spec, input, p, other));
 }
 
-/** The actors (with their line) a persons request selects by step. */
-export function funnelStepActorsSql(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null, selection: FunnelActorsSelection): BuiltSql {
-  return inEngine(query, ctx, cohort, (spec, input, p) => stepActorsSql(spec, input, selection, p));
+/** The actors (with their line) a persons request selects by step; only the first `first` in actor order when given. */
+export function funnelStepActorsSql(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null, selection: FunnelActorsSelection, first: number | null = null): BuiltSql {
+  return inEngine(query, ctx, cohort, (spec, input, p) => firstActorsSql(query, stepActorsSql(spec, input, selection, p), first, p));
+}
+
+/** A funnel's actors (`actor`, `line`): the first `first` in actor order, or all of them, unordered, for `null`. */
+function firstActorsSql(query: InsightQuery, actors: string, first: number | null, p: ChParams): string {
+  return first === null ? actors : firstInActorOrderSql(actors, 'actor, line', query.aggregationGroupTypeIndex !== null, first, p);
 }
 
 /** Funnel trends: per line, per entrance period, how many actors reached the `from` step and the `to` step. */
@@ -114,9 +120,11 @@ export function funnelTrendLinesSql(query: InsightQuery, ctx: SqlContext, cohort
   return inEngine(query, ctx, cohort, (spec, input, p) => trendLinesSql(spec, input, entrancePeriod(query, p), query.funnel!, p, other));
 }
 
-/** The actors (with their line) of one funnel trends point. */
-export function funnelTrendActorsSql(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null, point: { period: string; dropOff: boolean }): BuiltSql {
-  return inEngine(query, ctx, cohort, (spec, input, p) => trendActorsSql(spec, input, entrancePeriod(query, p), { ...query.funnel!, ...point }, p));
+/** The actors (with their line) of one funnel trends point; only the first `first` in actor order when given. */
+export function funnelTrendActorsSql(
+  query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null, point: { period: string; dropOff: boolean }, first: number | null = null,
+): BuiltSql {
+  return inEngine(query, ctx, cohort, (spec, input, p) => firstActorsSql(query, trendActorsSql(spec, input, entrancePeriod(query, p), { ...query.funnel!, ...point }, p), first, p));
 }
 
 /** Time to convert: the conversion times of the actors who reached the `to` step, grouped by whole second. */
