@@ -67,6 +67,21 @@ describe('Insights: breakdowns past the limit, and in histogram bins', () => {
       expect(names(await followUrl(t, body.result[2].persons_urls[1].url))).toEqual(['fay']);
     });
 
+    it('ranks the values on the current period and shows the previous period with the same values', async () => {
+      // Jan 2: Firefox 2, then Chrome and Edge 1 each (a tie, in byte order); Jan 1 under those: Firefox 1, Chrome 3, Other 2.
+      const body = await get('trend', { events: [{ id: '$pageview' }], breakdown: '$browser', breakdown_limit: 2, compare: true, date_from: '2026-01-02', date_to: '2026-01-02' });
+      expect(body.result.map((s: { compare_label: string; breakdown_value: string; data: number[] }) => [s.compare_label, s.breakdown_value, s.data])).toEqual([
+        ['current', 'Firefox', [2]], ['current', 'Chrome', [1]], ['current', OTHER, [1]],
+        ['previous', 'Firefox', [1]], ['previous', 'Chrome', [3]], ['previous', OTHER, [2]],
+      ]);
+    });
+
+    it('ranks the values by their events, not by the math, when summing a property', async () => {
+      // Chrome has 4 events summing to 100, Firefox 3 summing to 180; Other: Safari's 80 (Jan 1), Edge's 90 (Jan 2), gus's none.
+      const body = await get('trend', { events: [{ id: '$pageview', math: 'sum', math_property: 'amount' }], breakdown: '$browser', breakdown_limit: 2 });
+      expect(lines(body.result)).toEqual([['Chrome', [60, 40]], ['Firefox', [50, 130]], [OTHER, [80, 90]]]);
+    });
+
     it('has no Other line when every value is shown, or when breakdown_hide_other_aggregation is set', async () => {
       const all = await get('trend', { events: [{ id: '$pageview' }], breakdown: '$browser', breakdown_limit: 5 });
       expect(all.result.map((s: { breakdown_value: string }) => s.breakdown_value)).toEqual(['Chrome', 'Firefox', '$$_posthog_breakdown_null_$$', 'Edge', 'Safari']);

@@ -69,15 +69,24 @@ export class AnalyticsRepository {
     return rows.map((row) => ({ ...row, value: numberOrNull(row.value) }));
   }
 
-  /** `(value, events)` rows of a breakdown's top values. */
   /** A histogram breakdown's bin edges (NaN-free: no numeric value, no edge). */
   async histogramEdges(sql: ChSql): Promise<number[]> {
     const rows = await this.engine.query<{ edges: unknown[] }>(sql);
     return (rows[0]?.edges ?? []).map(Number).filter((edge) => Number.isFinite(edge));
   }
 
+  /** `(value, events)` rows of a breakdown's top values. */
   breakdownValues(sql: ChSql): Promise<Array<{ value: string; events: string }>> {
     return this.engine.query(sql);
+  }
+
+  /** A breakdown's top values in rank order, each with its points (see `rankedPointsSql`). */
+  async rankedPoints(sql: ChSql): Promise<Array<{ value: string; points: PointRow[] }>> {
+    const rows = await this.engine.query<{ breakdown_value: string; points: Array<[string | null, unknown]> }>(sql);
+    return rows.map((row) => ({
+      value: row.breakdown_value,
+      points: row.points.map(([bucket, value]) => ({ breakdown_value: row.breakdown_value, bucket, value: numberOrNull(value) })),
+    }));
   }
 
   async actors(sql: ChSql): Promise<ActorRow[]> {

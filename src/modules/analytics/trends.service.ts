@@ -4,17 +4,27 @@ import { AnalyticsRepository, PointRow } from './analytics.repository';
 import { evaluateFormula, parseFormula } from './model/formula';
 import { histogramBins } from './model/histogram-bins';
 import { bucketKey, bucketStarts, previousRange } from './model/insight-dates';
-import { activeUserDays, AGGREGATE_DISPLAYS, Breakdown, breakdownLabel, DateRange, FormulaLine, InsightQuery, isCountPerActor, isFirstTime, otherValue, Series } from './model/insight-query';
+import {
+  activeUserDays, AGGREGATE_DISPLAYS, Breakdown, breakdownLabel, DateRange, FormulaLine, InsightQuery, isCountPerActor, isFirstTime, otherValue, PROPERTY_MATHS, Series,
+} from './model/insight-query';
 import type { BreakdownValue, InsightResult, SeriesResult } from './model/insight-result';
 import type { SqlContext } from './sql/event-scope.sql';
 import {
-  activeActorsSql, ActiveWindow, BreakdownSlice, countPerActorPointsSql, firstSeenPointsSql, firstTimePointsSql, histogramEdgesSql, topBreakdownValuesSql, trendPointsSql,
+  activeActorsSql, ActiveWindow, BreakdownSlice, countPerActorPointsSql, firstSeenPointsSql, firstTimePointsSql, histogramEdgesSql, rankedPointsSql, topBreakdownValuesSql,
+  trendPointsSql,
 } from './sql/trends.sql';
 
 /** One breakdown slice as queried (`slice`) and as shown (value, label, the row key it comes back under). */
 interface SliceView {
   slice: BreakdownSlice;
   values: Array<{ key: string | null; value: BreakdownValue | null; label: string | null }>;
+}
+
+/** The slices of a query and, when the ranking read them too, the points of its page of values over the query's range. */
+interface Slices {
+  slices: SliceView[];
+  hasMore: boolean;
+  pagePoints: PointRow[] | null;
 }
 
 /** The breakdown text a row carries, as shown: several properties come back as a JSON list. */
@@ -31,14 +41,15 @@ export class TrendsService {
 
   async compute(parsed: InsightQuery, ctx: SqlContext, cohortNames: ReadonlyMap<number, string>): Promise<InsightResult> {
     const query = await this.binned(parsed, ctx);
-    const { slices, hasMore } = await this.slices(query, ctx, cohortNames);
+    const { slices, hasMore, pagePoints } = await this.slices(query, ctx, cohortNames);
     const periods: Array<[SeriesResult['compareLabel'], DateRange]> = query.compare
       ? [['current', query.range], ['previous', previousRange(query.range)]]
       : [[null, query.range]];
     const perPeriod: SeriesResult[][][] = [];
     for (const [compareLabel, range] of periods) {
       const perSeries: SeriesResult[][] = [];
-      for (const series of query.series) perSeries.push(await this.seriesLines(query, series, range, slices, compareLabel, ctx));
+      const read = compareLabel === 'previous' ? null : pagePoints;
+      for (const series of query.series) perSeries.push(await this.seriesLines(query, series, range, slices, compareLabel, ctx, read));
       perPeriod.push(perSeries);
     }
     // Each formula's lines, for every compared period, before the next formula's (as PostHog orders them).
@@ -57,21 +68,22 @@ export class TrendsService {
   }
 
   /** The breakdown values of this page (most events first), the bins in order, the listed cohorts, or no breakdown. */
-  private async slices(query: InsightQuery, ctx: SqlContext, cohortNames: ReadonlyMap<number, string>): Promise<{ slices: SliceView[]; hasMore: boolean }> {
+  private async slices(query: InsightQuery, ctx: SqlContext, cohortNames: ReadonlyMap<number, string>): Promise<Slices> {
     const breakdown = query.breakdown;
-    if (!breakdown) return { slices: [{ slice: null, values: [{ key: null, value: null, label: null }] }], hasMore: false };
+    if (!breakdown) return { slices: [{ slice: null, values: [{ key: null, value: null, label: null }] }], hasMore: false, pagePoints: null };
     if (breakdown.kind === 'cohort') {
       const slices = breakdown.cohorts.map((cohort) => ({
         slice: { kind: 'cohort' as const, cohort },
         values: [{ key: null, value: cohort, label: cohort === 'all' ? 'all users' : (cohortNames.get(cohort) ?? String(cohort)) }],
       }));
-      return { slices, hasMore: false };
+      return { slices, hasMore: false, pagePoints: null };
     }
     if (breakdown.bins) {
       const labels = breakdown.bins.map((bin) => bin.label);
-      return { slices: labels.length ? [{ slice: { kind: 'values', values: labels }, values: labels.map((label) => ({ key: label, value: label, label })) }] : [], hasMore: false };
+      const slices: SliceView[] = labels.length ? [{ slice: { kind: 'values', values: labels }, values: labels.map((label) => ({ key: label, value: label, label })) }] : [];
+      return { slices, hasMore: false, pagePoints: null };
     }
-    const { page, ranked, hasMore } = await this.rankedValues(query, breakdown, ctx);
+    const { page, ranked, hasMore, pagePoints } = ranksByItsOwnEvents(query) ? await this.rankedWithPoints(query, breakdown, ctx) : { ...(await this.rankedValues(query, breakdown, ctx)), pagePoints: null };
     const multi = breakdown.properties.length > 1;
     const values = page.map((key) => {
       const value = shownValue(key, multi);
@@ -82,7 +94,16 @@ export class TrendsService {
       const other = otherValue(breakdown);
       slices.push({ slice: { kind: 'other', ranked }, values: [{ key: null, value: other, label: breakdownLabel(other) }] });
     }
-    return { slices, hasMore };
+    return { slices, hasMore, pagePoints };
+  }
+
+  /** The ranking of {@link rankedValues} and the points of the page's values, read at once (see `rankedPointsSql`). */
+  private async rankedWithPoints(query: InsightQuery, breakdown: Breakdown & { kind: 'property' }, ctx: SqlContext) {
+    const end = query.breakdownOffset + breakdown.limit;
+    const rows = await this.repository.rankedPoints(rankedPointsSql(query, query.series[0], ctx, end, AGGREGATE_DISPLAYS.has(query.display)));
+    const ranked = rows.slice(0, end).map((row) => row.value);
+    const pagePoints = rows.slice(query.breakdownOffset, end).flatMap((row) => row.points);
+    return { page: ranked.slice(query.breakdownOffset), ranked, hasMore: rows.length > end, pagePoints };
   }
 
   /**
@@ -97,13 +118,13 @@ export class TrendsService {
   }
 
   private async seriesLines(
-    query: InsightQuery, series: Series, range: DateRange, slices: SliceView[], compareLabel: SeriesResult['compareLabel'], ctx: SqlContext,
+    query: InsightQuery, series: Series, range: DateRange, slices: SliceView[], compareLabel: SeriesResult['compareLabel'], ctx: SqlContext, pagePoints: PointRow[] | null,
   ): Promise<SeriesResult[]> {
     const aggregate = AGGREGATE_DISPLAYS.has(query.display);
     const buckets = aggregate ? [] : bucketStarts(range, query.interval, query.weekStartDay);
     const lines: SeriesResult[] = [];
     for (const view of slices) {
-      const rows = await this.points(query, series, range, view.slice, buckets, aggregate, ctx);
+      const rows = view.slice?.kind === 'values' && pagePoints ? pagePoints : await this.points(query, series, range, view.slice, buckets, aggregate, ctx);
       for (const shown of view.values) {
         const mine = rows.filter((row) => view.slice?.kind !== 'values' || row.breakdown_value === shown.key);
         const label = shown.label === null ? series.customName ?? series.name : `${series.customName ?? series.name} - ${shown.label}`;
@@ -158,4 +179,13 @@ export class TrendsService {
       return { ...template, series: null, label, data: template.data.map((_, i) => evaluateFormula(parsed, at(i))), aggregatedValue: aggregated };
     });
   }
+}
+
+/**
+ * Whether the query's one series counts exactly the events its breakdown values rank by (a count or a property math,
+ * not a distinct count, which leaves events without an actor out): then the ranking and the points are one read.
+ */
+function ranksByItsOwnEvents(query: InsightQuery): boolean {
+  const [series, ...others] = query.series;
+  return others.length === 0 && (series.math === 'total' || (PROPERTY_MATHS as readonly string[]).includes(series.math));
 }
