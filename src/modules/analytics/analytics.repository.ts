@@ -94,6 +94,12 @@ export class AnalyticsRepository {
     return rows.map((row) => ({ actor: String(row.actor), value: numberOrNull(row.value) }));
   }
 
+  /** The actors of a page already cut in the engine, in its order. */
+  async actorIds(sql: ChSql): Promise<string[]> {
+    const rows = await this.engine.query<{ actor: unknown }>(sql);
+    return rows.map((row) => String(row.actor));
+  }
+
   /** A page of a funnel's actors with their line (a small answer: see `forEachRow` for all of them). */
   async funnelActors(sql: ChSql): Promise<Array<{ actor: string; line: string }>> {
     const rows = await this.engine.query<{ actor: unknown; line: unknown }>(sql);

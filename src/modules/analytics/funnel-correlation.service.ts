@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AnalyticsRepository } from './analytics.repository';
-import { actorPage, sortActors } from './model/actor-page';
+import { actorPage } from './model/actor-page';
 import { ActorFunnelSpan, CorrelationResult, CorrelationTally, eventsInSpan, funnelSpan, propertyText } from './model/funnel-correlation';
 import { ActorEvents, FunnelSpec, funnelSpecOf, keptRuns } from './model/funnel-evaluation';
 import type { InsightQuery } from './model/insight-query';
@@ -58,12 +58,11 @@ export class FunnelCorrelationService {
     return tally.result(2);
   }
 
-  /** One page of a row's actors, in actor order. */
+  /** One page of a row's actors, in actor order: the engine orders them and hands over the page alone. */
   async actors(query: InsightQuery, selection: CorrelationActorsSelection, ctx: SqlContext): Promise<ActorPage> {
-    const ids: string[] = [];
     const read = selection.entity ? { marked: selection.entity } : { extraFilter: selection.propertyValues };
-    await this.repository.forEachRow<{ actor: string }>(funnelCorrelationActorsSql(query, ctx, read, selection.converted), (row) => ids.push(row.actor));
-    return actorPage(sortActors(ids, query.aggregationGroupTypeIndex), query.aggregationGroupTypeIndex, selection);
+    const ids = await this.repository.actorIds(funnelCorrelationActorsSql(query, ctx, read, selection.converted, selection.offset + selection.limit));
+    return actorPage(ids, query.aggregationGroupTypeIndex, selection);
   }
 
   /** Each actor who entered the funnel, with the span of their funnel (event property correlation, evaluated here). */

@@ -95,9 +95,17 @@ export function funnelCorrelationEventsSql(query: InsightQuery, ctx: SqlContext,
   });
 }
 
-/** Who entered the funnel (with whether they converted): of a row's event when `marked`, among events with `extraFilter`. */
-export function funnelCorrelationActorsSql(query: InsightQuery, ctx: SqlContext, options: Pick<FunnelReadOptions, 'marked' | 'extraFilter'>, converted: boolean | null): BuiltSql {
-  return correlationInEngine(query, ctx, options, (spec, input, rangeEnd, p) => correlationActorsSql(spec, input, rangeEnd, converted, p));
+/**
+ * Who entered the funnel (with whether they converted): of a row's event when `marked`, among events with
+ * `extraFilter`; only the first `first` in actor order when given.
+ */
+export function funnelCorrelationActorsSql(
+  query: InsightQuery, ctx: SqlContext, options: Pick<FunnelReadOptions, 'marked' | 'extraFilter'>, converted: boolean | null, first: number | null = null,
+): BuiltSql {
+  return correlationInEngine(query, ctx, options, (spec, input, rangeEnd, p) => {
+    const actors = correlationActorsSql(spec, input, rangeEnd, converted, p);
+    return first === null ? actors : firstInActorOrderSql(actors, 'actor, converted', query.aggregationGroupTypeIndex !== null, first, p);
+  });
 }
 
 /** The funnel's step lines: per breakdown line, actors who entered, per step how many reached it and their conversion times. */
