@@ -44,13 +44,23 @@ function safeJson(text: string): unknown {
 }
 
 export function personsUrl(ctx: PresentContext, path: string, point: Record<string, string | number>): { filter: Record<string, unknown>; url: string } {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(ctx.input)) {
-    if (POINT_PARAMS.has(key) || value === undefined || value === null) continue;
-    params.set(key, typeof value === 'string' ? value : JSON.stringify(value));
-  }
+  const params = new URLSearchParams(carriedParams(ctx));
   for (const [key, value] of Object.entries(point)) params.set(key, String(value));
   return { filter: point, url: `api/projects/${ctx.projectId}/persons/${path}/?${params.toString()}` };
+}
+
+/** The filter's parameters every point's URL carries over, worked out once per reply (a reply has a URL per point). */
+const carried = new WeakMap<PresentContext, Array<[string, string]>>();
+
+function carriedParams(ctx: PresentContext): Array<[string, string]> {
+  let params = carried.get(ctx);
+  if (!params) {
+    params = Object.entries(ctx.input).flatMap(([key, value]): Array<[string, string]> =>
+      POINT_PARAMS.has(key) || value === undefined || value === null ? [] : [[key, typeof value === 'string' ? value : JSON.stringify(value)]],
+    );
+    carried.set(ctx, params);
+  }
+  return params;
 }
 
 function entityParams(series: Series): Record<string, string | number> {
@@ -89,6 +99,32 @@ function action(series: Series) {
   };
 }
 
+/** A period's texts per bucket: labels, days and each point's range. */
+interface BucketTexts {
+  labels: string[];
+  days: string[];
+  ranges: Array<ReturnType<typeof pointRange>>;
+}
+
+/**
+ * The bucket texts of a line, worked out once for every line sharing its buckets (a series' lines in one period
+ * share one list, and their range): date arithmetic per point is most of the cost of presenting many lines.
+ */
+const bucketTexts = new WeakMap<DateTime[], BucketTexts>();
+
+function textsOf(query: InsightQuery, line: SeriesResult): BucketTexts {
+  let texts = bucketTexts.get(line.buckets);
+  if (!texts) {
+    texts = {
+      labels: line.buckets.map((b) => bucketLabel(b, query.interval)),
+      days: line.buckets.map((b) => bucketDay(b, query.interval)),
+      ranges: line.buckets.map((b) => pointRange(query, line, b)),
+    };
+    bucketTexts.set(line.buckets, texts);
+  }
+  return texts;
+}
+
 function trendLine(query: InsightQuery, line: SeriesResult, ctx: PresentContext): Record<string, unknown> {
   const body: Record<string, unknown> = {
     action: line.series ? action(line.series) : null,
@@ -103,14 +139,10 @@ function trendLine(query: InsightQuery, line: SeriesResult, ctx: PresentContext)
     if (line.series) body.persons = personsUrl(ctx, 'trends', { ...entityParams(line.series), ...wholeRange, ...breakdownParam(line) });
     return body;
   }
-  Object.assign(body, {
-    count: line.data.reduce((sum, v) => sum + v, 0),
-    data: line.data,
-    labels: line.buckets.map((b) => bucketLabel(b, query.interval)),
-    days: line.buckets.map((b) => bucketDay(b, query.interval)),
-  });
+  const texts = textsOf(query, line);
+  Object.assign(body, { count: line.data.reduce((sum, v) => sum + v, 0), data: line.data, labels: texts.labels, days: texts.days });
   const series = line.series;
-  if (series) body.persons_urls = line.buckets.map((b) => personsUrl(ctx, 'trends', { ...entityParams(series), ...pointRange(query, line, b), ...breakdownParam(line) }));
+  if (series) body.persons_urls = texts.ranges.map((range) => personsUrl(ctx, 'trends', { ...entityParams(series), ...range, ...breakdownParam(line) }));
   return body;
 }
 
