@@ -7,9 +7,11 @@ export type ChSettings = Record<string, number>;
  * What every statement runs with, in either deployment:
  * - 64-bit integers as JSON numbers (ClickHouse's own default since 25.8, stated so a server configured
  *   otherwise answers the same);
- * - lower-priority threads, so HTTP and ingestion go first on a shared machine (a positive value only ever
- *   lowers a thread's priority, which needs no privilege). At 0 the setting is not sent at all, for servers
- *   whose profiles do not let users change it.
+ * - lower-priority threads, so HTTP and ingestion go first on a shared machine. ClickHouse applies the value only
+ *   when its process holds CAP_SYS_NICE (as root does; the project's Docker image runs as `node`, without it), and
+ *   otherwise leaves its threads at the process's priority without an error
+ *   (https://github.com/ClickHouse/ClickHouse/blob/master/src/Common/OSThreadNiceValue.cpp). At 0 the setting is
+ *   not sent at all, for servers whose profiles do not let users change it.
  */
 function common(limits: QueryLimits): ChSettings {
   const settings: ChSettings = { output_format_json_quote_64bit_integers: 0 };
