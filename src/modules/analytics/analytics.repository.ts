@@ -100,12 +100,6 @@ export class AnalyticsRepository {
     return rows.map((row) => String(row.actor));
   }
 
-  /** A page of a funnel's actors with their line (a small answer: see `forEachRow` for all of them). */
-  async funnelActors(sql: ChSql): Promise<Array<{ actor: string; line: string }>> {
-    const rows = await this.engine.query<{ actor: unknown; line: unknown }>(sql);
-    return rows.map((row) => ({ actor: String(row.actor), line: String(row.line) }));
-  }
-
   /** Retention persons: each actor of a cohort with the intervals they came back in. */
   async retainedActors(sql: ChSql): Promise<Array<{ actor: string; intervals: number[] }>> {
     const rows = await this.engine.query<{ actor: string; intervals: number[] }>(sql);

@@ -85,11 +85,13 @@ export class FunnelsService {
     const shownLines = wanted !== undefined && isOtherValue(selection.breakdownValue) ? await this.shownLines(query, ctx, point !== undefined) : null;
     const selected = (line: string) => (shownLines ? !shownLines.has(line) : wanted === undefined || JSON.stringify(this.shown(query, line)) === wanted);
     let ids: string[] = [];
-    const visit = (row: { actor: string; line: string }) => {
-      if (selected(row.line)) ids.push(row.actor);
-    };
-    if (first === null) await this.repository.forEachRow(sql, visit);
-    else (await this.repository.funnelActors(sql)).forEach(visit);
+    // A page cut in the engine holds every line's actors: none to pick among.
+    if (first !== null) ids = await this.repository.actorIds(sql);
+    else {
+      await this.repository.forEachRow<{ actor: string; line: string }>(sql, (row) => {
+        if (selected(row.line)) ids.push(row.actor);
+      });
+    }
     const groupTypeIndex = query.aggregationGroupTypeIndex;
     ids = sortActors(ids, groupTypeIndex);
     if (selection.search) {

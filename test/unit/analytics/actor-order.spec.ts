@@ -22,7 +22,7 @@ describe(firstInActorOrderSql.name, () => {
     await session.queryAsync('TRUNCATE TABLE rows');
     if (actors.length > 0) await session.queryAsync(`INSERT INTO rows FORMAT JSONEachRow ${actors.map((actor) => JSON.stringify({ actor, line: '' })).join('\n')}`);
     const p = new ChParams();
-    const text = firstInActorOrderSql('SELECT actor, line FROM rows', 'actor, line', groups, first, p);
+    const text = firstInActorOrderSql('SELECT actor, line FROM rows', groups, first, p);
     return (await session.queryBindAsync(text, p.params, { format: 'JSON' })).json<{ data: Array<{ actor: string }> }>().data.map((row) => row.actor);
   }
 

@@ -54,9 +54,9 @@ export function trendActorsSql(
 }
 
 /**
- * The first `first` rows of `rows` (with an `actor` column, text) in the order `sortActors` puts actors in: persons
+ * The first `first` actors of `rows` (with an `actor` column, text) in the order `sortActors` puts them in: persons
  * by id as numbers, groups by key in byte order. The engine sorts and cuts, so only a page leaves it.
  */
-export function firstInActorOrderSql(rows: string, columns: string, groups: boolean, first: number, p: ChParams): string {
-  return `SELECT ${columns} FROM (${rows}) ORDER BY ${groups ? 'actor' : 'toInt64(actor)'} LIMIT ${p.add(first, 'UInt64')}`;
+export function firstInActorOrderSql(rows: string, groups: boolean, first: number, p: ChParams): string {
+  return `SELECT actor FROM (${rows}) ORDER BY ${groups ? 'actor' : 'toInt64(actor)'} LIMIT ${p.add(first, 'UInt64')}`;
 }

@@ -97,14 +97,14 @@ export function funnelCorrelationEventsSql(query: InsightQuery, ctx: SqlContext,
 
 /**
  * Who entered the funnel (with whether they converted): of a row's event when `marked`, among events with
- * `extraFilter`; only the first `first` in actor order when given.
+ * `extraFilter`; only the first `first` in actor order (`actor` alone) when given.
  */
 export function funnelCorrelationActorsSql(
   query: InsightQuery, ctx: SqlContext, options: Pick<FunnelReadOptions, 'marked' | 'extraFilter'>, converted: boolean | null, first: number | null = null,
 ): BuiltSql {
   return correlationInEngine(query, ctx, options, (spec, input, rangeEnd, p) => {
     const actors = correlationActorsSql(spec, input, rangeEnd, converted, p);
-    return first === null ? actors : firstInActorOrderSql(actors, 'actor, converted', query.aggregationGroupTypeIndex !== null, first, p);
+    return first === null ? actors : firstInActorOrderSql(actors, query.aggregationGroupTypeIndex !== null, first, p);
   });
 }
 
@@ -113,14 +113,14 @@ export function funnelStepLinesSql(query: InsightQuery, ctx: SqlContext, cohort:
   return inEngine(query, ctx, cohort, (spec, input, p) => stepLinesSql(spec, input, p, other));
 }
 
-/** The actors (with their line) a persons request selects by step; only the first `first` in actor order when given. */
+/** The actors (with their line) a persons request selects by step; only the first `first` in actor order (`actor` alone) when given. */
 export function funnelStepActorsSql(query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null, selection: FunnelActorsSelection, first: number | null = null): BuiltSql {
   return inEngine(query, ctx, cohort, (spec, input, p) => firstActorsSql(query, stepActorsSql(spec, input, selection, p), first, p));
 }
 
-/** A funnel's actors (`actor`, `line`): the first `first` in actor order, or all of them, unordered, for `null`. */
+/** A funnel's actors: the first `first` in actor order (`actor`), or all of them with their line, unordered, for `null`. */
 function firstActorsSql(query: InsightQuery, actors: string, first: number | null, p: ChParams): string {
-  return first === null ? actors : firstInActorOrderSql(actors, 'actor, line', query.aggregationGroupTypeIndex !== null, first, p);
+  return first === null ? actors : firstInActorOrderSql(actors, query.aggregationGroupTypeIndex !== null, first, p);
 }
 
 /** Funnel trends: per line, per entrance period, how many actors reached the `from` step and the `to` step. */
@@ -128,7 +128,7 @@ export function funnelTrendLinesSql(query: InsightQuery, ctx: SqlContext, cohort
   return inEngine(query, ctx, cohort, (spec, input, p) => trendLinesSql(spec, input, entrancePeriod(query, p), query.funnel!, p, other));
 }
 
-/** The actors (with their line) of one funnel trends point; only the first `first` in actor order when given. */
+/** The actors (with their line) of one funnel trends point; only the first `first` in actor order (`actor` alone) when given. */
 export function funnelTrendActorsSql(
   query: InsightQuery, ctx: SqlContext, cohort: number | 'all' | null, point: { period: string; dropOff: boolean }, first: number | null = null,
 ): BuiltSql {
