@@ -84,21 +84,23 @@ export class FunnelsService {
     // The Other line's actors are those of every line but the shown ones, which only ranking the lines tells.
     const shownLines = wanted !== undefined && isOtherValue(selection.breakdownValue) ? await this.shownLines(query, ctx, point !== undefined) : null;
     const selected = (line: string) => (shownLines ? !shownLines.has(line) : wanted === undefined || JSON.stringify(this.shown(query, line)) === wanted);
-    let ids: string[] = [];
-    // A page cut in the engine holds every line's actors: none to pick among.
-    if (first !== null) ids = await this.repository.actorIds(sql);
-    else {
-      await this.repository.forEachRow<{ actor: string; line: string }>(sql, (row) => {
-        if (selected(row.line)) ids.push(row.actor);
-      });
-    }
     const groupTypeIndex = query.aggregationGroupTypeIndex;
-    ids = sortActors(ids, groupTypeIndex);
+    // A page cut in the engine is every line's actors, already in actor order: none to pick among or sort.
+    let ids = first !== null ? await this.repository.actorIds(sql) : sortActors(await this.selectedActors(sql, selected), groupTypeIndex);
     if (selection.search) {
       const matching = new Set(await this.repository.actorsMatching(ctx.projectId, groupTypeIndex, ids, selection.search));
       ids = ids.filter((id) => matching.has(id));
     }
     return actorPage(ids, groupTypeIndex, selection);
+  }
+
+  /** Every actor of the lines `selected` keeps, streamed (in no order). */
+  private async selectedActors(sql: BuiltSql, selected: (line: string) => boolean): Promise<string[]> {
+    const ids: string[] = [];
+    await this.repository.forEachRow<{ actor: string; line: string }>(sql, (row) => {
+      if (selected(row.line)) ids.push(row.actor);
+    });
+    return ids;
   }
 
   /**

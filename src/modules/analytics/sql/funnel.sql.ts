@@ -102,10 +102,7 @@ export function funnelCorrelationEventsSql(query: InsightQuery, ctx: SqlContext,
 export function funnelCorrelationActorsSql(
   query: InsightQuery, ctx: SqlContext, options: Pick<FunnelReadOptions, 'marked' | 'extraFilter'>, converted: boolean | null, first: number | null = null,
 ): BuiltSql {
-  return correlationInEngine(query, ctx, options, (spec, input, rangeEnd, p) => {
-    const actors = correlationActorsSql(spec, input, rangeEnd, converted, p);
-    return first === null ? actors : firstInActorOrderSql(actors, query.aggregationGroupTypeIndex !== null, first, p);
-  });
+  return correlationInEngine(query, ctx, options, (spec, input, rangeEnd, p) => firstActorsSql(query, correlationActorsSql(spec, input, rangeEnd, converted, p), first, p));
 }
 
 /** The funnel's step lines: per breakdown line, actors who entered, per step how many reached it and their conversion times. */
@@ -118,7 +115,7 @@ export function funnelStepActorsSql(query: InsightQuery, ctx: SqlContext, cohort
   return inEngine(query, ctx, cohort, (spec, input, p) => firstActorsSql(query, stepActorsSql(spec, input, selection, p), first, p));
 }
 
-/** A funnel's actors: the first `first` in actor order (`actor`), or all of them with their line, unordered, for `null`. */
+/** A funnel's actors: the first `first` in actor order (`actor`), or all of them as `actors` lists them, unordered, for `null`. */
 function firstActorsSql(query: InsightQuery, actors: string, first: number | null, p: ChParams): string {
   return first === null ? actors : firstInActorOrderSql(actors, query.aggregationGroupTypeIndex !== null, first, p);
 }
