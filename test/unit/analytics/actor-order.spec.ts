@@ -1,8 +1,7 @@
-import { Session } from 'chdb';
 import fc from 'fast-check';
-import { ChParams } from '../../../src/modules/analytics/engine/ch-sql';
 import { sortActors } from '../../../src/modules/analytics/model/actor-page';
 import { firstInActorOrderSql } from '../../../src/modules/analytics/sql/actors.sql';
+import { scratchEngine } from './support/scratch-engine';
 
 /**
  * A page of actors cut in the engine holds the actors `sortActors` would put first: persons by id as numbers (9 before
@@ -10,20 +9,12 @@ import { firstInActorOrderSql } from '../../../src/modules/analytics/sql/actors.
  * the order of UTF-16 code units would reverse).
  */
 describe(firstInActorOrderSql.name, () => {
-  let session: Session;
-
-  beforeAll(async () => {
-    session = new Session();
-    await session.queryAsync('CREATE TABLE rows (actor String, line String) ENGINE = Memory');
-  }, 60_000);
-  afterAll(() => session?.cleanup());
+  const engine = scratchEngine('CREATE TABLE rows (actor String, line String) ENGINE = Memory');
 
   async function firstInEngine(actors: string[], groups: boolean, first: number): Promise<string[]> {
-    await session.queryAsync('TRUNCATE TABLE rows');
-    if (actors.length > 0) await session.queryAsync(`INSERT INTO rows FORMAT JSONEachRow ${actors.map((actor) => JSON.stringify({ actor, line: '' })).join('\n')}`);
-    const p = new ChParams();
-    const text = firstInActorOrderSql('SELECT actor, line FROM rows', groups, first, p);
-    return (await session.queryBindAsync(text, p.params, { format: 'JSON' })).json<{ data: Array<{ actor: string }> }>().data.map((row) => row.actor);
+    await engine.load('rows', actors.map((actor) => ({ actor, line: '' })));
+    const found = await engine.rows<{ actor: string }>((p) => firstInActorOrderSql('SELECT actor, line FROM rows', groups, first, p));
+    return found.map((row) => row.actor);
   }
 
   const personIds = fc.array(fc.oneof(fc.integer({ min: 1, max: 120 }), fc.integer({ min: 1, max: 2 ** 53 - 1 })).map(String), { maxLength: 40 });

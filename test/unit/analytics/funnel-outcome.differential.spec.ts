@@ -1,4 +1,3 @@
-import { Session } from 'chdb';
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { ChParams } from '../../../src/modules/analytics/engine/ch-sql';
@@ -10,6 +9,7 @@ import { conversionSecondsSql, correlationActorsSql, correlationEventsSql, Funne
 import {
   ActorEventsWithValues, Attribution, conversionSeconds, inFunnelOrder, outcomeOf, runsByBreakdown, stepsByEntrancePeriod, StepTally, trendsActorSelected,
 } from './support/funnel-oracle';
+import { scratchEngine } from './support/scratch-engine';
 
 /**
  * The funnel as ClickHouse evaluates it (array functions per actor) against the TypeScript statement of the same
@@ -132,27 +132,16 @@ function expectedTrends(spec: FunnelOutcomeSpec, data: Journey[], between: { fro
 const close = (a: number | null, b: number | null) => (a === null || b === null ? a === b : Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a)));
 
 describe('funnel evaluation in ClickHouse, differential against the TypeScript evaluation', () => {
-  let session: Session;
-
-  beforeAll(async () => {
-    session = new Session();
-    await session.queryAsync('CREATE TABLE events (actor String, uuid UUID, micros Int64, mask Int64, value String, name String) ENGINE = Memory');
-    await session.queryAsync('CREATE TABLE people (id String, properties String) ENGINE = Memory');
-  }, 60_000);
-
-  afterAll(() => session?.cleanup());
+  const engine = scratchEngine(
+    'CREATE TABLE events (actor String, uuid UUID, micros Int64, mask Int64, value String, name String) ENGINE = Memory',
+    'CREATE TABLE people (id String, properties String) ENGINE = Memory',
+  );
+  const rows = engine.rows;
 
   async function load(data: Journey[]): Promise<void> {
-    await session.queryAsync('TRUNCATE TABLE events');
     // Stored newest first, so an order the engine does not impose (ties by UUID) is not there by chance.
-    const events = data.flatMap((j) => j.times.map((time, i) => JSON.stringify({ actor: j.actor, uuid: j.uuids[i], micros: time * 1000, mask: j.masks[i], value: j.values[i], name: j.names[i] }))).reverse();
-    if (events.length > 0) await session.queryAsync(`INSERT INTO events FORMAT JSONEachRow ${events.join('\n')}`);
-  }
-
-  async function rows<T>(build: (p: ChParams) => string): Promise<T[]> {
-    const p = new ChParams();
-    const text = build(p);
-    return (await session.queryBindAsync(text, p.params, { format: 'JSON' })).json<{ data: T[] }>().data;
+    const events = data.flatMap((j) => j.times.map((time, i) => ({ actor: j.actor, uuid: j.uuids[i], micros: time * 1000, mask: j.masks[i], value: j.values[i], name: j.names[i] })));
+    await engine.load('events', events.reverse());
   }
 
   it('gives every line the same actors, step counts and conversion times', async () => {
@@ -184,8 +173,7 @@ describe('funnel evaluation in ClickHouse, differential against the TypeScript e
         const people = new Map(data.map((j) => [j.actor, j.values[0] ?? 'a']));
         const carried = data.map((j) => ({ ...j, values: j.values.map(() => people.get(j.actor)!) }));
         await load(carried);
-        await session.queryAsync('TRUNCATE TABLE people');
-        await session.queryAsync(`INSERT INTO people FORMAT JSONEachRow ${[...people].map(([id, plan]) => JSON.stringify({ id, properties: JSON.stringify({ plan }) })).join('\n')}`);
+        await engine.load('people', [...people].map(([id, plan]) => ({ id, properties: JSON.stringify({ plan }) })));
         const personLine = { persons: '(SELECT id, properties FROM people)', value: "JSONExtractString(pp.properties, 'plan')" };
         const found = await rows<{ line: string; actors: string; counts: string[] }>((p) => stepLinesSql(spec, { ...EVENTS, value: null, personLine }, p));
         const expected = expectedLines(spec, carried);

@@ -1,8 +1,8 @@
-import { Session } from 'chdb';
 import fc from 'fast-check';
 import { ChParams } from '../../../src/modules/analytics/engine/ch-sql';
 import { numericPropertySql } from '../../../src/modules/analytics/sql/trends.sql';
 import { jsonText, KEYS, properties } from './support/property-filter.arbitraries';
+import { scratchEngine } from './support/scratch-engine';
 
 /**
  * A numeric event property (what sum, avg, min, max and percentiles aggregate) read with one parse of the
@@ -27,21 +27,11 @@ const HANDWRITTEN = [
 ];
 
 describe('numericPropertySql', () => {
-  let session: Session;
-
-  beforeAll(async () => {
-    session = new Session();
-    await session.queryAsync('CREATE TABLE events (id UInt32, properties String) ENGINE = Memory');
-  }, 60_000);
-  afterAll(() => session?.cleanup());
+  const engine = scratchEngine('CREATE TABLE events (id UInt32, properties String) ENGINE = Memory');
 
   async function differences(texts: string[], key: string): Promise<unknown[]> {
-    await session.queryAsync('TRUNCATE TABLE events');
-    const rows = texts.map((properties, id) => JSON.stringify({ id, properties }));
-    await session.queryAsync(`INSERT INTO events FORMAT JSONEachRow ${rows.join('\n')}`);
-    const p = new ChParams();
-    const sql = `SELECT properties, ${numericPropertySql(key, p)} AS one_parse, ${statedRule(key, p)} AS stated FROM events AS e WHERE NOT (one_parse <=> stated)`;
-    return (await session.queryBindAsync(sql, p.params, { format: 'JSON' })).json<{ data: unknown[] }>().data;
+    await engine.load('events', texts.map((properties, id) => ({ id, properties })));
+    return engine.rows((p) => `SELECT properties, ${numericPropertySql(key, p)} AS one_parse, ${statedRule(key, p)} AS stated FROM events AS e WHERE NOT (one_parse <=> stated)`);
   }
 
   it('reads every generated property as the stated rule does', async () => {
@@ -56,9 +46,8 @@ describe('numericPropertySql', () => {
   it('reads handwritten properties as the stated rule does, and finds their numbers', async () => {
     expect(await differences(HANDWRITTEN, 'a')).toEqual([]);
     expect(await differences(HANDWRITTEN, 'B')).toEqual([]);
-    const p = new ChParams();
-    const found = await session.queryBindAsync(`SELECT id, ${numericPropertySql('a', p)} AS a FROM events AS e WHERE id != 4 ORDER BY id`, p.params, { format: 'JSON' });
+    const found = await engine.rows<{ a: number | null }>((p) => `SELECT id, ${numericPropertySql('a', p)} AS a FROM events AS e WHERE id != 4 ORDER BY id`);
     // Row 4 names its key twice: which one counts is the parser's, the same for both statements.
-    expect(found.json<{ data: Array<{ a: number | null }> }>().data.map((row) => row.a)).toEqual([12, 12, null, -1.5, null, null, null, null, Number('1'.repeat(99))]);
+    expect(found.map((row) => row.a)).toEqual([12, 12, null, -1.5, null, null, null, null, Number('1'.repeat(99))]);
   });
 });

@@ -1,4 +1,3 @@
-import { Session } from 'chdb';
 import fc from 'fast-check';
 import { ChParams } from '../../../src/modules/analytics/engine/ch-sql';
 import type { PathActorsSelection } from '../../../src/modules/analytics/model/insight-query';
@@ -6,6 +5,7 @@ import { reachableEdges } from '../../../src/modules/analytics/model/path-edges'
 import { edgesSql, keyItems, PathEventsInput, pathEventsSql, PathSpec, selectedActorsSql, sessionPathsSql } from '../../../src/modules/analytics/sql/paths.sql';
 import { byteOrder } from '../../../src/modules/analytics/model/actor-page';
 import { actorPaths, actorVisitedItems, EdgeTally, pathSelected, pathSpecOf, PathStep } from './support/path-oracle';
+import { scratchEngine } from './support/scratch-engine';
 
 /**
  * Paths as ClickHouse builds them (sql/paths.sql.ts) against the TypeScript statement of the same meaning
@@ -72,26 +72,12 @@ function oraclePaths(spec: PathSpec, data: Journey[]): Array<{ actor: string; pa
 }
 
 describe('paths built in ClickHouse, differential against the TypeScript statement', () => {
-  let session: Session;
-
-  beforeAll(async () => {
-    session = new Session();
-    await session.queryAsync('CREATE TABLE events (actor String, uuid UUID, micros Int64, item Nullable(String)) ENGINE = Memory');
-  }, 60_000);
-
-  afterAll(() => session?.cleanup());
+  const engine = scratchEngine('CREATE TABLE events (actor String, uuid UUID, micros Int64, item Nullable(String)) ENGINE = Memory');
+  const rows = engine.rows;
 
   async function load(data: Journey[]): Promise<void> {
-    await session.queryAsync('TRUNCATE TABLE events');
     // Stored newest first, so an order the engine does not impose (ties by UUID) is not there by chance.
-    const events = data.flatMap((j) => j.times.map((time, i) => JSON.stringify({ actor: j.actor, uuid: j.uuids[i], micros: time * 1000, item: j.items[i] }))).reverse();
-    if (events.length > 0) await session.queryAsync(`INSERT INTO events FORMAT JSONEachRow ${events.join('\n')}`);
-  }
-
-  async function rows<T>(build: (p: ChParams) => string): Promise<T[]> {
-    const p = new ChParams();
-    const text = build(p);
-    return (await session.queryBindAsync(text, p.params, { format: 'JSON' })).json<{ data: T[] }>().data;
+    await engine.load('events', data.flatMap((j) => j.times.map((time, i) => ({ actor: j.actor, uuid: j.uuids[i], micros: time * 1000, item: j.items[i] }))).reverse());
   }
 
   const paths = (spec: PathSpec, p: ChParams) => sessionPathsSql(spec, pathEventsSql(spec, EVENTS, p), p);
