@@ -4,6 +4,7 @@ import { acquireChdb, ChdbHandle, ChdbModule, ChdbSession } from './chdb-handle'
 import { ChdbLanes } from './chdb-lanes';
 import { asEngineError } from './clickhouse-error';
 import { readSettings, setStatement, writeSettings } from './engine-settings';
+import { EngineThreadNiceness } from './engine-thread-niceness';
 import { IDLE_MEMORY_RETURN_MS, IdleMemoryReturn } from './idle-memory-return';
 import { InFlight } from './in-flight';
 import { checkedColumnName, checkedTableName, jsonEachRow } from './json-rows';
@@ -39,12 +40,14 @@ export interface ChdbEngineOptions {
  *   start is the one piece on the event loop.
  * Statements and inserts run through chdb's async calls on a session of their own. Settings are set once per
  * session: limits on the read sessions, synchronous inserts on the write session. Once nothing has run for a
- * moment, the memory the statements freed goes back to the system ({@link IdleMemoryReturn}).
+ * moment, the memory the statements freed goes back to the system ({@link IdleMemoryReturn}); ClickHouse's threads
+ * run below Node's, with or without the privilege ClickHouse asks for to do it itself ({@link EngineThreadNiceness}).
  */
 export class ChdbEngine implements AnalyticsEngine {
   readonly kind = 'embedded' as const;
   private readonly work = new InFlight();
   private readonly memory: IdleMemoryReturn;
+  private readonly niceness: EngineThreadNiceness;
   private closing: Promise<void> | null = null;
 
   private constructor(
@@ -55,7 +58,9 @@ export class ChdbEngine implements AnalyticsEngine {
     /** The sessions per-actor reads stream on. */
     private readonly streams: ChdbLanes,
     idleMemoryReturnMs: number,
+    threadPriority: number,
   ) {
+    this.niceness = new EngineThreadNiceness(threadPriority);
     this.memory = new IdleMemoryReturn(() => this.work.run(() => this.writer.queryAsync('SYSTEM JEMALLOC PURGE')), idleMemoryReturnMs);
   }
 
@@ -72,7 +77,7 @@ export class ChdbEngine implements AnalyticsEngine {
       await prepare(writer, options.layout.database, setStatement(writeSettings(options.limits)));
       const readers = Array.from({ length: 1 + options.sessions }, session);
       for (const reader of readers) await prepare(reader, options.layout.database, setStatement(readSettings(options.limits)));
-      return new ChdbEngine(handle, writer, new ChdbLanes(readers.slice(0, 1)), new ChdbLanes(readers.slice(1)), options.idleMemoryReturnMs ?? IDLE_MEMORY_RETURN_MS);
+      return new ChdbEngine(handle, writer, new ChdbLanes(readers.slice(0, 1)), new ChdbLanes(readers.slice(1)), options.idleMemoryReturnMs ?? IDLE_MEMORY_RETURN_MS, options.limits.threadPriority);
     } catch (error) {
       for (const opening of opened) opening.close();
       await handle.release();
@@ -120,11 +125,16 @@ export class ChdbEngine implements AnalyticsEngine {
     });
   }
 
-  /** Every statement: awaited by `close`, and the memory it frees returned once nothing has run for a moment. */
+  /**
+   * Every statement: awaited by `close`, the memory it frees returned once nothing has run for a moment, and the
+   * threads ClickHouse started for it lowered below Node's.
+   */
   private run<T>(statement: () => Promise<T>): Promise<T> {
     this.memory.busy();
+    this.niceness.sweep();
     const running = this.work.run(statement);
     const settled = () => {
+      this.niceness.sweep();
       if (this.work.idle) this.memory.idle();
     };
     running.then(settled, settled);

@@ -1,17 +1,6 @@
 'use strict';
 // A cluster child in miniature: forwards engine calls to the process that forked it, then reports what it saw.
-// The sources are TypeScript; swc compiles them as they are required, as jest does for the tests.
-const { readFileSync } = require('node:fs');
-const { transformSync } = require('@swc/core');
-
-require.extensions['.ts'] = (module, filename) => {
-  const options = {
-    filename,
-    jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022' },
-    module: { type: 'commonjs' },
-  };
-  module._compile(transformSync(readFileSync(filename, 'utf8'), options).code, filename);
-};
+require('./swc-require');
 
 const engineDir = '../../../../src/modules/analytics/engine';
 const { IpcEngine, parentChannel } = require(`${engineDir}/ipc-engine.ts`);
