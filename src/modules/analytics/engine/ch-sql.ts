@@ -11,7 +11,7 @@ export interface ChSql {
 
 /** ClickHouse types a bound value is declared with. */
 export type ChType =
-  | 'String' | 'Int64' | 'UInt64' | 'Float64' | 'UInt8' | 'Bool' | 'DateTime64(6, \'UTC\')'
+  | 'String' | 'Int64' | 'UInt64' | 'Float64' | 'UInt8' | 'Bool' | 'Date' | 'DateTime64(6, \'UTC\')'
   | 'Array(String)' | 'Array(Int64)' | 'Array(Float64)' | 'Array(UInt64)' | 'Array(UUID)';
 
 function inferredType(value: unknown): ChType {

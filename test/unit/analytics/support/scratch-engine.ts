@@ -1,9 +1,10 @@
 import { Session } from 'chdb';
-import { ChParams } from '../../../../src/modules/analytics/engine/ch-sql';
+import { ChParams, ChSql } from '../../../../src/modules/analytics/engine/ch-sql';
 
 /**
  * An in-memory ClickHouse (chdb) for one test file: its tables created before the file's tests, the engine dropped
- * after them. `load` replaces a table's rows (in the order given); `rows` runs a read built with bound values.
+ * after them. `load` replaces a table's rows (in the order given); `rows` runs a read built with bound values, `read`
+ * one already built.
  */
 export function scratchEngine(...tables: string[]) {
   let session: Session;
@@ -17,10 +18,12 @@ export function scratchEngine(...tables: string[]) {
       await session.queryAsync(`TRUNCATE TABLE ${table}`);
       if (rows.length > 0) await session.queryAsync(`INSERT INTO ${table} FORMAT JSONEachRow ${rows.map((row) => JSON.stringify(row)).join('\n')}`);
     },
-    async rows<T>(build: (p: ChParams) => string): Promise<T[]> {
+    rows<T>(build: (p: ChParams) => string): Promise<T[]> {
       const p = new ChParams();
-      const text = build(p);
-      return (await session.queryBindAsync(text, p.params, { format: 'JSON' })).json<{ data: T[] }>().data;
+      return this.read<T>(p.sql(build(p)));
+    },
+    async read<T>(sql: ChSql): Promise<T[]> {
+      return (await session.queryBindAsync(sql.text, sql.params, { format: 'JSON' })).json<{ data: T[] }>().data;
     },
   };
 }
