@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { bucketKey, bucketStarts, intervalStart } from '../../../src/modules/analytics/model/insight-dates';
-import { InsightQuery, LIFECYCLE_STATUSES, LifecycleStatus } from '../../../src/modules/analytics/model/insight-query';
+import type { InsightQuery, LifecycleStatus } from '../../../src/modules/analytics/model/insight-query';
 import { parseLegacyFilter } from '../../../src/modules/analytics/parsers/legacy-filter.parser';
 import type { SqlContext } from '../../../src/modules/analytics/sql/event-scope.sql';
 import { lifecycleActorsSql, lifecycleCountsSql } from '../../../src/modules/analytics/sql/stickiness-lifecycle.sql';

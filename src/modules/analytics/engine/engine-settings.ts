@@ -1,4 +1,5 @@
 import type { QueryLimits } from './analytics-engine';
+import type { EngineThreadNiceness } from './engine-thread-niceness';
 
 /** ClickHouse settings by name; numbers only, so they can be written into a SET statement as they are. */
 export type ChSettings = Record<string, number>;
@@ -8,9 +9,9 @@ export type ChSettings = Record<string, number>;
  * - 64-bit integers as JSON numbers (ClickHouse's own default since 25.8, stated so a server configured
  *   otherwise answers the same);
  * - lower-priority threads, so HTTP and ingestion go first on a shared machine. ClickHouse applies the value only
- *   when its process holds CAP_SYS_NICE (as root does; the project's Docker image runs as `node`, without it), and
- *   otherwise leaves its threads at the process's priority without an error
- *   (https://github.com/ClickHouse/ClickHouse/blob/master/src/Common/OSThreadNiceValue.cpp). At 0 the setting is
+ *   when its process holds CAP_SYS_NICE (as root does), and otherwise leaves its threads at the process's priority
+ *   without an error (https://github.com/ClickHouse/ClickHouse/blob/master/src/Common/OSThreadNiceValue.cpp); the
+ *   embedded engine therefore also lowers its threads itself ({@link EngineThreadNiceness}). At 0 the setting is
  *   not sent at all, for servers whose profiles do not let users change it.
  */
 function common(limits: QueryLimits): ChSettings {
