@@ -127,15 +127,12 @@ export function lifecycleActorsSql(
 ): BuiltSql {
   const p = new ChParams();
   const periods = lifecyclePeriods(query);
-  // A target outside the range holds nobody: position -1 is in no word.
-  const position = periods.findIndex((start) => bucketKey(start) === bucketStartKey(target, query));
+  // The target's period by its start's wall time; outside the range (or the period before it) it holds nobody.
+  const key = bucketKey(intervalStart(target.setZone(query.timezone), query.interval, query.weekStartDay));
+  const position = periods.findIndex((start) => bucketKey(start) === key);
   // Search narrows the persons whose periods are read; their statuses stay what they are.
   const words = lifecycleWordsSql(query, series, periods, ctx, p, search(p));
   return p.sql(`SELECT toString(actor) AS actor, CAST(NULL AS Nullable(Float64)) AS value, actor AS person FROM (${words})
      WHERE ${position > 0 ? `word = ${Math.floor(position / WORD_BITS)} AND bitTest(${STATUS_MASKS[status]}, ${position % WORD_BITS})` : '0'}
      ORDER BY person LIMIT ${p.add(page.limit, 'UInt64')} OFFSET ${p.add(page.offset, 'UInt64')}`);
-}
-
-function bucketStartKey(at: DateTime, query: InsightQuery): string {
-  return intervalStart(at.setZone(query.timezone), query.interval, query.weekStartDay).toFormat("yyyy-MM-dd'T'HH:mm:ss");
 }
