@@ -52,16 +52,18 @@ export function linuxThreads(): ProcessThreads | null {
 
 /**
  * Keeps the embedded engine's threads at a lower priority than Node's, whatever the process may do. ClickHouse's
- * `os_thread_priority` sets a query's threads only when the process holds CAP_SYS_NICE, since it restores their
- * priority after the query, and raising a priority takes that privilege; the project's Docker image runs without
- * it. Lowering needs none, and lowering for good is what the embedded engine wants anyway: every thread ClickHouse
- * starts (queries, the copy's inserts, merges) yields to the threads that serve capture. So the engine sweeps its
- * process's threads around each statement and lowers every ClickHouse thread it has not lowered yet; ClickHouse
- * keeps its pool's threads between queries, so after the first few statements a sweep only lists the threads.
+ * `os_thread_priority` sets a query's threads only when the process holds CAP_SYS_NICE (raising a priority takes that
+ * privilege, and it raises each thread back after the query); the project's Docker image runs without it. Where it
+ * holds it, ClickHouse raises its threads back to the process's priority after each query, and they then run the work
+ * that belongs to no query (reads ahead, merges, the pool's own tasks) at the priority of the threads that serve
+ * capture: a third of a core beside two insight loops, measured. Lowering needs no privilege, and lowering for good is
+ * what the embedded engine wants: every thread ClickHouse runs yields to the threads that serve capture. So the engine
+ * sweeps its process's threads around each statement: a new thread is named once, a ClickHouse thread is lowered
+ * whenever it is found above the value (one system call each, about 30 threads).
  */
 export class EngineThreadNiceness {
-  /** Threads already settled: lowered, kept, or Node's. */
-  private readonly settled = new Set<string>();
+  /** Threads by id: ClickHouse's to keep lowered, or settled (Node's, or kept at their priority). */
+  private readonly known = new Map<string, 'engine' | 'settled'>();
   /** Threads still named `node`, by when they were first seen. */
   private readonly unnamed = new Map<string, number>();
 
@@ -74,27 +76,30 @@ export class EngineThreadNiceness {
   sweep(): void {
     if (this.nice <= 0 || !this.threads) return;
     const ids = this.threads.ids();
-    for (const id of ids) if (!this.settled.has(id)) this.settle(id);
-    if (this.settled.size + this.unnamed.size > ids.length) this.forgetEnded(new Set(ids));
+    for (const id of ids) {
+      const kind = this.known.get(id) ?? this.classify(id);
+      if (kind === 'engine') this.threads.lower(id, this.nice);
+    }
+    if (this.known.size + this.unnamed.size > ids.length) this.forgetEnded(new Set(ids));
   }
 
-  private settle(id: string): void {
+  private classify(id: string): 'engine' | 'settled' | undefined {
     const name = this.threads!.name(id);
-    if (name === null) return;
+    if (name === null) return undefined;
     if (NODE_THREAD.test(name)) {
       const seen = this.unnamed.get(id) ?? this.now();
       this.unnamed.set(id, seen);
-      if (this.now() - seen < NAMING_MS) return;
-    } else if (!KEPT_ENGINE_THREADS.has(name)) {
-      this.threads!.lower(id, this.nice);
+      if (this.now() - seen < NAMING_MS) return undefined;
     }
+    const kind = NODE_THREAD.test(name) || KEPT_ENGINE_THREADS.has(name) ? 'settled' : 'engine';
     this.unnamed.delete(id);
-    this.settled.add(id);
+    this.known.set(id, kind);
+    return kind;
   }
 
   /** Thread ids are reused once a thread ends: forget the ended ones, so a new thread under an old id is looked at. */
   private forgetEnded(live: Set<string>): void {
-    for (const id of this.settled) if (!live.has(id)) this.settled.delete(id);
+    for (const id of this.known.keys()) if (!live.has(id)) this.known.delete(id);
     for (const id of this.unnamed.keys()) if (!live.has(id)) this.unnamed.delete(id);
   }
 }

@@ -13,7 +13,7 @@ function fakeThreads(initial: Record<string, string>) {
     name: (id) => names.get(id) ?? null,
     lower: (id, value) => void nice.set(id, Math.max(nice.get(id) ?? 0, value)),
   };
-  return { threads, names, nice: (id: string) => nice.get(id) ?? 0, lowered: () => [...nice.keys()].sort() };
+  return { threads, names, nice: (id: string) => nice.get(id) ?? 0, raise: (id: string) => nice.delete(id), lowered: () => [...nice.keys()].sort() };
 }
 
 describe(EngineThreadNiceness.name, () => {
@@ -29,13 +29,16 @@ describe(EngineThreadNiceness.name, () => {
     expect(fake.nice('6')).toBe(10);
   });
 
-  it('looks at each thread once: a lowered thread raised again by someone else is left alone', () => {
-    const fake = fakeThreads({ 1: 'ThreadPool' });
-    const lower = jest.spyOn(fake.threads, 'lower');
+  it('names each thread once, and lowers a ClickHouse thread again whenever something raised it', () => {
+    const fake = fakeThreads({ 1: 'ThreadPool', 2: 'node' });
+    const name = jest.spyOn(fake.threads, 'name');
     const sut = new EngineThreadNiceness(10, fake.threads, clock);
     sut.sweep();
+    // As ClickHouse does after a query in a process that may raise priorities.
+    fake.raise('1');
     sut.sweep();
-    expect(lower).toHaveBeenCalledTimes(1);
+    expect([fake.nice('1'), fake.nice('2')]).toEqual([10, 0]);
+    expect(name.mock.calls.filter(([id]) => id === '1')).toHaveLength(1);
   });
 
   it('lowers a thread that names itself after it was first seen, and takes one named node for a second as Node’s', () => {
