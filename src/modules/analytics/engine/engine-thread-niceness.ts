@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 
 /**
- * Node's own threads, which keep the process's priority: the main thread and libuv's pool (which serve HTTP and
- * decode capture's bodies) are named `node` (libuv from 1.48 names its pool `libuv-worker`), V8's helpers `V8 …`.
+ * Node's own threads, which keep the process's priority: the main thread and libuv's pool are named `node` (libuv
+ * from 1.48 names its pool `libuv-worker`), V8's helpers `V8 …`.
  * Every ClickHouse thread names itself when it starts (`ThreadPool`, `QueryPipelineEx`, `BgSchPool`, …).
  */
 const NODE_THREAD = /^(node|libuv-worker|V8 .*)$/;
@@ -55,8 +55,8 @@ export function linuxThreads(): ProcessThreads | null {
  * `os_thread_priority` sets a query's threads only when the process holds CAP_SYS_NICE (raising a priority takes that
  * privilege, and it raises each thread back after the query); the project's Docker image runs without it. Where it
  * holds it, ClickHouse raises its threads back to the process's priority after each query, and they then run the work
- * that belongs to no query (reads ahead, merges, the pool's own tasks) at the priority of the threads that serve
- * capture: a third of a core beside two insight loops, measured. Lowering needs no privilege, and lowering for good is
+ * that belongs to no query at the priority of the threads that serve capture: a third of a core beside two insight
+ * loops, measured. Lowering needs no privilege, and lowering for good is
  * what the embedded engine wants: every thread ClickHouse runs yields to the threads that serve capture. So the engine
  * sweeps its process's threads around each statement: a new thread is named once, a ClickHouse thread is lowered
  * whenever it is found above the value (one system call each, about 30 threads).
