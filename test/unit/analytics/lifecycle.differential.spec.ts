@@ -19,7 +19,7 @@ const CTX: SqlContext = { projectId: PROJECT, cohorts: new Map(), groupTypes: ne
 
 interface Person {
   id: number;
-  /** No person row: the actor's events count, the actor never is. */
+  /** A deleted person, or an actor without a person row, is never active in a status, only dormant after activity. */
   row: 'live' | 'deleted' | 'missing';
   /** Created at the first event, or this many periods before it (negative: after). */
   createdBefore: number | null;
