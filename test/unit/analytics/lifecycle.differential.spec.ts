@@ -98,7 +98,7 @@ function rowsOf(query: InsightQuery, c: Case): Rows & { created: Map<number, Dat
 }
 
 /** A status's holders in one period; periods by index, since a clock set back repeats a wall time. */
-type Holders = Map<string, { status: LifecycleStatus; period: number; key: string; ids: Set<number> }>;
+type Holders = Map<string, { status: LifecycleStatus; period: number; start: DateTime; key: string; ids: Set<number> }>;
 
 /**
  * The rule, period by period: a person is new in the period they were created in, returning when active in the
@@ -121,7 +121,7 @@ function oracle(query: InsightQuery, c: Case, created: Map<number, DateTime>): H
       if (now && created.has(p.id)) status = born === i ? 'new' : before ? 'returning' : 'resurrecting';
       else if (!now && before) status = 'dormant';
       if (!status) continue;
-      const held = holders.get(`${status} ${i}`) ?? { status, period: i, key: bucketKey(periods[i]), ids: new Set<number>() };
+      const held = holders.get(`${status} ${i}`) ?? { status, period: i, start: periods[i], key: bucketKey(periods[i]), ids: new Set<number>() };
       holders.set(`${status} ${i}`, held.ids.add(p.id) && held);
     }
   }
@@ -161,11 +161,11 @@ describe('lifecycle in ClickHouse', () => {
         const held = [...oracle(query, c, await load(query, c)).values()];
         // A period and status that someone holds, named by its start's wall time (of two alike, when a clock was set
         // back, the first); the page starts inside its persons.
-        const chosen = held[pick % Math.max(held.length, 1)] ?? { status: 'new' as const, period: 1, key: '', ids: new Set<number>() };
+        const chosen = held[pick % Math.max(held.length, 1)] ?? { status: 'new' as const, period: 1, start: timeAt(query, 0), key: '', ids: new Set<number>() };
         const first = held.filter((h) => h.status === chosen.status && h.key === chosen.key).sort((a, b) => a.period - b.period)[0] ?? chosen;
         const ids = [...first.ids].sort((a, b) => a - b);
         const offset = pick % Math.max(ids.length, 1);
-        const target = timeAt(query, chosen.period - 1 + 0.5);
+        const target = chosen.start;
         const rows = await engine.read<{ actor: string }>(lifecycleActorsSql(query, query.series[0], chosen.status, target, () => [], CTX, { limit: 2, offset }));
         expect(rows.map((row) => Number(row.actor))).toEqual(ids.slice(offset, offset + 2));
       }),

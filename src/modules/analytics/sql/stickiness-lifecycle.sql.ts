@@ -1,6 +1,6 @@
 import type { DateTime } from 'luxon';
 import { ChParams } from '../engine/ch-sql';
-import { bucketKey, bucketStarts, intervalStart } from '../model/insight-dates';
+import { bucketKey, bucketStarts } from '../model/insight-dates';
 import { InsightQuery, LIFECYCLE_STATUSES, LifecycleStatus, Series } from '../model/insight-query';
 import { actorSql, bucketSql, BuiltSql, instantSql, personActorSql, SqlContext } from './event-scope.sql';
 import { sliceScope } from './trends.sql';
@@ -121,15 +121,14 @@ export function lifecycleCountsSql(query: InsightQuery, series: Series, ctx: Sql
     WHERE position >= 1 AND position < ${periods.length} GROUP BY status, position`);
 }
 
-/** The persons holding `status` in the period that starts at `target`, one page in person order. */
+/** The persons holding `status` in the period that starts at `target` (a period start, as the parsers give it), one page in person order. */
 export function lifecycleActorsSql(
   query: InsightQuery, series: Series, status: LifecycleStatus, target: DateTime, search: (p: ChParams) => string[], ctx: SqlContext, page: { limit: number; offset: number },
 ): BuiltSql {
   const p = new ChParams();
   const periods = lifecyclePeriods(query);
   // The target's period by its start's wall time; outside the range (or the period before it) it holds nobody.
-  const key = bucketKey(intervalStart(target.setZone(query.timezone), query.interval, query.weekStartDay));
-  const position = periods.findIndex((start) => bucketKey(start) === key);
+  const position = periods.findIndex((start) => bucketKey(start) === bucketKey(target));
   // Search narrows the persons whose periods are read; their statuses stay what they are.
   const words = lifecycleWordsSql(query, series, periods, ctx, p, search(p));
   return p.sql(`SELECT toString(actor) AS actor, CAST(NULL AS Nullable(Float64)) AS value, actor AS person FROM (${words})
