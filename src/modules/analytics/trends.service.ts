@@ -5,7 +5,7 @@ import { evaluateFormula, parseFormula } from './model/formula';
 import { histogramBins } from './model/histogram-bins';
 import { bucketKey, bucketStarts, previousRange } from './model/insight-dates';
 import {
-  activeUserDays, AGGREGATE_DISPLAYS, Breakdown, breakdownLabel, DateRange, FormulaLine, InsightQuery, isCountPerActor, isFirstTime, otherValue, PROPERTY_MATHS, Series,
+  activeUserDays, AGGREGATE_DISPLAYS, Breakdown, breakdownLabel, CountPerActorMath, DateRange, FirstTimeMath, FormulaLine, InsightQuery, isCountPerActor, isFirstTime, otherValue, PROPERTY_MATHS, Series,
 } from './model/insight-query';
 import type { BreakdownValue, InsightResult, SeriesResult } from './model/insight-result';
 import type { SqlContext } from './sql/event-scope.sql';
@@ -140,13 +140,19 @@ export class TrendsService {
   }
 
   private points(query: InsightQuery, series: Series, range: DateRange, slice: BreakdownSlice, buckets: DateTime[], aggregate: boolean, ctx: SqlContext): Promise<PointRow[]> {
-    const days = activeUserDays(series.math, query.interval);
-    if (days) return this.repository.points(activeActorsSql(query, series, range, slice, this.windows(range, buckets, aggregate), days, ctx));
-    const cumulativeActors = query.display === 'ActionsLineGraphCumulative' && (series.math === 'dau' || series.math === 'unique_group');
-    if (cumulativeActors) return this.repository.points(firstSeenPointsSql(query, series, range, slice, ctx));
-    if (isFirstTime(series.math)) return this.repository.points(firstTimePointsSql(query, { ...series, math: series.math }, range, slice, ctx, aggregate));
-    if (isCountPerActor(series.math)) return this.repository.points(countPerActorPointsSql(query, { ...series, math: series.math }, range, slice, ctx, aggregate));
-    return this.repository.points(trendPointsSql(query, series, range, slice, ctx, aggregate));
+    const read = pointsRead(query, series);
+    switch (read.kind) {
+      case 'activeActors':
+        return this.repository.points(activeActorsSql(query, series, range, slice, this.windows(range, buckets, aggregate), read.days, ctx));
+      case 'firstSeen':
+        return this.repository.points(firstSeenPointsSql(query, series, range, slice, ctx));
+      case 'firstTime':
+        return this.repository.points(firstTimePointsSql(query, { ...series, math: read.math }, range, slice, ctx, aggregate));
+      case 'countPerActor':
+        return this.repository.points(countPerActorPointsSql(query, { ...series, math: read.math }, range, slice, ctx, aggregate));
+      case 'events':
+        return this.repository.points(trendPointsSql(query, series, range, slice, ctx, aggregate));
+    }
   }
 
   /**
@@ -181,11 +187,30 @@ export class TrendsService {
   }
 }
 
+type PointsRead =
+  | { kind: 'activeActors'; days: number }
+  | { kind: 'firstSeen' }
+  | { kind: 'firstTime'; math: FirstTimeMath }
+  | { kind: 'countPerActor'; math: CountPerActorMath }
+  | { kind: 'events' };
+
+/** The read a series' points come from: one rule, for {@link TrendsService.points} and {@link ranksByItsOwnEvents} alike. */
+function pointsRead(query: InsightQuery, { math }: Series): PointsRead {
+  const days = activeUserDays(math, query.interval);
+  if (days) return { kind: 'activeActors', days };
+  if (query.display === 'ActionsLineGraphCumulative' && (math === 'dau' || math === 'unique_group')) return { kind: 'firstSeen' };
+  if (isFirstTime(math)) return { kind: 'firstTime', math };
+  if (isCountPerActor(math)) return { kind: 'countPerActor', math };
+  return { kind: 'events' };
+}
+
 /**
- * Whether the query's one series counts exactly the events its breakdown values rank by (a count or a property math,
- * not a distinct count, which leaves events without an actor out): then the ranking and the points are one read.
+ * Whether the query's one series counts exactly the events its breakdown values rank by (points read from the events,
+ * with a count or a property math, not a distinct count, which leaves events without an actor out): then the ranking
+ * and the points are one read.
  */
 function ranksByItsOwnEvents(query: InsightQuery): boolean {
   const [series, ...others] = query.series;
-  return others.length === 0 && (series.math === 'total' || (PROPERTY_MATHS as readonly string[]).includes(series.math));
+  if (others.length > 0 || pointsRead(query, series).kind !== 'events') return false;
+  return series.math === 'total' || (PROPERTY_MATHS as readonly string[]).includes(series.math);
 }
