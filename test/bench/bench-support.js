@@ -109,7 +109,8 @@ function percentile(sorted, share) {
  * its reply's last byte, so a stall counts against every request it delays (as wrk2 measures). autocannon's
  * `overallRate` sends in bursts and inflates the tail (docs/decisions/0120-open-loop-fixed-rates.md, "Fixed rates are driven open loop").
  * `body` is one body or a function of the request number. `settle` seconds are sent first and not counted: a
- * phase measures the steady state, not its first moments. Returns the shape of `load`.
+ * phase measures the steady state, not its first moments. Returns the shape of `load`, and the measured
+ * latencies sorted (`latencies`), so that phases can be pooled.
  */
 function pacedLoad({ url, body, rate, duration, connections = 16, headers = JSON_HEADERS, settle = 0 }) {
   const target = new URL(url);
@@ -132,7 +133,7 @@ function pacedLoad({ url, body, rate, duration, connections = 16, headers = JSON
       if (done < total) return;
       const elapsed = (performance.now() - started) / 1000 - settle;
       const sorted = latencies.subarray(0, measured).sort();
-      const result = { requestsPerSec: Math.round(measured / elapsed), p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), total: measured, non2xx, errors };
+      const result = { requestsPerSec: Math.round(measured / elapsed), p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), total: measured, non2xx, errors, latencies: sorted };
       // The connections close before the next phase starts.
       pool.close().finally(() => resolve(result));
     };
