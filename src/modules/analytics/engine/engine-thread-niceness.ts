@@ -56,10 +56,10 @@ export function linuxThreads(): ProcessThreads | null {
  * privilege, and it raises each thread back after the query); the project's Docker image runs without it. Where it
  * holds it, ClickHouse raises its threads back to the process's priority after each query, and they then run the work
  * that belongs to no query at the priority of the threads that serve capture: a third of a core beside two insight
- * loops, measured. Lowering needs no privilege, and lowering for good is
- * what the embedded engine wants: every thread ClickHouse runs yields to the threads that serve capture. So the engine
- * sweeps its process's threads around each statement: a new thread is named once, a ClickHouse thread is lowered
- * whenever it is found above the value (one system call each, about 30 threads).
+ * loops, measured. Lowering needs no privilege, and lowering for good is what the embedded engine wants: every thread
+ * ClickHouse runs yields to the threads that serve capture. So the engine sweeps its process's threads around each
+ * statement: a new thread is named once, a ClickHouse thread is lowered whenever it is found above the value (one
+ * system call each, about 30 threads).
  */
 export class EngineThreadNiceness {
   /** Threads by id: ClickHouse's to keep lowered, or settled (Node's, or kept at their priority). */
@@ -86,12 +86,13 @@ export class EngineThreadNiceness {
   private classify(id: string): 'engine' | 'settled' | undefined {
     const name = this.threads!.name(id);
     if (name === null) return undefined;
-    if (NODE_THREAD.test(name)) {
+    const nodeNamed = NODE_THREAD.test(name);
+    if (nodeNamed) {
       const seen = this.unnamed.get(id) ?? this.now();
       this.unnamed.set(id, seen);
       if (this.now() - seen < NAMING_MS) return undefined;
     }
-    const kind = NODE_THREAD.test(name) || KEPT_ENGINE_THREADS.has(name) ? 'settled' : 'engine';
+    const kind = nodeNamed || KEPT_ENGINE_THREADS.has(name) ? 'settled' : 'engine';
     this.unnamed.delete(id);
     this.known.set(id, kind);
     return kind;
