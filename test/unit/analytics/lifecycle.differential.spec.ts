@@ -90,9 +90,10 @@ function rowsOf(query: InsightQuery, c: Case): Rows & { created: Map<number, Dat
     if (p.row === 'missing') continue;
     const firstEvent = DateTime.min(...times) ?? timeAt(query, 10);
     const at = p.createdBefore === null ? firstEvent : firstEvent.minus({ [`${query.interval}s`]: p.createdBefore });
-    rows.person.push({ team_id: PROJECT, id: p.id, created_at: micros(at), is_deleted: 0, version: 1 });
+    // A deletion is a newer version, written before the older one here: the newest version wins, not the last row.
     if (p.row === 'deleted') rows.person.push({ team_id: PROJECT, id: p.id, created_at: micros(at), is_deleted: 1, version: 2 });
     else created.set(p.id, at);
+    rows.person.push({ team_id: PROJECT, id: p.id, created_at: micros(at), is_deleted: 0, version: 1 });
   }
   return { ...rows, created };
 }
@@ -131,7 +132,7 @@ function oracle(query: InsightQuery, c: Case, created: Map<number, DateTime>): H
 describe('lifecycle in ClickHouse', () => {
   const engine = scratchEngine(
     `CREATE TABLE events (team_id Int64, timestamp DateTime64(6, 'UTC'), event String, person_id Int64) ENGINE = Memory`,
-    `CREATE TABLE person (team_id Int64, id Int64, created_at DateTime64(6, 'UTC'), is_deleted UInt8, version UInt64) ENGINE = Memory`,
+    `CREATE TABLE person (team_id Int64, id Int64, created_at DateTime64(6, 'UTC'), is_deleted UInt8, version UInt64) ENGINE = ReplacingMergeTree(version) ORDER BY (team_id, id)`,
   );
 
   async function load(query: InsightQuery, c: Case): Promise<Map<number, DateTime>> {

@@ -63,7 +63,7 @@ describe('ClickHouse property filters, differential against PostgreSQL', () => {
     loaded = data;
   }
 
-  /** Both compilers, and ClickHouse with and without hot columns, give the same rows (or refuse alike). */
+  /** Both compilers, and ClickHouse with and without hot columns and per-person reads, give the same rows (or refuse alike). */
   async function agree(raw: RawFilter, cohortMap: Map<number, CohortDefinition>, caseSensitiveExact = false): Promise<void> {
     const node = parsed(raw);
     fc.pre(node !== undefined);
@@ -77,9 +77,10 @@ describe('ClickHouse property filters, differential against PostgreSQL', () => {
       const referenceCohorts = new Map([...cohortMap].map(([id, c]) => [id, { ...c, filters: { properties: caseSensitiveReference(c.filters.properties) } }]));
       expect(without(await settle(() => pg.matching(referenceNode, { now: NOW, cohorts: referenceCohorts })), excluded)).toEqual(expected);
     }
-    const hot = without(await settle(() => ch.matching(node, e, true)), excluded);
-    const cold = without(await settle(() => ch.matching(node, e, false)), excluded);
-    expect({ hot, cold }).toEqual({ hot: expected, cold: expected });
+    const hot = without(await settle(() => ch.matching(node, e, { hotColumns: true, personSet: false })), excluded);
+    const cold = without(await settle(() => ch.matching(node, e, { hotColumns: false, personSet: false })), excluded);
+    const perPerson = without(await settle(() => ch.matching(node, e, { hotColumns: true, personSet: true })), excluded);
+    expect({ hot, cold, perPerson }).toEqual({ hot: expected, cold: expected, perPerson: expected });
   }
 
   describe('over one seeded set of 300 rows', () => {

@@ -35,6 +35,13 @@ export interface ChFilterContext {
    * and this service's events and persons lists). Default false. Booleans compare by truthiness either way.
    */
   caseSensitiveExact?: boolean;
+  /**
+   * The row's person id and the live persons (a subquery with `id` and `properties`): when given, a part of the tree
+   * that reads person properties alone is evaluated once per person, as the row's person being one of those it holds
+   * for, instead of on every row joined to its person's properties. A trend filtered by a person property at 10 M
+   * events joined every event to its person's properties and parsed them per event; per person it reads a set of ids.
+   */
+  personSet?: { personId: string; persons: string };
 }
 
 /** The column a leaf reads, or undefined when this context has none for its type. */
@@ -111,12 +118,41 @@ function leafSql(leaf: PropertyLeaf, ctx: ChFilterContext, p: ChParams, visiting
 }
 
 function nodeSql(node: PropertyNode, ctx: ChFilterContext, p: ChParams, visiting: Set<number>, lenient = false): string {
+  if (ctx.personSet && readsPersonsOnly(node)) return personSetSql(node, ctx.personSet, ctx, p, visiting, lenient);
   if (node.kind === 'group') {
     if (node.children.length === 0) return TRUE;
     return `(${node.children.map((child) => nodeSql(child, ctx, p, visiting, lenient)).join(` ${node.op} `)})`;
   }
   const condition = leafSql(node, ctx, p, visiting, lenient);
   return node.negation ? `(NOT ${condition})` : condition;
+}
+
+/** A tree of person-property conditions alone (and at least one). */
+function readsPersonsOnly(node: PropertyNode): boolean {
+  return node.kind === 'group' ? node.children.length > 0 && node.children.every(readsPersonsOnly) : node.type === 'person';
+}
+
+/**
+ * What a person-property tree gives where the person has no properties (no person, or a deleted one): each
+ * positive condition requires the key, each negated one and `is_not_set` hold without it (see propertySql).
+ */
+export function holdsWithoutProperties(node: PropertyNode): boolean {
+  if (node.kind === 'group') return node.op === 'AND' ? node.children.every(holdsWithoutProperties) : node.children.some(holdsWithoutProperties);
+  const holds = node.operator === 'is_not_set' || Object.hasOwn(NEGATED, node.operator);
+  return node.negation ? !holds : holds;
+}
+
+/**
+ * A person-property tree as membership of the row's person: in the persons it holds for, or, where it holds for a
+ * person without properties, not in those it fails for. So a row whose person has no row among the live ones gets
+ * what the tree gives on no properties, as the joined row's empty properties would.
+ */
+function personSetSql(node: PropertyNode, set: { personId: string; persons: string }, ctx: ChFilterContext, p: ChParams, visiting: Set<number>, lenient: boolean): string {
+  const perPerson: ChFilterContext = { ...ctx, columns: { person: 'properties' }, eventHotColumns: undefined, personSet: undefined };
+  const condition = nodeSql(node, perPerson, p, visiting, lenient);
+  const holdsWithout = holdsWithoutProperties(node);
+  const member = `ifNull(${set.personId} IN (SELECT id FROM ${set.persons} WHERE ${holdsWithout ? `NOT ${condition}` : condition}), 0)`;
+  return holdsWithout ? `(NOT ${member})` : member;
 }
 
 /**

@@ -24,6 +24,9 @@ function common(limits: QueryLimits): ChSettings {
  * An analytic read: bounded in time, threads and memory. Group-bys and sorts that outgrow half the memory
  * limit spill to disk instead of failing: per-actor reads (funnels, paths) over a million actors need more
  * than 1 GB in memory, and a slower answer beats a 400 for the question a user asked.
+ * `IN (subquery)` sets are built for filtering only, not also for index analysis: no read tests a sorting-key
+ * column against a subquery, and building the set a second time for the index made a trend filtered by a person
+ * property (the person's id in the persons it holds for) take 330 ms instead of 130 ms at 10 M events.
  */
 export function readSettings(limits: QueryLimits): ChSettings {
   const spill = Math.floor(limits.maxMemoryBytes / 2);
@@ -34,6 +37,7 @@ export function readSettings(limits: QueryLimits): ChSettings {
     max_memory_usage: limits.maxMemoryBytes,
     max_bytes_before_external_group_by: spill,
     max_bytes_before_external_sort: spill,
+    use_index_for_in_with_subqueries: 0,
   };
 }
 

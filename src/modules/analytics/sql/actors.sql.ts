@@ -1,7 +1,7 @@
 import { likePattern } from '../../../database/like-pattern';
 import { ChParams } from '../engine/ch-sql';
 import { DateRange, InsightQuery, isFirstTime, PROPERTY_MATHS, Series } from '../model/insight-query';
-import { BuiltSql, groupKeySql, personIdSql, SqlContext } from './event-scope.sql';
+import { BuiltSql, currentPersonsSql, groupKeySql, personIdSql, SqlContext } from './event-scope.sql';
 import { ActorKind, actorKindOf, BreakdownSlice, firstTimeActorsSql, propertyAggregateSql, seriesActorSql, sliceScope } from './trends.sql';
 
 /**
@@ -19,8 +19,8 @@ export function searchConditions(search: string | undefined, actor: ActorKind, c
         FROM groups WHERE team_id = ${team} AND group_type_index = ${p.add(actor.groupTypeIndex, 'UInt8')} GROUP BY group_key)
         WHERE deleted = 0 AND JSONExtractString(props, 'name') ILIKE ${pattern}))`];
     }
-    return [`(e.distinct_id ILIKE ${pattern} OR ${personIdSql(ctx)} IN (SELECT id FROM (SELECT id, argMax(properties, version) AS props, argMax(is_deleted, version) AS deleted
-      FROM person WHERE team_id = ${team} GROUP BY id) WHERE deleted = 0 AND (JSONExtractString(props, 'email') ILIKE ${pattern} OR JSONExtractString(props, 'name') ILIKE ${pattern})))`];
+    return [`(e.distinct_id ILIKE ${pattern} OR ${personIdSql(ctx)} IN (SELECT id FROM ${currentPersonsSql(team, ['properties'])}
+      WHERE JSONExtractString(properties, 'email') ILIKE ${pattern} OR JSONExtractString(properties, 'name') ILIKE ${pattern}))`];
   };
 }
 

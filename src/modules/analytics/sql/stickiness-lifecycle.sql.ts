@@ -2,7 +2,7 @@ import type { DateTime } from 'luxon';
 import { ChParams } from '../engine/ch-sql';
 import { bucketKey, bucketStarts } from '../model/insight-dates';
 import { InsightQuery, LIFECYCLE_STATUSES, LifecycleStatus, Series } from '../model/insight-query';
-import { actorSql, bucketSql, BuiltSql, instantSql, personActorSql, SqlContext } from './event-scope.sql';
+import { actorSql, bucketSql, BuiltSql, currentPersonsSql, instantSql, personActorSql, SqlContext } from './event-scope.sql';
 import { sliceScope } from './trends.sql';
 
 /** How many intervals of the range each actor was active in (stickiness), one row per actor. */
@@ -102,7 +102,7 @@ function lifecycleWordsSql(query: InsightQuery, series: Series, periods: DateTim
         WITH ${indexOf('e.timestamp')} AS index
         SELECT assumeNotNull(${personActorSql(ctx)}) AS actor, [${words.join(', ')}] AS words FROM ${scope.from}
          WHERE ${[scope.where, `${personActorSql(ctx)} IS NOT NULL`, ...extraWhere].join(' AND ')} GROUP BY actor) AS a
-      LEFT JOIN (SELECT id, argMax(created_at, version) AS created_at FROM person WHERE team_id = ${team} GROUP BY id HAVING argMax(is_deleted, version) = 0) AS c
+      LEFT JOIN ${currentPersonsSql(team, ['created_at'])} AS c
         ON c.id = a.actor)
     ARRAY JOIN words AS w, arrayEnumerate(words) AS n`;
 }

@@ -2,7 +2,7 @@ import { readSettings, setStatement, writeSettings } from '../../../../src/modul
 import { LIMITS } from './engine-test-support';
 
 describe('engine settings', () => {
-  it('bounds every read in time, threads and memory, spilling past half of it, at a lower thread priority', () => {
+  it('bounds every read in time, threads and memory, spilling past half of it, at a lower thread priority, building IN sets once', () => {
     expect(readSettings({ timeoutMs: 1500, maxThreads: 3, maxMemoryBytes: 64 * 1024 * 1024, threadPriority: 10 })).toEqual({
       output_format_json_quote_64bit_integers: 0,
       os_thread_priority: 10,
@@ -11,6 +11,7 @@ describe('engine settings', () => {
       max_bytes_before_external_group_by: 33_554_432,
       max_bytes_before_external_sort: 33_554_432,
       max_threads: 3,
+      use_index_for_in_with_subqueries: 0,
     });
   });
 

@@ -111,13 +111,18 @@ export class ClickHouseRows {
     await this.session.insert({ table: 'rows', values: Buffer.from(lines), format: 'JSONEachRow', settings: { async_insert: 0 } });
   }
 
-  /** The filter's rows, reading hot event properties from their columns or not. */
-  async matching(node: PropertyNode | null, e: Evaluation, hotColumns: boolean): Promise<number[]> {
+  /**
+   * The filter's rows, reading hot event properties from their columns or not, and person properties from the row
+   * or as the row being among the persons a part of the tree holds for. Each row is a person of its own there (rows
+   * differ in person properties where they share a person id); a row whose person has no properties is none.
+   */
+  async matching(node: PropertyNode | null, e: Evaluation, read: { hotColumns: boolean; personSet: boolean }): Promise<number[]> {
     const ctx: ChFilterContext = {
       columns: { event: 'event', person: 'person' },
-      eventHotColumns: hotColumns ? hotEventColumns('') : undefined,
+      eventHotColumns: read.hotColumns ? hotEventColumns('') : undefined,
       groupColumn: (i) => (i <= 1 ? `group${i}` : `'{}'`),
       personId: 'person_id', teamId: 1, now: e.now, cohorts: e.cohorts, caseSensitiveExact: e.caseSensitiveExact,
+      personSet: read.personSet ? { personId: 'id', persons: `(SELECT id, person AS properties FROM rows WHERE person != '{}')` } : undefined,
     };
     const params = new ChParams();
     const sql = propertyFiltersToClickHouse(node, ctx, params);
