@@ -7,6 +7,7 @@ import { readSettings, setStatement, writeSettings } from './engine-settings';
 import { EngineThreadNiceness } from './engine-thread-niceness';
 import { IDLE_MEMORY_RETURN_MS, IdleMemoryReturn } from './idle-memory-return';
 import { InFlight } from './in-flight';
+import { ReadThreads, readThreadsBesideWork } from './work-beside';
 import { checkedColumnName, checkedTableName, jsonEachRow } from './json-rows';
 import { createDatabaseStatement } from './schema/migrate-schema';
 import type { SchemaLayout } from './schema/schema-migrations';
@@ -22,6 +23,8 @@ export interface ChdbEngineOptions {
   limits: QueryLimits;
   /** How long it waits, idle, before returning freed memory (IDLE_MEMORY_RETURN_MS unless a test says). */
   idleMemoryReturnMs?: number;
+  /** How many threads each read may use (all of `limits.maxThreads` unless other work runs on the machine, unless a test says). */
+  readThreads?: ReadThreads;
 }
 
 /**
@@ -41,13 +44,16 @@ export interface ChdbEngineOptions {
  * Statements and inserts run through chdb's async calls on a session of their own. Settings are set once per
  * session: limits on the read sessions, synchronous inserts on the write session. Once nothing has run for a
  * moment, the memory the statements freed goes back to the system ({@link IdleMemoryReturn}); ClickHouse's threads
- * run below Node's, with or without the privilege ClickHouse asks for to do it itself ({@link EngineThreadNiceness}).
+ * run below Node's, with or without the privilege ClickHouse asks for to do it itself ({@link EngineThreadNiceness});
+ * and while other work runs on the machine, reads leave it a core ({@link readThreadsBesideWork}).
  */
 export class ChdbEngine implements AnalyticsEngine {
   readonly kind = 'embedded' as const;
   private readonly work = new InFlight();
   private readonly memory: IdleMemoryReturn;
   private readonly niceness: EngineThreadNiceness;
+  /** Each read session's `max_threads` as last set. */
+  private readonly sessionThreads = new Map<ChdbSession, number>();
   private closing: Promise<void> | null = null;
 
   private constructor(
@@ -58,9 +64,10 @@ export class ChdbEngine implements AnalyticsEngine {
     /** The sessions per-actor reads stream on. */
     private readonly streams: ChdbLanes,
     idleMemoryReturnMs: number,
-    threadPriority: number,
+    private readonly limits: QueryLimits,
+    private readonly threads: ReadThreads,
   ) {
-    this.niceness = new EngineThreadNiceness(threadPriority);
+    this.niceness = new EngineThreadNiceness(limits.threadPriority);
     this.memory = new IdleMemoryReturn(() => this.work.run(() => this.writer.queryAsync('SYSTEM JEMALLOC PURGE')), idleMemoryReturnMs);
   }
 
@@ -77,7 +84,8 @@ export class ChdbEngine implements AnalyticsEngine {
       await prepare(writer, options.layout.database, setStatement(writeSettings(options.limits)));
       const readers = Array.from({ length: 1 + options.sessions }, session);
       for (const reader of readers) await prepare(reader, options.layout.database, setStatement(readSettings(options.limits)));
-      return new ChdbEngine(handle, writer, new ChdbLanes(readers.slice(0, 1)), new ChdbLanes(readers.slice(1)), options.idleMemoryReturnMs ?? IDLE_MEMORY_RETURN_MS, options.limits.threadPriority);
+      const threads = options.readThreads ?? readThreadsBesideWork(options.limits.maxThreads);
+      return new ChdbEngine(handle, writer, new ChdbLanes(readers.slice(0, 1)), new ChdbLanes(readers.slice(1)), options.idleMemoryReturnMs ?? IDLE_MEMORY_RETURN_MS, options.limits, threads);
     } catch (error) {
       for (const opening of opened) opening.close();
       await handle.release();
@@ -88,6 +96,7 @@ export class ChdbEngine implements AnalyticsEngine {
   query<R = Record<string, unknown>>(sql: ChSql): Promise<R[]> {
     return this.run(() =>
       this.reader.run(async (session) => {
+        await this.useThreads(session);
         // Bound async calls share chdb's parameter state with bound streams: kept apart like bound statements.
         const result = await this.handle.exclusive(() => withCleanOutput(session, () => session.queryBindAsync(sql.text, sql.params, { format: 'JSON' })));
         return result.json<{ data: R[] }>().data;
@@ -98,6 +107,7 @@ export class ChdbEngine implements AnalyticsEngine {
   queryBatches<R = Record<string, unknown>>(sql: ChSql, visit: (rows: R[]) => Promise<void> | void): Promise<void> {
     return this.run(() =>
       this.streams.run(async (session) => {
+        await this.useThreads(session);
         await this.handle.outsideExclusive();
         for await (const chunk of session.queryStreamBind(sql.text, sql.params, { format: 'JSONEachRow' })) await visit(chunk.rows<R>());
       }),
@@ -141,10 +151,19 @@ export class ChdbEngine implements AnalyticsEngine {
     return running;
   }
 
+  /** Sets the read session's `max_threads` to what the next read may use, when it changed (a session keeps it). */
+  private async useThreads(session: ChdbSession): Promise<void> {
+    const threads = this.threads.next();
+    if ((this.sessionThreads.get(session) ?? this.limits.maxThreads) === threads) return;
+    await session.queryAsync(`SET max_threads = ${threads}`);
+    this.sessionThreads.set(session, threads);
+  }
+
   /** Waits for what runs (closing a session under a running query aborts the engine for the whole process). */
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.memory.cancel();
+      this.threads.close();
       await this.work.drain();
       this.writer.close();
       for (const reader of [...this.reader.sessions(), ...this.streams.sessions()]) reader.close();

@@ -9,8 +9,13 @@ describe(ChdbEngine.name, () => {
   const dir = engineDirectory('chdb-engine');
   /** Returning freed memory after half a second of quiet, not the service's seconds. */
   const IDLE_MS = 500;
+  /** The threads the next read of `sut` may use, as other work on the machine would set them; all it may unless a test says. */
+  let threadsOfNextRead: number | null = null;
   const open = (database: string, limits = LIMITS, sessions = 2) =>
-    ChdbEngine.open({ chdb, path: dir.path, layout: { kind: 'single', database }, sessions, limits, idleMemoryReturnMs: IDLE_MS });
+    ChdbEngine.open({
+      chdb, path: dir.path, layout: { kind: 'single', database }, sessions, limits, idleMemoryReturnMs: IDLE_MS,
+      readThreads: { next: () => threadsOfNextRead ?? limits.maxThreads, close: () => undefined },
+    });
   let sut: ChdbEngine;
   let other: ChdbEngine;
 
@@ -61,6 +66,22 @@ describe(ChdbEngine.name, () => {
     const text = `SELECT getSetting('max_execution_time') AS time, getSetting('max_threads') AS threads, getSetting('max_memory_usage') AS memory,
       getSetting('os_thread_priority') AS priority, getSetting('output_format_json_quote_64bit_integers') AS quoted`;
     expect(await other.query({ text, params: {} })).toEqual([{ time: 0.2, threads: 2, memory: 20 * 1024 * 1024, priority: 10, quoted: false }]);
+  });
+
+  it('runs each read, streamed or not, with the threads it may use as it starts, and all of them again once other work stops', async () => {
+    const threads = { text: `SELECT getSetting('max_threads') AS threads`, params: {} };
+    const streamed = async () => {
+      const rows: unknown[] = [];
+      await sut.queryBatches(threads, (batch) => void rows.push(...batch));
+      return rows;
+    };
+    threadsOfNextRead = 1;
+    const beside = [await sut.query(threads), await streamed()];
+    threadsOfNextRead = null;
+    expect({ beside, alone: [await sut.query(threads), await streamed()] }).toEqual({
+      beside: [[{ threads: 1 }], [{ threads: 1 }]],
+      alone: [[{ threads: 2 }], [{ threads: 2 }]],
+    });
   });
 
   it('runs a read beside a streamed per-actor read: one sees the other running', async () => {
