@@ -50,10 +50,11 @@ export function personActorSql(ctx: SqlContext): string {
 export interface JoinNeeds {
   /** The event's person is read: as the actor, or by person and cohort filters (see {@link filterSql}). */
   actor: boolean;
-  /** The person's properties are read beside each event: only a person-property breakdown does. */
-  personProperties: boolean;
-  /** The person-property keys a breakdown reads, by the breakdown's position (null: not a person property). */
-  personBreakdown?: Array<string | null>;
+  /**
+   * The person-property keys a breakdown reads, by the breakdown's position (null: not a person property): the only
+   * person properties read beside each event, joined when there is one.
+   */
+  personBreakdown: Array<string | null>;
   /** Group type indexes whose group properties are read. */
   groups?: number[];
 }
@@ -62,11 +63,12 @@ export interface JoinNeeds {
 export function eventsFrom(needs: JoinNeeds, ctx: SqlContext, p: ChParams): string {
   const team = p.add(ctx.projectId, 'Int64');
   let from = 'events AS e';
-  if ((needs.actor || needs.personProperties) && ctx.hasOverrides) {
+  const breakdownColumns = personBreakdownColumns(needs.personBreakdown, p);
+  if ((needs.actor || breakdownColumns.length > 0) && ctx.hasOverrides) {
     from += ` LEFT JOIN (SELECT distinct_id, argMax(person_id, version) AS person_id FROM person_distinct_id_overrides
       WHERE team_id = ${team} GROUP BY distinct_id) AS o ON o.distinct_id = e.distinct_id`;
   }
-  if (needs.personProperties) from += ` LEFT JOIN ${currentPersonsSql(team, personBreakdownColumns(needs.personBreakdown ?? [], p))} AS pp ON pp.id = ${personIdSql(ctx)}`;
+  if (breakdownColumns.length > 0) from += ` LEFT JOIN ${currentPersonsSql(team, breakdownColumns)} AS pp ON pp.id = ${personIdSql(ctx)}`;
   for (const index of needs.groups ?? []) {
     from += ` LEFT JOIN (SELECT group_key, argMax(properties, version) AS properties FROM groups
       WHERE team_id = ${team} AND group_type_index = ${p.add(index, 'UInt8')} GROUP BY group_key HAVING argMax(is_deleted, version) = 0)
@@ -170,13 +172,14 @@ export function instantSql(at: { toUTC(): { toFormat(f: string): string } }, p: 
  * person properties, which at 10 M events cost more than the rest of a person-filtered trend.
  */
 export function filterSql(node: PropertyNode | null, ctx: SqlContext, p: ChParams): string {
+  const personId = personIdSql(ctx);
   return propertyFiltersToClickHouse(node, {
     teamId: ctx.projectId,
     columns: { event: 'e.properties' },
     eventHotColumns: hotEventColumns('e.'),
-    personSet: { personId: personIdSql(ctx), persons: currentPersonsSql(p.add(ctx.projectId, 'Int64'), ['properties']) },
+    personSet: { personId, persons: currentPersonsSql(p.add(ctx.projectId, 'Int64'), ['properties']) },
     groupColumn: (index: number) => `g${index}.properties`,
-    personId: personIdSql(ctx),
+    personId,
     elementsChain: 'e.elements_chain',
     sessionId: `e.${HOT_EVENT_PROPERTIES.get('$session_id')}`,
     now: ctx.now,
@@ -203,11 +206,10 @@ export function joinNeeds(query: InsightQuery, ctx: SqlContext, entityTrees: Arr
   const breakdown = query.breakdown;
   const trees = [query.properties, query.filterTestAccounts ? ctx.testAccountFilters : null, ...entityTrees];
   const readsPersons = breakdown?.kind === 'cohort' || trees.some(needsPerson);
-  const personBreakdown = personBreakdownKeys(query);
   const groups = new Set<number>();
   trees.forEach((tree) => groupIndexesOf(tree, groups));
   if (breakdown?.kind === 'property') breakdown.properties.forEach((b) => b.type === 'group' && groups.add(b.groupTypeIndex ?? 0));
-  return { actor: (actor && usesPersonActor(query)) || readsPersons, personProperties: personBreakdown.some((key) => key !== null), personBreakdown, groups: [...groups].sort() };
+  return { actor: (actor && usesPersonActor(query)) || readsPersons, personBreakdown: personBreakdownKeys(query), groups: [...groups].sort() };
 }
 
 /** The conditions every analytic read shares: project, time range, the query's filters and the test-account filters. */
